@@ -181,7 +181,7 @@ var table = []Info{
 	{"SEND", SEND, FmtChanRLen, 3, false},
 	{"RECV", RECV, FmtChanRLen, 3, true},
 	{"POLL", POLL, FmtChanR, 1, false},
-	{"TICK", TICK, FmtNone, 1, false},
+	{"TICK", TICK, FmtNone, 1, true},
 	{"BUDGET", BUDGET, FmtR, 1, false},
 }
 

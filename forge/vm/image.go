@@ -1,0 +1,229 @@
+package vm
+
+import (
+	"fmt"
+
+	"github.com/genesis-toolchain/genesis/forge/bytecode"
+)
+
+// op is the interpreter's internal opcode. Internal opcodes are dense so
+// the dispatch switch compiles to a jump table; the canonical opcodes map
+// onto the first ones, and superinstructions formed at load time follow.
+type op uint8
+
+const (
+	opInvalid op = iota // the second word of an LI: never a valid target
+
+	opADD
+	opSUB
+	opMUL
+	opDIV
+	opMOD
+	opNEG
+	opDIVS
+	opMODS
+	opAND
+	opOR
+	opXOR
+	opNOT
+	opSHL
+	opSHR
+	opSAR
+	opLOAD
+	opSTORE
+	opLOADW
+	opSTOREW
+	opPUSH
+	opPOP
+	opJMP
+	opJZ
+	opJNZ
+	opJLT
+	opJLTS
+	opCALL
+	opRET
+	opLI
+	opHALT
+	opFAULT
+	opNOP
+	opSEND
+	opRECV
+	opPOLL
+	opTICK
+	opBUDGET
+
+	opEnd        // past the last instruction: execution fell off the end of code
+	opOutOfTicks // ends the scratch copy of a run that does not fit the budget
+
+	// Superinstructions. Each replaces the op of the first instruction of a
+	// canonical sequence; the following instructions keep their own slots,
+	// so a jump into the middle of a sequence runs the canonical code.
+	opLIADD  // LI ra, imm ; ADD
+	opLIJLT  // LI ra, imm ; JLT
+	opLIJLTS // LI ra, imm ; JLTS
+	opADDJLT // ADD ; JLT
+	opADDJMP // ADD ; JMP
+
+	numOps
+)
+
+// costOf is the tick cost of each internal op; a superinstruction costs
+// what its first canonical instruction costs (the others are charged by
+// their own slots' run values).
+var costOf [numOps]uint8
+
+// canonicalOf undoes fusion: the op of the first canonical instruction.
+var canonicalOf [numOps]op
+
+func init() {
+	for cop, o := range fromCanonical {
+		costOf[o] = uint8(bytecode.Lookup(cop).Cost)
+		canonicalOf[o] = o
+	}
+	for fused, first := range map[op]op{opLIADD: opLI, opLIJLT: opLI, opLIJLTS: opLI, opADDJLT: opADD, opADDJMP: opADD} {
+		costOf[fused] = costOf[first]
+		canonicalOf[fused] = first
+	}
+	canonicalOf[opEnd] = opEnd
+	canonicalOf[opOutOfTicks] = opOutOfTicks
+}
+
+var fromCanonical = map[bytecode.Opcode]op{
+	bytecode.ADD: opADD, bytecode.SUB: opSUB, bytecode.MUL: opMUL, bytecode.DIV: opDIV,
+	bytecode.MOD: opMOD, bytecode.NEG: opNEG, bytecode.DIVS: opDIVS, bytecode.MODS: opMODS,
+	bytecode.AND: opAND, bytecode.OR: opOR, bytecode.XOR: opXOR, bytecode.NOT: opNOT,
+	bytecode.SHL: opSHL, bytecode.SHR: opSHR, bytecode.SAR: opSAR,
+	bytecode.LOAD: opLOAD, bytecode.STORE: opSTORE, bytecode.LOADW: opLOADW, bytecode.STOREW: opSTOREW,
+	bytecode.PUSH: opPUSH, bytecode.POP: opPOP,
+	bytecode.JMP: opJMP, bytecode.JZ: opJZ, bytecode.JNZ: opJNZ, bytecode.JLT: opJLT, bytecode.JLTS: opJLTS,
+	bytecode.CALL: opCALL, bytecode.RET: opRET, bytecode.LI: opLI,
+	bytecode.HALT: opHALT, bytecode.FAULT: opFAULT, bytecode.NOP: opNOP,
+	bytecode.SEND: opSEND, bytecode.RECV: opRECV, bytecode.POLL: opPOLL,
+	bytecode.TICK: opTICK, bytecode.BUDGET: opBUDGET,
+}
+
+// inst is one pre-decoded instruction slot; slot i holds the instruction at
+// byte address 8*i. Jump and call targets are slot indexes, memory offsets
+// are sign-extended, and run is the metering unit (see Image).
+type inst struct {
+	op      op
+	a, b, c uint8
+	// run is the number of ticks from this instruction to the end of its
+	// straight-line run: the sum of the costs of this instruction and the
+	// ones after it, up to and including the next instruction that may
+	// transfer control (a jump, CALL, RET, HALT, FAULT, RECV or the end of
+	// code). Entering a run at slot i charges run[i] at once; a fault,
+	// block or exact read of the tick counter inside the run gives back
+	// what was charged for instructions that did not execute.
+	run uint32
+	imm uint64
+}
+
+// Image is a verified program translated for the interpreter. It is
+// immutable, so any number of machines can share one.
+type Image struct {
+	prog      *bytecode.Program
+	hash      [32]byte
+	code      []inst // one slot per 8 bytes of code, plus the opEnd sentinel
+	memory    []byte // the initial contents of memory: code then data
+	heapStart uint64
+	entry     uint32 // slot of the entry point
+}
+
+// Program returns the program the image was made from.
+func (img *Image) Program() *bytecode.Program { return img.prog }
+
+// Hash returns the sha256 of the program's canonical encoding.
+func (img *Image) Hash() [32]byte { return img.hash }
+
+// HeapStart returns the first writable address.
+func (img *Image) HeapStart() uint64 { return img.heapStart }
+
+// NewImage verifies p and translates it. It returns an error for any
+// program that bytecode.Verify rejects, and for programs with unresolved
+// imports, which must be linked first.
+func NewImage(p *bytecode.Program) (*Image, error) {
+	if err := p.Verify(); err != nil {
+		return nil, err
+	}
+	if len(p.Imports) > 0 {
+		return nil, fmt.Errorf("program imports %d symbol set(s) from other programs: link it first (forge link)", len(p.Imports))
+	}
+	insts, offs, err := bytecode.Insts(p.Code)
+	if err != nil {
+		return nil, err
+	}
+	n := len(p.Code) / 8
+	code := make([]inst, n+1)
+	code[n] = inst{op: opEnd}
+	for i, in := range insts {
+		slot := offs[i] / 8
+		x := inst{op: fromCanonical[in.Op], a: in.A, b: in.B, c: in.C, imm: in.Imm}
+		switch {
+		case bytecode.IsTransfer(in.Op):
+			x.imm = in.Imm / 8
+		case in.Op == bytecode.LOAD || in.Op == bytecode.STORE || in.Op == bytecode.LOADW || in.Op == bytecode.STOREW:
+			x.imm = uint64(in.Offset())
+		}
+		code[slot] = x
+		if in.Op == bytecode.LI {
+			code[slot+1] = inst{op: opInvalid}
+		}
+	}
+	// Runs, computed backwards: a branch ends its run; the LI word slot
+	// costs nothing and belongs to the LI's run.
+	var next uint64
+	for k := len(insts) - 1; k >= 0; k-- {
+		info := bytecode.Lookup(insts[k].Op)
+		if info.Branch {
+			next = 0
+		}
+		next += info.Cost
+		slot := offs[k] / 8
+		code[slot].run = uint32(next)
+		if insts[k].Op == bytecode.LI {
+			code[slot+1].run = uint32(next - info.Cost)
+		}
+	}
+	fuse(code)
+	mem := make([]byte, 0, len(p.Code)+len(p.Data))
+	mem = append(append(mem, p.Code...), p.Data...)
+	return &Image{
+		prog:      p,
+		hash:      p.Hash(),
+		code:      code,
+		memory:    mem,
+		heapStart: p.HeapStart(),
+		entry:     uint32(p.Entry / 8),
+	}, nil
+}
+
+// fuse forms superinstructions. A fused slot executes its canonical
+// sequence exactly: same results, same faults at the same pc, same ticks
+// (the run costs are those of the canonical instructions).
+func fuse(code []inst) {
+	for i := 0; i+1 < len(code); i++ {
+		x := &code[i]
+		switch x.op {
+		case opLI:
+			if i+2 >= len(code) {
+				continue
+			}
+			switch code[i+2].op {
+			case opADD:
+				x.op = opLIADD
+			case opJLT:
+				x.op = opLIJLT
+			case opJLTS:
+				x.op = opLIJLTS
+			}
+		case opADD:
+			switch code[i+1].op {
+			case opJLT:
+				x.op = opADDJLT
+			case opJMP:
+				x.op = opADDJMP
+			}
+		}
+	}
+}

@@ -1,0 +1,341 @@
+package vm
+
+// This file is the interpreter's hot loop, and only that.
+//
+// Metering is per straight-line run (see inst.run): entering a run charges
+// its whole cost at once, so instructions inside a run pay nothing. Every
+// observable stays that of one-at-a-time metering:
+//   - a fault inside a run gives back the cost of the instructions after
+//     the faulting one (the faulting instruction itself is charged);
+//   - BUDGET computes the exact count from the run cost left;
+//   - a run that does not fit in the budget is handed to tail, which runs
+//     exactly the instructions that fit and faults OUT_OF_TICKS at the
+//     first that does not, with that instruction not executed.
+
+// exec runs code from slot pc until the machine stops, blocks or yields.
+// code is the image's code, or for the last partial run a scratch copy of
+// it whose slot 0 is slot base of the program (see tail).
+func (m *Machine) exec(code []inst, base, pc uint32) {
+	regs := &m.regs
+	mem := m.mem
+	memLen := uint64(len(mem))
+	heapStart := m.img.heapStart
+	heapEnd := m.heapEnd
+	codeBytes := uint64(len(m.img.code)-1) * 8
+	budget := m.budget
+	ticks := m.ticks
+	sp := m.sp
+	tr := m.tracer
+
+run:
+	for {
+		// A run starts at pc: charge it whole, or finish exactly.
+		r := uint64(code[pc].run)
+		if r > budget-ticks {
+			m.pc, m.ticks, m.sp = base+pc, ticks, sp
+			m.tail()
+			return
+		}
+		ticks += r
+		for {
+			in := &code[pc]
+			switch in.op {
+			case opADD: // rd = rs1 + rs2
+				regs[in.a] = regs[in.b] + regs[in.c]
+				pc++
+			case opSUB: // rd = rs1 - rs2
+				regs[in.a] = regs[in.b] - regs[in.c]
+				pc++
+			case opMUL: // rd = rs1 * rs2 (low 64 bits)
+				regs[in.a] = regs[in.b] * regs[in.c]
+				pc++
+			case opDIV: // rd = rs1 / rs2, unsigned
+				d := regs[in.c]
+				if d == 0 {
+					m.stop(Faulted, DivideByZero, base+pc, spent(in, ticks), sp)
+					return
+				}
+				regs[in.a] = regs[in.b] / d
+				pc++
+			case opMOD: // rd = rs1 % rs2, unsigned
+				d := regs[in.c]
+				if d == 0 {
+					m.stop(Faulted, DivideByZero, base+pc, spent(in, ticks), sp)
+					return
+				}
+				regs[in.a] = regs[in.b] % d
+				pc++
+			case opNEG: // rd = -rs1
+				regs[in.a] = -regs[in.b]
+				pc++
+			case opDIVS: // rd = rs1 / rs2, signed, toward zero; MinInt64 / -1 wraps
+				d := int64(regs[in.c])
+				if d == 0 {
+					m.stop(Faulted, DivideByZero, base+pc, spent(in, ticks), sp)
+					return
+				}
+				regs[in.a] = uint64(int64(regs[in.b]) / d)
+				pc++
+			case opMODS: // rd = rs1 % rs2, signed, sign of the dividend
+				d := int64(regs[in.c])
+				if d == 0 {
+					m.stop(Faulted, DivideByZero, base+pc, spent(in, ticks), sp)
+					return
+				}
+				regs[in.a] = uint64(int64(regs[in.b]) % d)
+				pc++
+			case opAND: // rd = rs1 & rs2
+				regs[in.a] = regs[in.b] & regs[in.c]
+				pc++
+			case opOR: // rd = rs1 | rs2 (OR rd, rs, rs is the move)
+				regs[in.a] = regs[in.b] | regs[in.c]
+				pc++
+			case opXOR: // rd = rs1 ^ rs2
+				regs[in.a] = regs[in.b] ^ regs[in.c]
+				pc++
+			case opNOT: // rd = ^rs1
+				regs[in.a] = ^regs[in.b]
+				pc++
+			case opSHL: // rd = rs1 << (rs2 mod 64)
+				regs[in.a] = regs[in.b] << (regs[in.c] & 63)
+				pc++
+			case opSHR: // rd = rs1 >> (rs2 mod 64), logical
+				regs[in.a] = regs[in.b] >> (regs[in.c] & 63)
+				pc++
+			case opSAR: // rd = rs1 >> (rs2 mod 64), arithmetic
+				regs[in.a] = uint64(int64(regs[in.b]) >> (regs[in.c] & 63))
+				pc++
+			case opLOAD: // rd = mem[rs1 + offset], one byte, zero-extended
+				addr := regs[in.b] + in.imm
+				if addr >= memLen {
+					m.stop(Faulted, InvalidAddress, base+pc, spent(in, ticks), sp)
+					return
+				}
+				regs[in.a] = uint64(mem[addr])
+				pc++
+			case opSTORE: // mem[rs2 + offset] = low byte of rs1; code and data are read-only
+				addr := regs[in.b] + in.imm
+				if addr < heapStart || addr >= memLen {
+					m.stop(Faulted, InvalidAddress, base+pc, spent(in, ticks), sp)
+					return
+				}
+				mem[addr] = byte(regs[in.a])
+				pc++
+			case opLOADW: // rd = mem[rs1 + offset], 8 bytes little-endian
+				addr := regs[in.b] + in.imm
+				if addr > memLen-8 {
+					m.stop(Faulted, InvalidAddress, base+pc, spent(in, ticks), sp)
+					return
+				}
+				regs[in.a] = le64(mem[addr:])
+				pc++
+			case opSTOREW: // mem[rs2 + offset] = rs1, 8 bytes little-endian
+				addr := regs[in.b] + in.imm
+				if addr < heapStart || addr > memLen-8 {
+					m.stop(Faulted, InvalidAddress, base+pc, spent(in, ticks), sp)
+					return
+				}
+				putLE64(mem[addr:], regs[in.a])
+				pc++
+			case opPUSH: // sp -= 8; mem[sp] = rs
+				if sp < heapEnd+8 {
+					m.stop(Faulted, StackOverflow, base+pc, spent(in, ticks), sp)
+					return
+				}
+				sp -= 8
+				putLE64(mem[sp:], regs[in.a])
+				pc++
+			case opPOP: // rd = mem[sp]; sp += 8
+				if sp > memLen-8 {
+					m.stop(Faulted, StackUnderflow, base+pc, spent(in, ticks), sp)
+					return
+				}
+				regs[in.a] = le64(mem[sp:])
+				sp += 8
+				pc++
+			case opJMP: // pc = target
+				pc = uint32(in.imm)
+				continue run
+			case opJZ: // if rs == 0: pc = target
+				taken := regs[in.a] == 0
+				if tr != nil {
+					tr.branch(taken)
+				}
+				if taken {
+					pc = uint32(in.imm)
+				} else {
+					pc++
+				}
+				continue run
+			case opJNZ: // if rs != 0: pc = target
+				taken := regs[in.a] != 0
+				if tr != nil {
+					tr.branch(taken)
+				}
+				if taken {
+					pc = uint32(in.imm)
+				} else {
+					pc++
+				}
+				continue run
+			case opJLT: // if rs1 < rs2 (unsigned): pc = target
+				taken := regs[in.a] < regs[in.b]
+				if tr != nil {
+					tr.branch(taken)
+				}
+				if taken {
+					pc = uint32(in.imm)
+				} else {
+					pc++
+				}
+				continue run
+			case opJLTS: // if rs1 < rs2 (signed): pc = target
+				taken := int64(regs[in.a]) < int64(regs[in.b])
+				if tr != nil {
+					tr.branch(taken)
+				}
+				if taken {
+					pc = uint32(in.imm)
+				} else {
+					pc++
+				}
+				continue run
+			case opCALL: // sp -= 8; mem[sp] = address of the next instruction; pc = target
+				if sp < heapEnd+8 {
+					m.stop(Faulted, StackOverflow, base+pc, spent(in, ticks), sp)
+					return
+				}
+				sp -= 8
+				putLE64(mem[sp:], uint64(base+pc+1)*8)
+				pc = uint32(in.imm)
+				continue run
+			case opRET: // pc = mem[sp]; sp += 8
+				if sp > memLen-8 {
+					m.stop(Faulted, StackUnderflow, base+pc, spent(in, ticks), sp)
+					return
+				}
+				to := le64(mem[sp:])
+				if to&7 != 0 || to >= codeBytes || m.img.code[to>>3].op == opInvalid {
+					m.stop(Faulted, InvalidAddress, base+pc, spent(in, ticks), sp)
+					return
+				}
+				if tr != nil {
+					tr.ret(to)
+				}
+				sp += 8
+				pc = uint32(to >> 3)
+				continue run
+			case opLI: // rd = imm64
+				regs[in.a] = in.imm
+				pc += 2
+			case opHALT: // stop: HALTED
+				m.stop(Halted, NoFault, base+pc, ticks, sp)
+				return
+			case opFAULT: // stop: FAULTED with USER_FAULT and the user code
+				m.userCode = uint32(in.imm)
+				m.stop(Faulted, UserFault, base+pc, ticks, sp)
+				return
+			case opNOP: // nothing
+				pc++
+			case opSEND: // channel c receives mem[rs .. rs+len) as one message
+				if f := m.send(in.c, regs[in.a], in.imm); f != NoFault {
+					m.stop(Faulted, f, base+pc, spent(in, ticks), sp)
+					return
+				}
+				pc++
+			case opRECV: // copy up to len bytes of channel c's head message to mem[rs..]; block if none
+				f, blocked := m.recv(in.c, regs[in.a], in.imm)
+				if blocked {
+					m.blockCh = in.c
+					m.stop(Blocked, NoFault, base+pc, ticks-uint64(in.run), sp)
+					return
+				}
+				if f != NoFault {
+					m.stop(Faulted, f, base+pc, spent(in, ticks), sp)
+					return
+				}
+				pc++
+				continue run
+			case opPOLL: // rd = bytes left in channel c's head message, 0 if none
+				v, f := m.poll(in.c)
+				if f != NoFault {
+					m.stop(Faulted, f, base+pc, spent(in, ticks), sp)
+					return
+				}
+				regs[in.a] = v
+				pc++
+			case opTICK: // yield to the host: Run returns READY
+				m.stop(Ready, NoFault, base+pc+1, ticks, sp)
+				return
+			case opBUDGET: // rd = ticks left after this instruction
+				regs[in.a] = budget - spent(in, ticks)
+				pc++
+
+			case opLIADD: // LI ra, imm; ADD
+				regs[in.a] = in.imm
+				n := &code[pc+2]
+				regs[n.a] = regs[n.b] + regs[n.c]
+				pc += 3
+			case opLIJLT: // LI ra, imm; JLT
+				regs[in.a] = in.imm
+				n := &code[pc+2]
+				taken := regs[n.a] < regs[n.b]
+				if tr != nil {
+					tr.branch(taken)
+				}
+				if taken {
+					pc = uint32(n.imm)
+				} else {
+					pc += 3
+				}
+				continue run
+			case opLIJLTS: // LI ra, imm; JLTS
+				regs[in.a] = in.imm
+				n := &code[pc+2]
+				taken := int64(regs[n.a]) < int64(regs[n.b])
+				if tr != nil {
+					tr.branch(taken)
+				}
+				if taken {
+					pc = uint32(n.imm)
+				} else {
+					pc += 3
+				}
+				continue run
+			case opADDJLT: // ADD; JLT
+				regs[in.a] = regs[in.b] + regs[in.c]
+				n := &code[pc+1]
+				taken := regs[n.a] < regs[n.b]
+				if tr != nil {
+					tr.branch(taken)
+				}
+				if taken {
+					pc = uint32(n.imm)
+				} else {
+					pc += 2
+				}
+				continue run
+			case opADDJMP: // ADD; JMP
+				regs[in.a] = regs[in.b] + regs[in.c]
+				pc = uint32(code[pc+1].imm)
+				continue run
+
+			case opEnd: // execution ran past the last instruction
+				m.stop(Faulted, InvalidAddress, base+pc, ticks, sp)
+				return
+			case opOutOfTicks: // the first instruction of a tail that does not fit
+				m.stop(Faulted, OutOfTicks, base+pc, ticks, sp)
+				return
+			default: // opInvalid: unreachable in a verified image
+				m.stop(Faulted, InvalidInstruction, base+pc, spent(in, ticks), sp)
+				return
+			}
+		}
+	}
+}
+
+// spent is the exact tick count once in has run, given ticks charged to the
+// end of in's run.
+func spent(in *inst, ticks uint64) uint64 {
+	return ticks - uint64(in.run) + uint64(costOf[in.op])
+}

@@ -1,0 +1,347 @@
+// Package vm is the Forge Machine: a deterministic, tick-metered register
+// machine with 256 64-bit registers, a linear byte memory holding code,
+// data, heap and stack, and 16 message channels.
+//
+// A Machine runs until it halts, faults or blocks on an empty channel; it
+// never blocks the calling goroutine. A host services the channel the
+// machine is blocked on (Deliver) and calls Run again. Everything that
+// enters a machine does so through Deliver, so recording those deliveries
+// (a journal) is enough to reproduce a run bit for bit.
+package vm
+
+import (
+	"encoding/binary"
+	"fmt"
+	"unsafe"
+)
+
+// State is a machine's lifecycle state.
+type State uint8
+
+const (
+	Ready State = iota
+	Running
+	Blocked
+	Halted
+	Faulted
+)
+
+var stateNames = [...]string{"READY", "RUNNING", "BLOCKED", "HALTED", "FAULTED"}
+
+func (s State) String() string {
+	if int(s) < len(stateNames) {
+		return stateNames[s]
+	}
+	return fmt.Sprintf("State(%d)", s)
+}
+
+// Fault is a fault code of 05-FORGE.md §3.3.
+type Fault uint8
+
+const (
+	NoFault            Fault = 0x00
+	OutOfTicks         Fault = 0x01
+	OutOfMemory        Fault = 0x02
+	DivideByZero       Fault = 0x03
+	InvalidAddress     Fault = 0x04
+	InvalidInstruction Fault = 0x05
+	StackOverflow      Fault = 0x06
+	StackUnderflow     Fault = 0x07
+	ChannelError       Fault = 0x08
+	PermissionDenied   Fault = 0x09
+	UserFault          Fault = 0xFF
+)
+
+var faultNames = map[Fault]string{
+	OutOfTicks:         "OUT_OF_TICKS",
+	OutOfMemory:        "OUT_OF_MEMORY",
+	DivideByZero:       "DIVIDE_BY_ZERO",
+	InvalidAddress:     "INVALID_ADDRESS",
+	InvalidInstruction: "INVALID_INSTRUCTION",
+	StackOverflow:      "STACK_OVERFLOW",
+	StackUnderflow:     "STACK_UNDERFLOW",
+	ChannelError:       "CHANNEL_ERROR",
+	PermissionDenied:   "PERMISSION_DENIED",
+	UserFault:          "USER_FAULT",
+}
+
+func (f Fault) String() string {
+	if n, ok := faultNames[f]; ok {
+		return n
+	}
+	if f == NoFault {
+		return "NONE"
+	}
+	return fmt.Sprintf("FAULT_0x%02X", uint8(f))
+}
+
+// Faults lists every fault code in numeric order.
+func Faults() []Fault {
+	return []Fault{OutOfTicks, OutOfMemory, DivideByZero, InvalidAddress, InvalidInstruction,
+		StackOverflow, StackUnderflow, ChannelError, PermissionDenied, UserFault}
+}
+
+// Channels. 0 and 1 are output only, 2 is input only, 3–8 carry requests
+// and replies, 9–15 are reserved.
+const (
+	ChanStdout   = 0
+	ChanStderr   = 1
+	ChanStdin    = 2
+	NumChannels  = 16
+	maxUsedChan  = 8
+	DefaultGrant = 1<<ChanStdout | 1<<ChanStderr | 1<<ChanStdin
+)
+
+// Config sets a machine's limits.
+type Config struct {
+	Ticks  uint64 // tick budget
+	Memory uint64 // memory quota in bytes: code, data, heap and stack
+	Stack  uint64 // bytes at the top of memory reserved for the stack
+	// Grant is the set of channels (bit i for channel i) the program may
+	// use; using another is PERMISSION_DENIED. Zero means DefaultGrant.
+	Grant uint16
+	// Trace computes the trace hash (for proofs and replays).
+	Trace bool
+}
+
+// Sender receives the messages a machine sends, synchronously, in order.
+// The message is only valid during the call.
+type Sender interface {
+	Send(ch uint8, msg []byte)
+}
+
+// Machine is one sandbox. Its zero value is not usable; create one with
+// New. A Machine is not safe for concurrent use, but any number of
+// machines, sharing Images or not, may run in parallel.
+type Machine struct {
+	regs [256]uint64
+
+	img    *Image
+	mem    []byte
+	out    Sender
+	inbox  []message
+	tracer *tracer
+
+	pc       uint32 // slot of the next instruction
+	sp       uint64
+	heapEnd  uint64
+	ticks    uint64 // ticks used (exact whenever the machine is not running)
+	budget   uint64
+	userCode uint32
+	grant    uint16
+	state    State
+	fault    Fault
+	blockCh  uint8
+}
+
+type message struct {
+	ch   uint8
+	data []byte
+}
+
+// New creates a machine for img with the given limits. If code, data and
+// stack do not fit in the memory quota, the machine starts FAULTED with
+// OUT_OF_MEMORY.
+func New(img *Image, cfg Config, out Sender) *Machine {
+	m := &Machine{img: img, out: out, budget: cfg.Ticks, grant: cfg.Grant, pc: img.entry}
+	if m.grant == 0 {
+		m.grant = DefaultGrant
+	}
+	if cfg.Trace {
+		m.tracer = newTracer()
+	}
+	if cfg.Memory < img.heapStart || cfg.Memory-img.heapStart < cfg.Stack || cfg.Memory > 1<<48 {
+		m.state, m.fault = Faulted, OutOfMemory
+		return m
+	}
+	m.mem = make([]byte, cfg.Memory)
+	copy(m.mem, img.memory)
+	m.sp = cfg.Memory
+	m.heapEnd = cfg.Memory - cfg.Stack
+	m.state = Ready
+	return m
+}
+
+// State returns the machine's state.
+func (m *Machine) State() State { return m.state }
+
+// Fault returns the fault code of a FAULTED machine.
+func (m *Machine) Fault() Fault { return m.fault }
+
+// UserCode returns the code of a USER_FAULT.
+func (m *Machine) UserCode() uint32 { return m.userCode }
+
+// PC returns the byte address of the next instruction to run, or of the
+// faulting instruction.
+func (m *Machine) PC() uint64 { return uint64(m.pc) * 8 }
+
+// Ticks returns the ticks used so far.
+func (m *Machine) Ticks() uint64 { return m.ticks }
+
+// Budget returns the tick budget.
+func (m *Machine) Budget() uint64 { return m.budget }
+
+// BlockedOn returns the channel a BLOCKED machine waits on.
+func (m *Machine) BlockedOn() uint8 { return m.blockCh }
+
+// Register returns the value of register r.
+func (m *Machine) Register(r uint8) uint64 { return m.regs[r] }
+
+// Memory returns the machine's linear memory (to inspect, not to modify).
+func (m *Machine) Memory() []byte { return m.mem }
+
+// SP returns the stack pointer.
+func (m *Machine) SP() uint64 { return m.sp }
+
+// TraceHash returns the trace hash of a machine created with Config.Trace
+// once it has stopped (HALTED or FAULTED), and false otherwise.
+func (m *Machine) TraceHash() ([32]byte, bool) {
+	if m.tracer == nil || (m.state != Halted && m.state != Faulted) {
+		return [32]byte{}, false
+	}
+	return m.tracer.sum(m), true
+}
+
+// Deliver queues a message on an input channel. Messages on one channel
+// are received in the order delivered. A message may be empty (by
+// convention, end of input).
+func (m *Machine) Deliver(ch uint8, msg []byte) {
+	m.inbox = append(m.inbox, message{ch: ch, data: append([]byte(nil), msg...)})
+}
+
+// Pending returns the number of bytes left in the head message of channel
+// ch and whether there is one.
+func (m *Machine) Pending(ch uint8) (int, bool) {
+	for i := range m.inbox {
+		if m.inbox[i].ch == ch {
+			return len(m.inbox[i].data), true
+		}
+	}
+	return 0, false
+}
+
+// Size returns the bytes a machine occupies beyond its linear memory and
+// registers: its own fields, not counting queued messages.
+func Size() int { return int(machineSize) - 256*8 }
+
+// Run executes until the machine halts, faults or blocks, and returns the
+// new state. Run on a HALTED or FAULTED machine does nothing; on a BLOCKED
+// machine it retries the blocked RECV.
+func (m *Machine) Run() State {
+	if m.state != Ready && m.state != Blocked {
+		return m.state
+	}
+	m.state = Running
+	m.exec(m.img.code, 0, m.pc)
+	return m.state
+}
+
+// channelOK checks that channel ch exists, may be used in the direction
+// wanted, and is granted. It returns the fault to raise or NoFault.
+func (m *Machine) channelOK(ch uint8, send bool) Fault {
+	switch {
+	case ch >= NumChannels || ch > maxUsedChan:
+		return ChannelError
+	case send && ch == ChanStdin, !send && (ch == ChanStdout || ch == ChanStderr):
+		return ChannelError
+	case m.grant&(1<<ch) == 0:
+		return PermissionDenied
+	}
+	return NoFault
+}
+
+// send implements SEND: the len bytes at addr leave on channel ch.
+func (m *Machine) send(ch uint8, addr, n uint64) Fault {
+	if f := m.channelOK(ch, true); f != NoFault {
+		return f
+	}
+	if addr > uint64(len(m.mem)) || n > uint64(len(m.mem))-addr {
+		return InvalidAddress
+	}
+	if m.out != nil {
+		m.out.Send(ch, m.mem[addr:addr+n])
+	}
+	return NoFault
+}
+
+// recv implements RECV. It returns blocked when channel ch has no message.
+func (m *Machine) recv(ch uint8, addr, maxlen uint64) (f Fault, blocked bool) {
+	if f := m.channelOK(ch, false); f != NoFault {
+		return f, false
+	}
+	if addr < m.img.heapStart || addr > uint64(len(m.mem)) || maxlen > uint64(len(m.mem))-addr {
+		return InvalidAddress, false
+	}
+	for i := range m.inbox {
+		msg := &m.inbox[i]
+		if msg.ch != ch {
+			continue
+		}
+		n := copy(m.mem[addr:addr+maxlen], msg.data)
+		msg.data = msg.data[n:]
+		if len(msg.data) == 0 {
+			m.inbox = append(m.inbox[:i], m.inbox[i+1:]...)
+		}
+		return NoFault, false
+	}
+	return NoFault, true
+}
+
+// poll implements POLL.
+func (m *Machine) poll(ch uint8) (uint64, Fault) {
+	if f := m.channelOK(ch, false); f != NoFault {
+		return 0, f
+	}
+	n, _ := m.Pending(ch)
+	return uint64(n), NoFault
+}
+
+const machineSize = unsafe.Sizeof(Machine{})
+
+func le64(b []byte) uint64     { return binary.LittleEndian.Uint64(b) }
+func putLE64(b []byte, v uint64) { binary.LittleEndian.PutUint64(b, v) }
+
+// stop records how and where the machine stopped; ticks is exact.
+func (m *Machine) stop(s State, f Fault, slot uint32, ticks, sp uint64) {
+	m.state, m.fault, m.pc, m.ticks, m.sp = s, f, slot, ticks, sp
+}
+
+// tail runs the run starting at m.pc that does not fit in the budget: it
+// executes exactly the instructions whose cost fits, then faults
+// OUT_OF_TICKS at the first one that does not, without executing it. The
+// instructions that fit are copied, unfused, into a scratch code array that
+// ends in an opOutOfTicks slot, with run values that end there; exec runs
+// it like any code. A run holds no branch before its last instruction, so
+// execution cannot leave the scratch array.
+func (m *Machine) tail() {
+	code := m.img.code
+	j := m.pc
+	left := m.budget - m.ticks
+	k := j
+	for spent := uint64(0); ; {
+		o := canonicalOf[code[k].op]
+		c := uint64(costOf[o])
+		if spent+c > left {
+			break
+		}
+		spent += c
+		k++
+		if o == opLI {
+			k++
+		}
+	}
+	if k == j {
+		m.stop(Faulted, OutOfTicks, j, m.ticks, m.sp)
+		return
+	}
+	end := code[k].run
+	scratch := make([]inst, k-j+1)
+	for i := j; i < k; i++ {
+		x := code[i]
+		x.op = canonicalOf[x.op]
+		x.run -= end
+		scratch[i-j] = x
+	}
+	scratch[k-j] = inst{op: opOutOfTicks}
+	m.exec(scratch, j, 0)
+}

@@ -1,0 +1,90 @@
+package vm
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"hash"
+)
+
+// The trace of a run is the byte stream that, with the program, determines
+// every instruction it executed, in order:
+//
+//   - each conditional branch (JZ, JNZ, JLT, JLTS) contributes one bit,
+//     1 if taken, packed least significant bit first into 64-bit words;
+//     a word is appended (8 bytes, little-endian) when its 64th bit is set;
+//   - each RET appends the byte address it returns to (4 bytes,
+//     little-endian), at the moment it executes;
+//   - at the end, the partial bit word (8 bytes), the number of bits in it
+//     (1 byte), then the final state (1 byte), fault code (1 byte), user
+//     code (4 bytes), pc (8 bytes) and ticks used (8 bytes).
+//
+// Everything else (JMP and CALL targets, fall-through) follows from the
+// program. The trace hash is the sha256 of the stream. It does not depend
+// on when the host delivered input, only on what the program observed.
+
+type tracer struct {
+	bits  uint64
+	nbits uint
+	n     int
+	buf   [4096]byte
+	h     hash.Hash
+}
+
+func newTracer() *tracer { return &tracer{h: sha256.New()} }
+
+// branch records a conditional branch's outcome.
+func (t *tracer) branch(taken bool) {
+	if taken {
+		t.bits |= 1 << t.nbits
+	}
+	t.nbits++
+	if t.nbits == 64 {
+		t.word(t.bits)
+		t.bits, t.nbits = 0, 0
+	}
+}
+
+func (t *tracer) word(v uint64) {
+	if t.n+8 > len(t.buf) {
+		t.flush()
+	}
+	binary.LittleEndian.PutUint64(t.buf[t.n:], v)
+	t.n += 8
+}
+
+// ret records the target of a RET.
+func (t *tracer) ret(addr uint64) {
+	if t.n+4 > len(t.buf) {
+		t.flush()
+	}
+	binary.LittleEndian.PutUint32(t.buf[t.n:], uint32(addr))
+	t.n += 4
+}
+
+func (t *tracer) flush() {
+	t.h.Write(t.buf[:t.n])
+	t.n = 0
+}
+
+// sum finishes the stream with the final record, without disturbing it (a
+// machine's trace hash can be asked for more than once).
+func (t *tracer) sum(m *Machine) [32]byte {
+	t.flush()
+	var tail [8 + 1 + 1 + 1 + 4 + 8 + 8]byte
+	binary.LittleEndian.PutUint64(tail[0:], t.bits)
+	tail[8] = byte(t.nbits)
+	tail[9] = byte(m.state)
+	tail[10] = byte(m.fault)
+	binary.LittleEndian.PutUint32(tail[11:], m.userCode)
+	binary.LittleEndian.PutUint64(tail[15:], m.PC())
+	binary.LittleEndian.PutUint64(tail[23:], m.ticks)
+	h := sha256.New()
+	// Copy the running state: hash.Hash has no Clone, but sha256's digest
+	// marshals its state.
+	state, _ := t.h.(interface{ MarshalBinary() ([]byte, error) }).MarshalBinary()
+	_ = h.(interface{ UnmarshalBinary([]byte) error }).UnmarshalBinary(state)
+	h.Write(tail[:])
+	var out [32]byte
+	h.Sum(out[:0])
+	return out
+}
