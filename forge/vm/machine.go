@@ -298,7 +298,7 @@ func (m *Machine) poll(ch uint8) (uint64, Fault) {
 
 const machineSize = unsafe.Sizeof(Machine{})
 
-func le64(b []byte) uint64     { return binary.LittleEndian.Uint64(b) }
+func le64(b []byte) uint64       { return binary.LittleEndian.Uint64(b) }
 func putLE64(b []byte, v uint64) { binary.LittleEndian.PutUint64(b, v) }
 
 // stop records how and where the machine stopped; ticks is exact.
