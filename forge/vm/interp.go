@@ -16,27 +16,22 @@ package vm
 // code is the image's code, or for the last partial run a scratch copy of
 // it whose slot 0 is slot base of the program (see tail).
 func (m *Machine) exec(code []inst, base, pc uint32) {
+	// Only the values every instruction needs live in locals, so the Go
+	// compiler keeps them in machine registers; the rest is read from m
+	// by the cases that need it.
 	regs := &m.regs
-	mem := m.mem
-	memLen := uint64(len(mem))
-	heapStart := m.img.heapStart
-	heapEnd := m.heapEnd
-	codeBytes := uint64(len(m.img.code)-1) * 8
-	budget := m.budget
-	ticks := m.ticks
-	sp := m.sp
 	tr := m.tracer
 
 run:
 	for {
 		// A run starts at pc: charge it whole, or finish exactly.
 		r := uint64(code[pc].run)
-		if r > budget-ticks {
-			m.pc, m.ticks, m.sp = base+pc, ticks, sp
+		if r > m.budget-m.ticks {
+			m.pc = base + pc
 			m.tail()
 			return
 		}
-		ticks += r
+		m.ticks += r
 		for {
 			in := &code[pc]
 			switch in.op {
@@ -52,7 +47,7 @@ run:
 			case opDIV: // rd = rs1 / rs2, unsigned
 				d := regs[in.c]
 				if d == 0 {
-					m.stop(Faulted, DivideByZero, base+pc, spent(in, ticks), sp)
+					m.stop(Faulted, DivideByZero, base+pc, spent(in, m.ticks))
 					return
 				}
 				regs[in.a] = regs[in.b] / d
@@ -60,7 +55,7 @@ run:
 			case opMOD: // rd = rs1 % rs2, unsigned
 				d := regs[in.c]
 				if d == 0 {
-					m.stop(Faulted, DivideByZero, base+pc, spent(in, ticks), sp)
+					m.stop(Faulted, DivideByZero, base+pc, spent(in, m.ticks))
 					return
 				}
 				regs[in.a] = regs[in.b] % d
@@ -71,7 +66,7 @@ run:
 			case opDIVS: // rd = rs1 / rs2, signed, toward zero; MinInt64 / -1 wraps
 				d := int64(regs[in.c])
 				if d == 0 {
-					m.stop(Faulted, DivideByZero, base+pc, spent(in, ticks), sp)
+					m.stop(Faulted, DivideByZero, base+pc, spent(in, m.ticks))
 					return
 				}
 				regs[in.a] = uint64(int64(regs[in.b]) / d)
@@ -79,7 +74,7 @@ run:
 			case opMODS: // rd = rs1 % rs2, signed, sign of the dividend
 				d := int64(regs[in.c])
 				if d == 0 {
-					m.stop(Faulted, DivideByZero, base+pc, spent(in, ticks), sp)
+					m.stop(Faulted, DivideByZero, base+pc, spent(in, m.ticks))
 					return
 				}
 				regs[in.a] = uint64(int64(regs[in.b]) % d)
@@ -107,51 +102,58 @@ run:
 				pc++
 			case opLOAD: // rd = mem[rs1 + offset], one byte, zero-extended
 				addr := regs[in.b] + in.imm
-				if addr >= memLen {
-					m.stop(Faulted, InvalidAddress, base+pc, spent(in, ticks), sp)
+				mem := m.mem
+				if addr >= uint64(len(mem)) {
+					m.stop(Faulted, InvalidAddress, base+pc, spent(in, m.ticks))
 					return
 				}
 				regs[in.a] = uint64(mem[addr])
 				pc++
 			case opSTORE: // mem[rs2 + offset] = low byte of rs1; code and data are read-only
 				addr := regs[in.b] + in.imm
-				if addr < heapStart || addr >= memLen {
-					m.stop(Faulted, InvalidAddress, base+pc, spent(in, ticks), sp)
+				mem := m.mem
+				if addr < m.img.heapStart || addr >= uint64(len(mem)) {
+					m.stop(Faulted, InvalidAddress, base+pc, spent(in, m.ticks))
 					return
 				}
 				mem[addr] = byte(regs[in.a])
 				pc++
 			case opLOADW: // rd = mem[rs1 + offset], 8 bytes little-endian
 				addr := regs[in.b] + in.imm
-				if addr > memLen-8 {
-					m.stop(Faulted, InvalidAddress, base+pc, spent(in, ticks), sp)
+				mem := m.mem
+				if addr > uint64(len(mem))-8 {
+					m.stop(Faulted, InvalidAddress, base+pc, spent(in, m.ticks))
 					return
 				}
 				regs[in.a] = le64(mem[addr:])
 				pc++
 			case opSTOREW: // mem[rs2 + offset] = rs1, 8 bytes little-endian
 				addr := regs[in.b] + in.imm
-				if addr < heapStart || addr > memLen-8 {
-					m.stop(Faulted, InvalidAddress, base+pc, spent(in, ticks), sp)
+				mem := m.mem
+				if addr < m.img.heapStart || addr > uint64(len(mem))-8 {
+					m.stop(Faulted, InvalidAddress, base+pc, spent(in, m.ticks))
 					return
 				}
 				putLE64(mem[addr:], regs[in.a])
 				pc++
 			case opPUSH: // sp -= 8; mem[sp] = rs
-				if sp < heapEnd+8 {
-					m.stop(Faulted, StackOverflow, base+pc, spent(in, ticks), sp)
+				sp := m.sp
+				if sp < m.heapEnd+8 {
+					m.stop(Faulted, StackOverflow, base+pc, spent(in, m.ticks))
 					return
 				}
 				sp -= 8
-				putLE64(mem[sp:], regs[in.a])
+				m.sp = sp
+				putLE64(m.mem[sp:], regs[in.a])
 				pc++
 			case opPOP: // rd = mem[sp]; sp += 8
-				if sp > memLen-8 {
-					m.stop(Faulted, StackUnderflow, base+pc, spent(in, ticks), sp)
+				sp := m.sp
+				if sp > uint64(len(m.mem))-8 {
+					m.stop(Faulted, StackUnderflow, base+pc, spent(in, m.ticks))
 					return
 				}
-				regs[in.a] = le64(mem[sp:])
-				sp += 8
+				regs[in.a] = le64(m.mem[sp:])
+				m.sp = sp + 8
 				pc++
 			case opJMP: // pc = target
 				pc = uint32(in.imm)
@@ -201,45 +203,48 @@ run:
 				}
 				continue run
 			case opCALL: // sp -= 8; mem[sp] = address of the next instruction; pc = target
-				if sp < heapEnd+8 {
-					m.stop(Faulted, StackOverflow, base+pc, spent(in, ticks), sp)
+				sp := m.sp
+				if sp < m.heapEnd+8 {
+					m.stop(Faulted, StackOverflow, base+pc, spent(in, m.ticks))
 					return
 				}
 				sp -= 8
-				putLE64(mem[sp:], uint64(base+pc+1)*8)
+				m.sp = sp
+				putLE64(m.mem[sp:], uint64(base+pc+1)*8)
 				pc = uint32(in.imm)
 				continue run
 			case opRET: // pc = mem[sp]; sp += 8
-				if sp > memLen-8 {
-					m.stop(Faulted, StackUnderflow, base+pc, spent(in, ticks), sp)
+				sp := m.sp
+				if sp > uint64(len(m.mem))-8 {
+					m.stop(Faulted, StackUnderflow, base+pc, spent(in, m.ticks))
 					return
 				}
-				to := le64(mem[sp:])
-				if to&7 != 0 || to >= codeBytes || m.img.code[to>>3].op == opInvalid {
-					m.stop(Faulted, InvalidAddress, base+pc, spent(in, ticks), sp)
+				to := le64(m.mem[sp:])
+				if to&7 != 0 || to>>3 >= uint64(len(m.img.code)-1) || m.img.code[to>>3].op == opInvalid {
+					m.stop(Faulted, InvalidAddress, base+pc, spent(in, m.ticks))
 					return
 				}
 				if tr != nil {
 					tr.ret(to)
 				}
-				sp += 8
+				m.sp = sp + 8
 				pc = uint32(to >> 3)
 				continue run
 			case opLI: // rd = imm64
 				regs[in.a] = in.imm
 				pc += 2
 			case opHALT: // stop: HALTED
-				m.stop(Halted, NoFault, base+pc, ticks, sp)
+				m.stop(Halted, NoFault, base+pc, m.ticks)
 				return
 			case opFAULT: // stop: FAULTED with USER_FAULT and the user code
 				m.userCode = uint32(in.imm)
-				m.stop(Faulted, UserFault, base+pc, ticks, sp)
+				m.stop(Faulted, UserFault, base+pc, m.ticks)
 				return
 			case opNOP: // nothing
 				pc++
 			case opSEND: // channel c receives mem[rs .. rs+len) as one message
 				if f := m.send(in.c, regs[in.a], in.imm); f != NoFault {
-					m.stop(Faulted, f, base+pc, spent(in, ticks), sp)
+					m.stop(Faulted, f, base+pc, spent(in, m.ticks))
 					return
 				}
 				pc++
@@ -247,11 +252,11 @@ run:
 				f, blocked := m.recv(in.c, regs[in.a], in.imm)
 				if blocked {
 					m.blockCh = in.c
-					m.stop(Blocked, NoFault, base+pc, ticks-uint64(in.run), sp)
+					m.stop(Blocked, NoFault, base+pc, m.ticks-uint64(in.run))
 					return
 				}
 				if f != NoFault {
-					m.stop(Faulted, f, base+pc, spent(in, ticks), sp)
+					m.stop(Faulted, f, base+pc, spent(in, m.ticks))
 					return
 				}
 				pc++
@@ -259,16 +264,16 @@ run:
 			case opPOLL: // rd = bytes left in channel c's head message, 0 if none
 				v, f := m.poll(in.c)
 				if f != NoFault {
-					m.stop(Faulted, f, base+pc, spent(in, ticks), sp)
+					m.stop(Faulted, f, base+pc, spent(in, m.ticks))
 					return
 				}
 				regs[in.a] = v
 				pc++
 			case opTICK: // yield to the host: Run returns READY
-				m.stop(Ready, NoFault, base+pc+1, ticks, sp)
+				m.stop(Ready, NoFault, base+pc+1, m.ticks)
 				return
 			case opBUDGET: // rd = ticks left after this instruction
-				regs[in.a] = budget - spent(in, ticks)
+				regs[in.a] = m.budget - spent(in, m.ticks)
 				pc++
 
 			case opLIADD: // LI ra, imm; ADD
@@ -321,13 +326,13 @@ run:
 				continue run
 
 			case opEnd: // execution ran past the last instruction
-				m.stop(Faulted, InvalidAddress, base+pc, ticks, sp)
+				m.stop(Faulted, InvalidAddress, base+pc, m.ticks)
 				return
 			case opOutOfTicks: // the first instruction of a tail that does not fit
-				m.stop(Faulted, OutOfTicks, base+pc, ticks, sp)
+				m.stop(Faulted, OutOfTicks, base+pc, m.ticks)
 				return
 			default: // opInvalid: unreachable in a verified image
-				m.stop(Faulted, InvalidInstruction, base+pc, spent(in, ticks), sp)
+				m.stop(Faulted, InvalidInstruction, base+pc, spent(in, m.ticks))
 				return
 			}
 		}

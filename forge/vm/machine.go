@@ -302,8 +302,8 @@ func le64(b []byte) uint64       { return binary.LittleEndian.Uint64(b) }
 func putLE64(b []byte, v uint64) { binary.LittleEndian.PutUint64(b, v) }
 
 // stop records how and where the machine stopped; ticks is exact.
-func (m *Machine) stop(s State, f Fault, slot uint32, ticks, sp uint64) {
-	m.state, m.fault, m.pc, m.ticks, m.sp = s, f, slot, ticks, sp
+func (m *Machine) stop(s State, f Fault, slot uint32, ticks uint64) {
+	m.state, m.fault, m.pc, m.ticks = s, f, slot, ticks
 }
 
 // tail runs the run starting at m.pc that does not fit in the budget: it
@@ -331,7 +331,7 @@ func (m *Machine) tail() {
 		}
 	}
 	if k == j {
-		m.stop(Faulted, OutOfTicks, j, m.ticks, m.sp)
+		m.stop(Faulted, OutOfTicks, j, m.ticks)
 		return
 	}
 	end := code[k].run

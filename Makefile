@@ -1,0 +1,53 @@
+# The Genesis toolchain. `make` builds both commands and runs a demo;
+# `make test` runs the whole suite (what CI runs).
+
+GO      ?= go
+GOFLAGS ?=
+BIN     := bin
+
+.PHONY: all build demo test vet fuzz bench generate clean
+
+all: build demo
+
+build:
+	$(GO) build $(GOFLAGS) -o $(BIN)/genesisc ./cmd/genesisc
+	$(GO) build $(GOFLAGS) -o $(BIN)/forge ./cmd/forge
+
+# demo: assemble a program, verify it, run it, and prove the run.
+demo: build
+	@mkdir -p $(BIN)/demo
+	$(BIN)/genesisc build -o $(BIN)/demo/hello.frgp examples/hello.fasm
+	$(BIN)/forge verify $(BIN)/demo/hello.frgp
+	echo "Forge" | $(BIN)/forge exec --result $(BIN)/demo/result.json $(BIN)/demo/hello.frgp
+	@cat $(BIN)/demo/result.json; echo
+	$(BIN)/forge keygen -o $(BIN)/demo/key
+	echo "Forge" | $(BIN)/forge exec --proof $(BIN)/demo/proof.json --key $(BIN)/demo/key $(BIN)/demo/hello.frgp >/dev/null
+	echo "Forge" | $(BIN)/forge check-proof --proof $(BIN)/demo/proof.json $(BIN)/demo/hello.frgp
+
+test: vet
+	$(GO) test $(GOFLAGS) -count=1 ./...
+
+vet:
+	$(GO) vet ./...
+
+# fuzz: a short run of every fuzz target (go test runs their seed corpora
+# as part of `make test`).
+FUZZTIME ?= 30s
+fuzz:
+	@$(GO) list ./... | while read pkg; do \
+	  for f in $$($(GO) test -list '^Fuzz' $$pkg 2>/dev/null | grep '^Fuzz'); do \
+	    echo "== $$pkg $$f"; $(GO) test -run '^$$' -fuzz "^$$f\$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+	  done; \
+	done
+
+# bench: Forge against gcc -O2 and Lua 5.4 on the same three programs.
+bench:
+	@command -v lua5.4 >/dev/null || (apt-get update -qq && apt-get install -y -qq lua5.4 >/dev/null)
+	$(GO) run ./bench
+
+# generate: regenerate every ANTLR parser with the pinned antlr-ng.
+generate:
+	bash scripts/antlr-generate.sh
+
+clean:
+	rm -rf $(BIN)
