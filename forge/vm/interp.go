@@ -1,5 +1,7 @@
 package vm
 
+import "unsafe"
+
 // This file is the interpreter's hot loop, and only that.
 //
 // Metering is per straight-line run (see inst.run): entering a run charges
@@ -20,12 +22,13 @@ func (m *Machine) exec(code []inst, base, pc uint32) {
 	// compiler keeps them in machine registers; the rest is read from m
 	// by the cases that need it.
 	regs := &m.regs
+	code0 := unsafe.Pointer(&code[0])
 	tr := m.tracer
 
 run:
 	for {
 		// A run starts at pc: charge it whole, or finish exactly.
-		r := uint64(code[pc].run)
+		r := uint64(at(code0, pc).run)
 		if r > m.budget-m.ticks {
 			m.pc = base + pc
 			m.tail()
@@ -33,7 +36,7 @@ run:
 		}
 		m.ticks += r
 		for {
-			in := &code[pc]
+			in := at(code0, pc)
 			switch in.op {
 			case opADD: // rd = rs1 + rs2
 				regs[in.a] = regs[in.b] + regs[in.c]
@@ -278,12 +281,12 @@ run:
 
 			case opLIADD: // LI ra, imm; ADD
 				regs[in.a] = in.imm
-				n := &code[pc+2]
+				n := at(code0, pc+2)
 				regs[n.a] = regs[n.b] + regs[n.c]
 				pc += 3
 			case opLIJLT: // LI ra, imm; JLT
 				regs[in.a] = in.imm
-				n := &code[pc+2]
+				n := at(code0, pc+2)
 				taken := regs[n.a] < regs[n.b]
 				if tr != nil {
 					tr.branch(taken)
@@ -296,7 +299,7 @@ run:
 				continue run
 			case opLIJLTS: // LI ra, imm; JLTS
 				regs[in.a] = in.imm
-				n := &code[pc+2]
+				n := at(code0, pc+2)
 				taken := int64(regs[n.a]) < int64(regs[n.b])
 				if tr != nil {
 					tr.branch(taken)
@@ -309,7 +312,7 @@ run:
 				continue run
 			case opADDJLT: // ADD; JLT
 				regs[in.a] = regs[in.b] + regs[in.c]
-				n := &code[pc+1]
+				n := at(code0, pc+1)
 				taken := regs[n.a] < regs[n.b]
 				if tr != nil {
 					tr.branch(taken)
@@ -322,7 +325,7 @@ run:
 				continue run
 			case opADDJMP: // ADD; JMP
 				regs[in.a] = regs[in.b] + regs[in.c]
-				pc = uint32(code[pc+1].imm)
+				pc = uint32(at(code0, pc+1).imm)
 				continue run
 
 			case opEnd: // execution ran past the last instruction
@@ -343,4 +346,12 @@ run:
 // end of in's run.
 func spent(in *inst, ticks uint64) uint64 {
 	return ticks - uint64(in.run) + uint64(costOf[in.op])
+}
+
+// at returns the instruction in slot pc without a bounds check. Every pc
+// the interpreter reaches is a valid slot: verified jump targets, checked
+// RET targets, and straight-line successors, which end at the opEnd or
+// opOutOfTicks slot that closes every code array.
+func at(code unsafe.Pointer, pc uint32) *inst {
+	return (*inst)(unsafe.Add(code, uintptr(pc)*unsafe.Sizeof(inst{})))
 }
