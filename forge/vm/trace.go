@@ -26,43 +26,47 @@ type tracer struct {
 	bits  uint64
 	nbits uint
 	n     int
-	buf   [4096]byte
+	buf   [2048]uint32 // the stream in 4-byte units, not yet hashed
+	bytes [2048 * 4]byte
 	h     hash.Hash
 }
 
 func newTracer() *tracer { return &tracer{h: sha256.New()} }
 
-// branch records a conditional branch's outcome.
+// branch records a conditional branch's outcome. branch and ret are small
+// enough to be inlined into the interpreter loop; a full buffer is not.
 func (t *tracer) branch(taken bool) {
 	if taken {
 		t.bits |= 1 << t.nbits
 	}
 	t.nbits++
 	if t.nbits == 64 {
-		t.word(t.bits)
-		t.bits, t.nbits = 0, 0
+		t.fullWord()
 	}
-}
-
-func (t *tracer) word(v uint64) {
-	if t.n+8 > len(t.buf) {
-		t.flush()
-	}
-	binary.LittleEndian.PutUint64(t.buf[t.n:], v)
-	t.n += 8
 }
 
 // ret records the target of a RET.
 func (t *tracer) ret(addr uint64) {
-	if t.n+4 > len(t.buf) {
+	t.buf[t.n] = uint32(addr)
+	t.n++
+	if t.n == len(t.buf) {
 		t.flush()
 	}
-	binary.LittleEndian.PutUint32(t.buf[t.n:], uint32(addr))
-	t.n += 4
 }
 
+//go:noinline
+func (t *tracer) fullWord() {
+	t.ret(t.bits)
+	t.ret(t.bits >> 32)
+	t.bits, t.nbits = 0, 0
+}
+
+//go:noinline
 func (t *tracer) flush() {
-	t.h.Write(t.buf[:t.n])
+	for i, v := range t.buf[:t.n] {
+		binary.LittleEndian.PutUint32(t.bytes[4*i:], v)
+	}
+	t.h.Write(t.bytes[:4*t.n])
 	t.n = 0
 }
 
