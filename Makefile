@@ -20,7 +20,7 @@ demo: build
 	$(BIN)/forge verify $(BIN)/demo/hello.frgp
 	echo "Forge" | $(BIN)/forge exec --result $(BIN)/demo/result.json $(BIN)/demo/hello.frgp
 	@cat $(BIN)/demo/result.json; echo
-	$(BIN)/forge keygen -o $(BIN)/demo/key
+	$(BIN)/forge keygen --force -o $(BIN)/demo/key
 	echo "Forge" | $(BIN)/forge exec --proof $(BIN)/demo/proof.json --key $(BIN)/demo/key $(BIN)/demo/hello.frgp >/dev/null
 	echo "Forge" | $(BIN)/forge check-proof --proof $(BIN)/demo/proof.json $(BIN)/demo/hello.frgp
 

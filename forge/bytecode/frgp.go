@@ -184,9 +184,10 @@ func (w *writer) name(s string) {
 	w.b = append(w.b, s...)
 }
 
-// FormatError reports a malformed FRGP file or an invalid program. Offset
-// is the byte offset in the file (or, for problems found in the code by
-// Verify, the byte offset within the code section) where the problem is.
+// FormatError reports a malformed FRGP file or an invalid program. Where is
+// "file" (Offset is a file offset), "code" (Offset is within the code
+// section), or the table at fault ("symbols", "imports", "relocations",
+// "entry"), whose entry the message names.
 type FormatError struct {
 	Offset int64
 	Where  string // "file" or "code" or "data"
@@ -194,10 +195,15 @@ type FormatError struct {
 }
 
 func (e *FormatError) Error() string {
-	if e.Where == "file" {
+	switch e.Where {
+	case "file":
 		return fmt.Sprintf("offset %d (0x%x): %s", e.Offset, e.Offset, e.Msg)
+	case "code", "data":
+		return fmt.Sprintf("%s offset %d (0x%x): %s", e.Where, e.Offset, e.Offset, e.Msg)
 	}
-	return fmt.Sprintf("%s offset %d (0x%x): %s", e.Where, e.Offset, e.Offset, e.Msg)
+	// Table-level problems (symbols, imports, relocations, entry) have no
+	// single offset: the message names the entry.
+	return fmt.Sprintf("%s: %s", e.Where, e.Msg)
 }
 
 type reader struct {
