@@ -289,6 +289,8 @@ func (g *gen) block(depth int) {
 		g.recv()
 	case k < 80:
 		b.op(bc.TICK, 0, 0, 0, 0)
+	case k < 81:
+		g.superinstruction()
 	case k < 82: // ADD + JMP, fused: a short jump forward
 		b.rrr(bc.ADD, g.reg(), g.reg(), g.reg())
 		b.jump(bc.JMP, 0, 0, b.here()+2)
@@ -354,6 +356,47 @@ func (g *gen) loop(depth int) {
 		b.li(lim, math.MaxUint64)
 		b.rrr(bc.ADD, i, i, lim)
 		b.jump(bc.JNZ, i, 0, top)
+	}
+}
+
+// superinstruction emits one of the sequences the interpreter fuses, with
+// random operands: jumps go a little forward, calls to a generated
+// function, memory operands mostly in range.
+func (g *gen) superinstruction() {
+	b := &g.b
+	seqs := vm.Superinstructions()
+	seq := seqs[g.n(len(seqs))]
+	for _, op := range seq {
+		switch op {
+		case bc.LI:
+			b.li(g.reg(), g.value())
+		case bc.LOAD, bc.STORE:
+			rb := g.reg()
+			g.addr(rb)
+			b.mem(op, g.reg(), rb, g.offset())
+		case bc.JZ, bc.JNZ:
+			b.jump(op, g.reg(), 0, b.here()+1+g.n(3))
+		case bc.JLT, bc.JLTS:
+			b.jump(op, g.reg(), g.reg(), b.here()+1+g.n(3))
+		case bc.JMP:
+			b.jump(op, 0, 0, b.here()+1+g.n(3))
+		case bc.CALL:
+			if g.nfuncs == 0 {
+				b.jump(op, 0, 0, b.here()+1)
+				continue
+			}
+			i := b.jump(bc.CALL, 0, 0, 0)
+			g.pending = append(g.pending, pendingCall{i, g.n(g.nfuncs)})
+		case bc.PUSH, bc.POP:
+			b.op(op, g.reg(), 0, 0, 0)
+		case bc.RET:
+			b.op(op, 0, 0, 0, 0)
+		default:
+			b.rrr(op, g.reg(), g.reg(), g.reg())
+		}
+	}
+	for i := g.n(3); i > 0; i-- {
+		g.simple()
 	}
 }
 

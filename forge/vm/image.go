@@ -56,13 +56,23 @@ const (
 	opOutOfTicks // ends the scratch copy of a run that does not fit the budget
 
 	// Superinstructions. Each replaces the op of the first instruction of a
-	// canonical sequence; the following instructions keep their own slots,
-	// so a jump into the middle of a sequence runs the canonical code.
-	opLIADD  // LI ra, imm ; ADD
-	opLIJLT  // LI ra, imm ; JLT
-	opLIJLTS // LI ra, imm ; JLTS
-	opADDJLT // ADD ; JLT
-	opADDJMP // ADD ; JMP
+	// canonical sequence (see fusions); the following instructions keep
+	// their own slots, so a jump into the middle of a sequence runs the
+	// canonical code.
+	opLIADD       // LI ra, imm; ADD
+	opLISUB       // LI ra, imm; SUB
+	opLIJLT       // LI ra, imm; JLT
+	opLIJLTS      // LI ra, imm; JLTS
+	opLISUBCALL   // LI ra, imm; SUB; CALL
+	opADDJLT      // ADD; JLT
+	opADDJMP      // ADD; JMP
+	opADDADDJLT   // ADD; ADD; JLT
+	opMULMOD      // MUL; MOD
+	opSTOREADDJLT // STORE; ADD; JLT
+	opLOADJZ      // LOAD; JZ
+	opLOADJNZ     // LOAD; JNZ
+	opPOPPUSH     // POP; PUSH
+	opPOPADDRET   // POP; ADD; RET
 
 	numOps
 )
@@ -80,9 +90,9 @@ func init() {
 		costOf[o] = uint8(bytecode.Lookup(cop).Cost)
 		canonicalOf[o] = o
 	}
-	for fused, first := range map[op]op{opLIADD: opLI, opLIJLT: opLI, opLIJLTS: opLI, opADDJLT: opADD, opADDJMP: opADD} {
-		costOf[fused] = costOf[first]
-		canonicalOf[fused] = first
+	for _, f := range fusions {
+		costOf[f.op] = costOf[f.seq[0]]
+		canonicalOf[f.op] = f.seq[0]
 	}
 	canonicalOf[opEnd] = opEnd
 	canonicalOf[opOutOfTicks] = opOutOfTicks
@@ -198,32 +208,69 @@ func NewImage(p *bytecode.Program) (*Image, error) {
 	}, nil
 }
 
+// fusions lists the superinstructions, longest first where one sequence
+// extends another. Each is a sequence that compilers and hand-written
+// loops emit often (constant operands, compare-and-branch loop tails, call
+// sequences, epilogues); docs/bench.md has the measurements behind them.
+// Every instruction of a sequence but the last is a non-branch, so a
+// sequence never spans two runs and run metering stays exact.
+var fusions = []struct {
+	op  op
+	seq []op
+}{
+	{opLISUBCALL, []op{opLI, opSUB, opCALL}},
+	{opLIADD, []op{opLI, opADD}},
+	{opLISUB, []op{opLI, opSUB}},
+	{opLIJLT, []op{opLI, opJLT}},
+	{opLIJLTS, []op{opLI, opJLTS}},
+	{opADDADDJLT, []op{opADD, opADD, opJLT}},
+	{opADDJLT, []op{opADD, opJLT}},
+	{opADDJMP, []op{opADD, opJMP}},
+	{opMULMOD, []op{opMUL, opMOD}},
+	{opSTOREADDJLT, []op{opSTORE, opADD, opJLT}},
+	{opLOADJZ, []op{opLOAD, opJZ}},
+	{opLOADJNZ, []op{opLOAD, opJNZ}},
+	{opPOPPUSH, []op{opPOP, opPUSH}},
+	{opPOPADDRET, []op{opPOP, opADD, opRET}},
+}
+
+// Superinstructions returns the canonical instruction sequences the
+// interpreter fuses, for tests and documentation.
+func Superinstructions() [][]bytecode.Opcode {
+	toCanonical := map[op]bytecode.Opcode{}
+	for c, o := range fromCanonical {
+		toCanonical[o] = c
+	}
+	out := make([][]bytecode.Opcode, len(fusions))
+	for i, f := range fusions {
+		for _, o := range f.seq {
+			out[i] = append(out[i], toCanonical[o])
+		}
+	}
+	return out
+}
+
 // fuse forms superinstructions. A fused slot executes its canonical
 // sequence exactly: same results, same faults at the same pc, same ticks
-// (the run costs are those of the canonical instructions).
+// (the run costs are those of the canonical instructions). Slots are
+// visited in order and only the visited slot changes, so the slots a
+// pattern looks ahead at still hold canonical ops.
 func fuse(code []inst) {
-	for i := 0; i+1 < len(code); i++ {
-		x := &code[i]
-		switch x.op {
-		case opLI:
-			if i+2 >= len(code) {
-				continue
+	for i := range code {
+	patterns:
+		for _, f := range fusions {
+			at := i
+			for _, want := range f.seq {
+				if at >= len(code) || code[at].op != want {
+					continue patterns
+				}
+				at++
+				if want == opLI {
+					at++
+				}
 			}
-			switch code[i+2].op {
-			case opADD:
-				x.op = opLIADD
-			case opJLT:
-				x.op = opLIJLT
-			case opJLTS:
-				x.op = opLIJLTS
-			}
-		case opADD:
-			switch code[i+1].op {
-			case opJLT:
-				x.op = opADDJLT
-			case opJMP:
-				x.op = opADDJMP
-			}
+			code[i].op = f.op
+			break
 		}
 	}
 }

@@ -17,7 +17,7 @@ import "unsafe"
 // exec runs code from slot pc until the machine stops, blocks or yields.
 // code is the image's code, or for the last partial run a scratch copy of
 // it whose slot 0 is slot base of the program (see tail).
-func (m *Machine) exec(code []inst, base, pc uint32) {
+func (m *Machine) exec(code []inst, base, pc uint64) {
 	// Only the values every instruction needs live in locals, so the Go
 	// compiler keeps them in machine registers; the rest is read from m
 	// by the cases that need it.
@@ -30,7 +30,7 @@ run:
 		// A run starts at pc: charge it whole, or finish exactly.
 		r := uint64(at(code0, pc).run)
 		if r > m.budget-m.ticks {
-			m.pc = base + pc
+			m.pc = uint32(base + pc)
 			m.tail()
 			return
 		}
@@ -159,50 +159,50 @@ run:
 				m.sp = sp + 8
 				pc++
 			case opJMP: // pc = target
-				pc = uint32(in.imm)
+				pc = in.imm
 				continue run
 			case opJZ: // if rs == 0: pc = target
 				taken := regs[in.a] == 0
-				if tr != nil {
-					tr.branch(taken)
-				}
 				if taken {
-					pc = uint32(in.imm)
+					pc = in.imm
 				} else {
 					pc++
+				}
+				if tr != nil {
+					pc = tr.branch(taken, pc)
 				}
 				continue run
 			case opJNZ: // if rs != 0: pc = target
 				taken := regs[in.a] != 0
-				if tr != nil {
-					tr.branch(taken)
-				}
 				if taken {
-					pc = uint32(in.imm)
+					pc = in.imm
 				} else {
 					pc++
+				}
+				if tr != nil {
+					pc = tr.branch(taken, pc)
 				}
 				continue run
 			case opJLT: // if rs1 < rs2 (unsigned): pc = target
 				taken := regs[in.a] < regs[in.b]
-				if tr != nil {
-					tr.branch(taken)
-				}
 				if taken {
-					pc = uint32(in.imm)
+					pc = in.imm
 				} else {
 					pc++
+				}
+				if tr != nil {
+					pc = tr.branch(taken, pc)
 				}
 				continue run
 			case opJLTS: // if rs1 < rs2 (signed): pc = target
 				taken := int64(regs[in.a]) < int64(regs[in.b])
-				if tr != nil {
-					tr.branch(taken)
-				}
 				if taken {
-					pc = uint32(in.imm)
+					pc = in.imm
 				} else {
 					pc++
+				}
+				if tr != nil {
+					pc = tr.branch(taken, pc)
 				}
 				continue run
 			case opCALL: // sp -= 8; mem[sp] = address of the next instruction; pc = target
@@ -213,8 +213,8 @@ run:
 				}
 				sp -= 8
 				m.sp = sp
-				putLE64(m.mem[sp:], uint64(base+pc+1)*8)
-				pc = uint32(in.imm)
+				putLE64(m.mem[sp:], (base+pc+1)<<3)
+				pc = in.imm
 				continue run
 			case opRET: // pc = mem[sp]; sp += 8
 				sp := m.sp
@@ -227,11 +227,11 @@ run:
 					m.stop(Faulted, InvalidAddress, base+pc, spent(in, m.ticks))
 					return
 				}
-				if tr != nil {
-					tr.ret(to)
-				}
 				m.sp = sp + 8
-				pc = uint32(to >> 3)
+				pc = to >> 3
+				if tr != nil {
+					pc = tr.ret(pc)
+				}
 				continue run
 			case opLI: // rd = imm64
 				regs[in.a] = in.imm
@@ -246,32 +246,21 @@ run:
 			case opNOP: // nothing
 				pc++
 			case opSEND: // channel c receives mem[rs .. rs+len) as one message
-				if f := m.send(in.c, regs[in.a], in.imm); f != NoFault {
-					m.stop(Faulted, f, base+pc, spent(in, m.ticks))
+				var ok bool
+				if pc, ok = m.channelOp(in, base, pc); !ok {
 					return
 				}
-				pc++
 			case opRECV: // copy up to len bytes of channel c's head message to mem[rs..]; block if none
-				f, blocked := m.recv(in.c, regs[in.a], in.imm)
-				if blocked {
-					m.blockCh = in.c
-					m.stop(Blocked, NoFault, base+pc, m.ticks-uint64(in.run))
+				var ok bool
+				if pc, ok = m.channelOp(in, base, pc); !ok {
 					return
 				}
-				if f != NoFault {
-					m.stop(Faulted, f, base+pc, spent(in, m.ticks))
-					return
-				}
-				pc++
 				continue run
 			case opPOLL: // rd = bytes left in channel c's head message, 0 if none
-				v, f := m.poll(in.c)
-				if f != NoFault {
-					m.stop(Faulted, f, base+pc, spent(in, m.ticks))
+				var ok bool
+				if pc, ok = m.channelOp(in, base, pc); !ok {
 					return
 				}
-				regs[in.a] = v
-				pc++
 			case opTICK: // yield to the host: Run returns READY
 				m.stop(Ready, NoFault, base+pc+1, m.ticks)
 				return
@@ -284,48 +273,183 @@ run:
 				n := at(code0, pc+2)
 				regs[n.a] = regs[n.b] + regs[n.c]
 				pc += 3
+			case opLISUB: // LI ra, imm; SUB
+				regs[in.a] = in.imm
+				n := at(code0, pc+2)
+				regs[n.a] = regs[n.b] - regs[n.c]
+				pc += 3
 			case opLIJLT: // LI ra, imm; JLT
 				regs[in.a] = in.imm
 				n := at(code0, pc+2)
 				taken := regs[n.a] < regs[n.b]
-				if tr != nil {
-					tr.branch(taken)
-				}
 				if taken {
-					pc = uint32(n.imm)
+					pc = n.imm
 				} else {
 					pc += 3
+				}
+				if tr != nil {
+					pc = tr.branch(taken, pc)
 				}
 				continue run
 			case opLIJLTS: // LI ra, imm; JLTS
 				regs[in.a] = in.imm
 				n := at(code0, pc+2)
 				taken := int64(regs[n.a]) < int64(regs[n.b])
-				if tr != nil {
-					tr.branch(taken)
-				}
 				if taken {
-					pc = uint32(n.imm)
+					pc = n.imm
 				} else {
 					pc += 3
 				}
+				if tr != nil {
+					pc = tr.branch(taken, pc)
+				}
+				continue run
+			case opLISUBCALL: // LI ra, imm; SUB; CALL
+				sp := m.sp
+				if sp < m.heapEnd+8 {
+					// The CALL overflows: LI and SUB run, then the CALL faults.
+					regs[in.a] = in.imm
+					n := at(code0, pc+2)
+					regs[n.a] = regs[n.b] - regs[n.c]
+					m.stop(Faulted, StackOverflow, base+pc+3, spent(at(code0, pc+3), m.ticks))
+					return
+				}
+				regs[in.a] = in.imm
+				n := at(code0, pc+2)
+				regs[n.a] = regs[n.b] - regs[n.c]
+				sp -= 8
+				m.sp = sp
+				putLE64(m.mem[sp:], (base+pc+4)<<3)
+				pc = at(code0, pc+3).imm
 				continue run
 			case opADDJLT: // ADD; JLT
 				regs[in.a] = regs[in.b] + regs[in.c]
 				n := at(code0, pc+1)
 				taken := regs[n.a] < regs[n.b]
-				if tr != nil {
-					tr.branch(taken)
-				}
 				if taken {
-					pc = uint32(n.imm)
+					pc = n.imm
 				} else {
 					pc += 2
+				}
+				if tr != nil {
+					pc = tr.branch(taken, pc)
 				}
 				continue run
 			case opADDJMP: // ADD; JMP
 				regs[in.a] = regs[in.b] + regs[in.c]
-				pc = uint32(at(code0, pc+1).imm)
+				pc = at(code0, pc+1).imm
+				continue run
+			case opADDADDJLT: // ADD; ADD; JLT
+				regs[in.a] = regs[in.b] + regs[in.c]
+				n := at(code0, pc+1)
+				regs[n.a] = regs[n.b] + regs[n.c]
+				n = at(code0, pc+2)
+				taken := regs[n.a] < regs[n.b]
+				if taken {
+					pc = n.imm
+				} else {
+					pc += 3
+				}
+				if tr != nil {
+					pc = tr.branch(taken, pc)
+				}
+				continue run
+			case opMULMOD: // MUL; MOD
+				regs[in.a] = regs[in.b] * regs[in.c]
+				n := at(code0, pc+1)
+				d := regs[n.c]
+				if d == 0 {
+					m.stop(Faulted, DivideByZero, base+pc+1, spent(n, m.ticks))
+					return
+				}
+				regs[n.a] = regs[n.b] % d
+				pc += 2
+			case opSTOREADDJLT: // STORE; ADD; JLT
+				addr := regs[in.b] + in.imm
+				mem := m.mem
+				if addr < m.img.heapStart || addr >= uint64(len(mem)) {
+					m.stop(Faulted, InvalidAddress, base+pc, spent(in, m.ticks))
+					return
+				}
+				mem[addr] = byte(regs[in.a])
+				n := at(code0, pc+1)
+				regs[n.a] = regs[n.b] + regs[n.c]
+				n = at(code0, pc+2)
+				taken := regs[n.a] < regs[n.b]
+				if taken {
+					pc = n.imm
+				} else {
+					pc += 3
+				}
+				if tr != nil {
+					pc = tr.branch(taken, pc)
+				}
+				continue run
+			case opLOADJZ, opLOADJNZ: // LOAD; JZ or JNZ
+				addr := regs[in.b] + in.imm
+				mem := m.mem
+				if addr >= uint64(len(mem)) {
+					m.stop(Faulted, InvalidAddress, base+pc, spent(in, m.ticks))
+					return
+				}
+				v := uint64(mem[addr])
+				regs[in.a] = v
+				n := at(code0, pc+1)
+				taken := (regs[n.a] == 0) == (in.op == opLOADJZ)
+				if taken {
+					pc = n.imm
+				} else {
+					pc += 2
+				}
+				if tr != nil {
+					pc = tr.branch(taken, pc)
+				}
+				continue run
+			case opPOPPUSH: // POP; PUSH
+				sp := m.sp
+				if sp > uint64(len(m.mem))-8 {
+					m.stop(Faulted, StackUnderflow, base+pc, spent(in, m.ticks))
+					return
+				}
+				// The POP frees the slot the PUSH refills, so the PUSH
+				// cannot overflow.
+				mem := m.mem
+				regs[in.a] = le64(mem[sp:])
+				putLE64(mem[sp:], regs[at(code0, pc+1).a])
+				pc += 2
+			case opPOPADDRET: // POP; ADD; RET
+				sp := m.sp
+				mem := m.mem
+				if sp > uint64(len(mem))-16 {
+					// POP or RET underflows: run the canonical sequence.
+					if sp > uint64(len(mem))-8 {
+						m.stop(Faulted, StackUnderflow, base+pc, spent(in, m.ticks))
+						return
+					}
+					regs[in.a] = le64(mem[sp:])
+					n := at(code0, pc+1)
+					regs[n.a] = regs[n.b] + regs[n.c]
+					m.sp = sp + 8
+					m.stop(Faulted, StackUnderflow, base+pc+2, spent(at(code0, pc+2), m.ticks))
+					return
+				}
+				to := le64(mem[sp+8:])
+				if to&7 != 0 || to>>3 >= uint64(len(m.img.code)-1) || m.img.code[to>>3].op == opInvalid {
+					regs[in.a] = le64(mem[sp:])
+					n := at(code0, pc+1)
+					regs[n.a] = regs[n.b] + regs[n.c]
+					m.sp = sp + 8
+					m.stop(Faulted, InvalidAddress, base+pc+2, spent(at(code0, pc+2), m.ticks))
+					return
+				}
+				regs[in.a] = le64(mem[sp:])
+				n := at(code0, pc+1)
+				regs[n.a] = regs[n.b] + regs[n.c]
+				m.sp = sp + 16
+				pc = to >> 3
+				if tr != nil {
+					pc = tr.ret(pc)
+				}
 				continue run
 
 			case opEnd: // execution ran past the last instruction
@@ -342,6 +466,36 @@ run:
 	}
 }
 
+// channelOp runs SEND, RECV or POLL at slot pc. It returns the next slot
+// and true, or false when the machine stopped (fault or block). It takes
+// and returns pc, rather than leaving pc live across the call, so that the
+// Go compiler does not spill pc on every dispatch.
+func (m *Machine) channelOp(in *inst, base, pc uint64) (uint64, bool) {
+	var f Fault
+	switch in.op {
+	case opSEND:
+		f = m.send(in.c, m.regs[in.a], in.imm)
+	case opRECV:
+		var blocked bool
+		f, blocked = m.recv(in.c, m.regs[in.a], in.imm)
+		if blocked {
+			m.blockCh = in.c
+			m.stop(Blocked, NoFault, base+pc, m.ticks-uint64(in.run))
+			return pc, false
+		}
+	case opPOLL:
+		var n uint64
+		if n, f = m.poll(in.c); f == NoFault {
+			m.regs[in.a] = n
+		}
+	}
+	if f != NoFault {
+		m.stop(Faulted, f, base+pc, spent(in, m.ticks))
+		return pc, false
+	}
+	return pc + 1, true
+}
+
 // spent is the exact tick count once in has run, given ticks charged to the
 // end of in's run.
 func spent(in *inst, ticks uint64) uint64 {
@@ -352,6 +506,6 @@ func spent(in *inst, ticks uint64) uint64 {
 // the interpreter reaches is a valid slot: verified jump targets, checked
 // RET targets, and straight-line successors, which end at the opEnd or
 // opOutOfTicks slot that closes every code array.
-func at(code unsafe.Pointer, pc uint32) *inst {
+func at(code unsafe.Pointer, pc uint64) *inst {
 	return (*inst)(unsafe.Add(code, uintptr(pc)*unsafe.Sizeof(inst{})))
 }

@@ -232,7 +232,7 @@ func (m *Machine) Run() State {
 		return m.state
 	}
 	m.state = Running
-	m.exec(m.img.code, 0, m.pc)
+	m.exec(m.img.code, 0, uint64(m.pc))
 	return m.state
 }
 
@@ -302,8 +302,8 @@ func le64(b []byte) uint64       { return binary.LittleEndian.Uint64(b) }
 func putLE64(b []byte, v uint64) { binary.LittleEndian.PutUint64(b, v) }
 
 // stop records how and where the machine stopped; ticks is exact.
-func (m *Machine) stop(s State, f Fault, slot uint32, ticks uint64) {
-	m.state, m.fault, m.pc, m.ticks = s, f, slot, ticks
+func (m *Machine) stop(s State, f Fault, slot, ticks uint64) {
+	m.state, m.fault, m.pc, m.ticks = s, f, uint32(slot), ticks
 }
 
 // tail runs the run starting at m.pc that does not fit in the budget: it
@@ -331,7 +331,7 @@ func (m *Machine) tail() {
 		}
 	}
 	if k == j {
-		m.stop(Faulted, OutOfTicks, j, m.ticks)
+		m.stop(Faulted, OutOfTicks, uint64(j), m.ticks)
 		return
 	}
 	end := code[k].run
@@ -343,5 +343,5 @@ func (m *Machine) tail() {
 		scratch[i-j] = x
 	}
 	scratch[k-j] = inst{op: opOutOfTicks}
-	m.exec(scratch, j, 0)
+	m.exec(scratch, uint64(j), 0)
 }

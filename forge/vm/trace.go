@@ -33,35 +33,57 @@ type tracer struct {
 
 func newTracer() *tracer { return &tracer{h: sha256.New()} }
 
-// branch records a conditional branch's outcome. branch and ret are small
-// enough to be inlined into the interpreter loop; a full buffer is not.
-func (t *tracer) branch(taken bool) {
+// branch records a conditional branch's outcome; ret records the slot a
+// RET returns to. Both are small enough to be inlined into the interpreter
+// loop, and pass the next pc through so that the loop's pc is not live
+// across their out-of-line slow paths (which would make the Go compiler
+// spill it on every dispatch).
+func (t *tracer) branch(taken bool, pc uint64) uint64 {
+	if t.nbits == 63 {
+		return t.lastBit(taken, pc)
+	}
 	if taken {
 		t.bits |= 1 << t.nbits
 	}
 	t.nbits++
-	if t.nbits == 64 {
-		t.fullWord()
-	}
+	return pc
 }
 
-// ret records the target of a RET.
-func (t *tracer) ret(addr uint64) {
-	t.buf[t.n] = uint32(addr)
+func (t *tracer) ret(pc uint64) uint64 {
+	if t.n >= len(t.buf)-1 {
+		return t.retFlush(pc)
+	}
+	t.buf[t.n] = uint32(pc << 3)
 	t.n++
+	return pc
+}
+
+//go:noinline
+func (t *tracer) lastBit(taken bool, pc uint64) uint64 {
+	if taken {
+		t.bits |= 1 << 63
+	}
+	t.put(uint32(t.bits))
+	t.put(uint32(t.bits >> 32))
+	t.bits, t.nbits = 0, 0
+	return pc
+}
+
+//go:noinline
+func (t *tracer) retFlush(pc uint64) uint64 {
+	t.put(uint32(pc << 3))
+	return pc
+}
+
+// put appends one 4-byte unit to the stream.
+func (t *tracer) put(v uint32) {
 	if t.n == len(t.buf) {
 		t.flush()
 	}
+	t.buf[t.n] = v
+	t.n++
 }
 
-//go:noinline
-func (t *tracer) fullWord() {
-	t.ret(t.bits)
-	t.ret(t.bits >> 32)
-	t.bits, t.nbits = 0, 0
-}
-
-//go:noinline
 func (t *tracer) flush() {
 	for i, v := range t.buf[:t.n] {
 		binary.LittleEndian.PutUint32(t.bytes[4*i:], v)
