@@ -1,8 +1,11 @@
 package bytecode
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
+	"math"
+	"unicode/utf8"
 )
 
 // DecodeAt decodes the instruction at byte offset off of code. It checks
@@ -93,6 +96,9 @@ func (p *Program) Verify() error {
 	for i, in := range insts {
 		starts[uint64(offs[i])] = in.Op
 	}
+	if err := p.verifyTables(); err != nil {
+		return err
+	}
 	imported := map[string]bool{}
 	for _, im := range p.Imports {
 		for _, s := range im.Symbols {
@@ -144,6 +150,67 @@ func (p *Program) Verify() error {
 		}
 	}
 	return nil
+}
+
+// verifyTables checks what Decode checks while reading, so that a program
+// built in memory that passes Verify always encodes to a file that loads:
+// valid names, sorted unique tables, non-empty imports.
+func (p *Program) verifyTables() error {
+	bad := func(where, format string, args ...any) error {
+		return &FormatError{Where: where, Msg: fmt.Sprintf(format, args...)}
+	}
+	for i, s := range p.Symbols {
+		if err := checkName(s.Name); err != "" {
+			return bad("symbols", "symbol %q: %s", s.Name, err)
+		}
+		if i > 0 && p.Symbols[i-1].Name >= s.Name {
+			return bad("symbols", "symbol %q is out of order or duplicated (symbols are sorted by name)", s.Name)
+		}
+	}
+	for i, im := range p.Imports {
+		if i > 0 && bytes.Compare(p.Imports[i-1].From[:], im.From[:]) >= 0 {
+			return bad("imports", "import %x is out of order or duplicated (imports are sorted by hash)", im.From)
+		}
+		if len(im.Symbols) == 0 {
+			return bad("imports", "import %x names no symbols", im.From)
+		}
+		for j, s := range im.Symbols {
+			if err := checkName(s); err != "" {
+				return bad("imports", "imported symbol %q: %s", s, err)
+			}
+			if j > 0 && im.Symbols[j-1] >= s {
+				return bad("imports", "imported symbol %q is out of order or duplicated", s)
+			}
+		}
+	}
+	for i, r := range p.Relocs {
+		if err := checkName(r.Symbol); err != "" {
+			return bad("relocations", "relocation %d:%d symbol %q: %s", r.Section, r.Offset, r.Symbol, err)
+		}
+		if i > 0 {
+			prev := p.Relocs[i-1]
+			if prev.Section > r.Section || (prev.Section == r.Section && prev.Offset >= r.Offset) {
+				return bad("relocations", "relocation at %d:%d is out of order or duplicated", r.Section, r.Offset)
+			}
+		}
+	}
+	if len(p.Data) > math.MaxUint32 || len(p.Metadata) > math.MaxUint32 {
+		return bad("file", "data or metadata exceeds 4 GiB")
+	}
+	return nil
+}
+
+// checkName returns why name cannot be a symbol name, or "".
+func checkName(name string) string {
+	switch {
+	case name == "":
+		return "empty name"
+	case len(name) > math.MaxUint16:
+		return "name longer than 65535 bytes"
+	case !utf8.ValidString(name):
+		return "name is not valid UTF-8"
+	}
+	return ""
 }
 
 func (p *Program) verifyReloc(r Reloc, starts map[uint64]Opcode, addrOf map[string]uint64, imported map[string]bool) error {

@@ -1,0 +1,8 @@
+-- fib.lua: recursive Fibonacci, fib(32) by default (n from the command line).
+local function fib(n)
+  if n < 2 then return n end
+  return fib(n - 1) + fib(n - 2)
+end
+
+local n = math.tointeger(tonumber(arg[1] or "32"))
+print(fib(n))

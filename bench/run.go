@@ -1,0 +1,320 @@
+// Command bench measures the Forge Machine's interpreter against gcc -O2
+// and Lua 5.4 on three programs written by hand for each: recursive
+// fib(32), a 5e7-iteration sum += (i*i) % 7 loop, and a sieve of
+// Eratosthenes over 1e7 bytes. See docs/bench.md.
+//
+// Run it from the module root (make bench does):
+//
+//	go run ./bench [-runs 5] [-strict]
+//
+// It builds bin/forge, assembles bench/programs/*.fasm with forge asm,
+// compiles bench/c/*.c with gcc -O2, then runs every implementation of
+// every program as a child process, runs times over (interleaved), and
+// keeps each one's best CPU time: user + system time of the child from its
+// rusage. Forge programs run under forge exec with exact metering and an
+// explicit tick budget. All implementations of a program must print the
+// same (known) answer.
+//
+// It prints a table of times and the ratios Forge/C and Forge/Lua, and
+// checks them against the targets: the geometric mean of Forge/C at most
+// 8, and Forge faster than Lua on each program. A missed target prints
+// FAIL; with -strict it also makes the exit status 1. A wrong answer or a
+// failed run is always exit status 1.
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// Targets of the issue.
+const (
+	maxGeomeanVsC = 8.0 // Forge/C, geometric mean over the programs
+	maxVsLua      = 1.0 // Forge/Lua, on each program (strictly below)
+)
+
+// Limits of the forge exec runs. The tick budget is far above what the
+// programs use (at most 3.5e8 ticks), so they run to completion with
+// metering on every instruction; the memory quota holds the sieve's 1e7
+// bytes.
+const (
+	tickBudget  = "10000000000"
+	forgeMemory = "16777216"
+	forgeStack  = "65536"
+)
+
+// A program is one benchmark, with its expected output.
+type program struct {
+	name string
+	want string
+}
+
+var programs = []program{
+	{"fib", "2178309\n"},   // recursive fib(32)
+	{"loop", "99999998\n"}, // sum += (i*i) % 7 for i in [0, 5e7)
+	{"sieve", "664579\n"},  // the primes below 1e7, by a sieve of 1e7 bytes
+}
+
+// nullProgram is the empty program of every implementation: what starting
+// a process costs.
+var nullProgram = program{"null", ""}
+
+// An impl is one implementation of the programs: how to run program p.
+type impl struct {
+	name string
+	cmd  func(p program) []string
+}
+
+func main() {
+	runs := flag.Int("runs", 5, "run each implementation this many times and keep the best")
+	strict := flag.Bool("strict", false, "exit with status 1 when a target is missed")
+	noLua := flag.Bool("nolua", false, "skip Lua even if it is installed")
+	flag.Parse()
+	if *runs < 1 {
+		fatalf("-runs must be at least 1")
+	}
+	if err := chdirRoot(); err != nil {
+		fatalf("%v", err)
+	}
+	out := filepath.Join("bin", "bench")
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		fatalf("%v", err)
+	}
+
+	goCmd := os.Getenv("GO")
+	if goCmd == "" {
+		goCmd = "go"
+	}
+	forge := filepath.Join("bin", "forge")
+	step(goCmd, "build", "-tags", "urfave_cli_no_docs", "-o", forge, "./cmd/forge")
+	if _, err := exec.LookPath("gcc"); err != nil {
+		fatalf("gcc not found: install it (apt-get install -y gcc)")
+	}
+	for _, p := range programs {
+		step(forge, "asm", "-o", filepath.Join(out, p.name+".frgp"), filepath.Join("bench", "programs", p.name+".fasm"))
+		step("gcc", "-O2", "-o", filepath.Join(out, p.name+"-c"), filepath.Join("bench", "c", p.name+".c"))
+	}
+	// The empty program of each implementation: what starting a process
+	// costs, which every time below includes.
+	writeFile(filepath.Join(out, "null.c"), "int main(void) { return 0; }\n")
+	writeFile(filepath.Join(out, "null.lua"), "")
+	writeFile(filepath.Join(out, "null.fasm"), "    HALT\n")
+	step(forge, "asm", "-o", filepath.Join(out, "null.frgp"), filepath.Join(out, "null.fasm"))
+	step("gcc", "-O2", "-o", filepath.Join(out, "null-c"), filepath.Join(out, "null.c"))
+
+	impls := []impl{
+		{"C", func(p program) []string { return []string{filepath.Join(out, p.name+"-c")} }},
+	}
+
+	lua := ""
+	if !*noLua {
+		lua = findLua()
+		if lua == "" {
+			fmt.Println("lua5.4 not found: skipping the Lua column. Install it with:")
+			fmt.Println("    apt-get update && apt-get install -y lua5.4")
+		} else {
+			impls = append(impls, impl{"Lua", func(p program) []string {
+				if p.name == nullProgram.name {
+					return []string{lua, filepath.Join(out, "null.lua")}
+				}
+				return []string{lua, filepath.Join("bench", "lua", p.name+".lua")}
+			}})
+		}
+	}
+	impls = append(impls, impl{"Forge", func(p program) []string {
+		return []string{forge, "exec", "--ticks", tickBudget, "--memory", forgeMemory, "--stack", forgeStack,
+			filepath.Join(out, p.name+".frgp")}
+	}})
+
+	// A first run of each Forge program, not timed, reads the exact tick
+	// count from forge exec --result.
+	ticks := map[string]uint64{}
+	for _, p := range programs {
+		n, err := forgeTicks(forge, filepath.Join(out, p.name+".frgp"), filepath.Join(out, p.name+".result.json"), p.want)
+		if err != nil {
+			fatalf("%s: %v", p.name, err)
+		}
+		ticks[p.name] = n
+	}
+
+	// Rounds are interleaved, so that a slow phase of a shared machine
+	// does not fall on one implementation only.
+	best := map[string]time.Duration{}
+	key := func(p program, im impl) string { return p.name + "/" + im.name }
+	all := append(append([]program(nil), programs...), nullProgram)
+	for r := 0; r < *runs; r++ {
+		for _, p := range all {
+			for _, im := range impls {
+				t, err := measure(im.cmd(p), p.want)
+				if err != nil {
+					fatalf("%s, %s: %v", p.name, im.name, err)
+				}
+				if b, ok := best[key(p, im)]; !ok || t < b {
+					best[key(p, im)] = t
+				}
+			}
+		}
+	}
+
+	fmt.Printf("\nCPU time (user+sys of the process), best of %d; all implementations printed the expected answer.\n\n", *runs)
+	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "program\tC (gcc -O2)\tLua 5.4\tForge\tForge/C\tForge/Lua\tForge ticks\tns/tick\t")
+	logSum, pass := 0.0, true
+	for _, p := range programs {
+		c, f := best[p.name+"/C"], best[p.name+"/Forge"]
+		vsC := ratio(f, c)
+		logSum += math.Log(vsC)
+		luaCol, vsLuaCol := "-", "-"
+		if lua != "" {
+			l := best[p.name+"/Lua"]
+			vsLua := ratio(f, l)
+			ok := vsLua < maxVsLua
+			pass = pass && ok
+			luaCol, vsLuaCol = ms(l), fmt.Sprintf("%.2f %s", vsLua, verdict(ok))
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.1f×\t%s\t%d\t%.2f\t\n", p.name, ms(c), luaCol, ms(f), vsC, vsLuaCol,
+			ticks[p.name], float64(f)/float64(ticks[p.name]))
+	}
+	tw.Flush()
+	fmt.Printf("\nStarting a process (an empty program; included in the times above): C %s", ms(best[nullProgram.name+"/C"]))
+	if lua != "" {
+		fmt.Printf(", Lua %s", ms(best[nullProgram.name+"/Lua"]))
+	}
+	fmt.Printf(", Forge %s.\n", ms(best[nullProgram.name+"/Forge"]))
+	geo := math.Exp(logSum / float64(len(programs)))
+	okC := geo <= maxGeomeanVsC
+	pass = pass && okC
+	fmt.Printf("\nForge/C geometric mean: %.2f×  (target ≤ %.0f×)  %s\n", geo, maxGeomeanVsC, verdict(okC))
+	if lua != "" {
+		fmt.Printf("Forge/Lua on each program: target < %.1f  (see the table)\n", maxVsLua)
+	} else {
+		fmt.Println("Forge/Lua: not measured (no lua5.4)")
+	}
+	if pass && lua != "" {
+		fmt.Println("bench: PASS")
+	} else if pass {
+		fmt.Println("bench: PASS against C; Lua not measured")
+	} else {
+		fmt.Println("bench: FAIL")
+		if *strict {
+			os.Exit(1)
+		}
+	}
+}
+
+// measure runs argv once and returns the CPU time of the process, after
+// checking that it succeeded and printed want.
+func measure(argv []string, want string) (time.Duration, error) {
+	var stdout, stderr bytes.Buffer
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return 0, fmt.Errorf("%s: %v\n%s", strings.Join(argv, " "), err, stderr.String())
+	}
+	if got := stdout.String(); got != want {
+		return 0, fmt.Errorf("%s printed %q, want %q", strings.Join(argv, " "), got, want)
+	}
+	st := cmd.ProcessState
+	return st.UserTime() + st.SystemTime(), nil
+}
+
+// forgeTicks runs a Forge program once and returns the ticks it used, from
+// the result file of forge exec.
+func forgeTicks(forge, frgp, result, want string) (uint64, error) {
+	argv := []string{forge, "exec", "--ticks", tickBudget, "--memory", forgeMemory, "--stack", forgeStack, "--result", result, frgp}
+	if _, err := measure(argv, want); err != nil {
+		return 0, err
+	}
+	b, err := os.ReadFile(result)
+	if err != nil {
+		return 0, err
+	}
+	var r struct {
+		State string `json:"state"`
+		Ticks uint64 `json:"ticks_used"`
+	}
+	if err := json.Unmarshal(b, &r); err != nil {
+		return 0, fmt.Errorf("%s: %v", result, err)
+	}
+	if r.State != "HALTED" {
+		return 0, fmt.Errorf("%s: state %s, want HALTED", result, r.State)
+	}
+	return r.Ticks, nil
+}
+
+func writeFile(name, text string) {
+	if err := os.WriteFile(name, []byte(text), 0o644); err != nil {
+		fatalf("%v", err)
+	}
+}
+
+// step runs a build step, showing it, and stops at the first failure.
+func step(argv ...string) {
+	fmt.Println(strings.Join(argv, " "))
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+	if err := cmd.Run(); err != nil {
+		fatalf("%s: %v", strings.Join(argv, " "), err)
+	}
+}
+
+// findLua returns the command that runs Lua 5.4, or "".
+func findLua() string {
+	if p, err := exec.LookPath("lua5.4"); err == nil {
+		return p
+	}
+	if p, err := exec.LookPath("lua"); err == nil {
+		v, err := exec.Command(p, "-v").CombinedOutput()
+		if err == nil && strings.HasPrefix(string(v), "Lua 5.4") {
+			return p
+		}
+	}
+	return ""
+}
+
+// chdirRoot moves to the module root: the working directory or its
+// parent, whichever holds bench/programs next to go.mod.
+func chdirRoot() error {
+	for _, dir := range []string{".", ".."} {
+		if isFile(filepath.Join(dir, "go.mod")) && isFile(filepath.Join(dir, "bench", "programs", "fib.fasm")) {
+			return os.Chdir(dir)
+		}
+	}
+	return errors.New("run from the module root: go run ./bench")
+}
+
+func isFile(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && !fi.IsDir()
+}
+
+func ratio(a, b time.Duration) float64 {
+	if b <= 0 {
+		b = time.Microsecond // below the clock's resolution
+	}
+	return float64(a) / float64(b)
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d)/1e6) }
+
+func verdict(ok bool) string {
+	if ok {
+		return "PASS"
+	}
+	return "FAIL"
+}
+
+func fatalf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "bench: "+format+"\n", args...)
+	os.Exit(1)
+}

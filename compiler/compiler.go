@@ -1,0 +1,129 @@
+// Package compiler is the driver of genesisc: it picks a frontend by file
+// extension, runs it, and hands the result to the requested backend. It
+// holds no language logic of its own.
+package compiler
+
+import (
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/genesis-toolchain/genesis/forge/bytecode"
+	"github.com/genesis-toolchain/genesis/frontend/diag"
+	"github.com/genesis-toolchain/genesis/frontend/fasm"
+)
+
+// Emit selects what Build produces.
+type Emit string
+
+const (
+	EmitBinary Emit = ""    // the target's binary form (.frgp for forge)
+	EmitAsm    Emit = "asm" // Forge assembly text
+)
+
+// Options configure a build.
+type Options struct {
+	Target string // "forge" (the default)
+	Emit   Emit
+}
+
+// Output is what a successful build produced: a program, and for text
+// emits its rendering.
+type Output struct {
+	Program *bytecode.Program
+	Text    string
+}
+
+// Source is one input file.
+type Source struct {
+	Name string
+	Data []byte
+}
+
+// ReadSources reads the named files. A file that cannot be read becomes a
+// diagnostic, not a failure of the whole call.
+func ReadSources(names []string) ([]Source, diag.List) {
+	var srcs []Source
+	var diags diag.List
+	for _, n := range names {
+		b, err := os.ReadFile(n)
+		if err != nil {
+			diags.Errorf(diag.Pos{File: n}, "E0001", "cannot read: %v", unwrapPath(err))
+			continue
+		}
+		srcs = append(srcs, Source{Name: n, Data: b})
+	}
+	return srcs, diags
+}
+
+func unwrapPath(err error) error {
+	if pe, ok := err.(*os.PathError); ok {
+		return pe.Err
+	}
+	return err
+}
+
+// Build compiles the sources into one program.
+func Build(srcs []Source, opts Options) (*Output, diag.List) {
+	var diags diag.List
+	if opts.Target != "" && opts.Target != "forge" {
+		diags.Errorf(diag.Pos{}, "E0002", "unknown target %q (supported: forge)", opts.Target)
+		return nil, diags
+	}
+	if len(srcs) == 0 {
+		diags.Errorf(diag.Pos{}, "E0003", "no input files")
+		return nil, diags
+	}
+	langs := map[string][]Source{}
+	for _, s := range srcs {
+		ext := strings.ToLower(filepath.Ext(s.Name))
+		langs[ext] = append(langs[ext], s)
+	}
+	if len(langs) > 1 {
+		exts := make([]string, 0, len(langs))
+		for e := range langs {
+			exts = append(exts, e)
+		}
+		sort.Strings(exts)
+		diags.Errorf(diag.Pos{File: srcs[0].Name}, "E0004", "inputs mix languages (%s): build each language separately and link the results", strings.Join(exts, ", "))
+		return nil, diags
+	}
+	ext := strings.ToLower(filepath.Ext(srcs[0].Name))
+	switch ext {
+	case ".fasm":
+		if len(srcs) > 1 {
+			diags.Errorf(diag.Pos{File: srcs[1].Name}, "E0005", "several .fasm files: assemble each one and combine them with forge link")
+			return nil, diags
+		}
+		p, ds := fasm.Assemble(srcs[0].Name, srcs[0].Data)
+		if ds.HasErrors() {
+			return nil, ds
+		}
+		out := &Output{Program: p}
+		if opts.Emit == EmitAsm {
+			out.Text = fasm.Disassemble(p)
+		}
+		return out, ds
+	}
+	diags.Errorf(diag.Pos{File: srcs[0].Name}, "E0006", "no frontend for %q files (supported: .fasm)", ext)
+	return nil, diags
+}
+
+// SourceMap returns the sources as a diag.Sources map for rendering.
+func SourceMap(srcs []Source) diag.Sources {
+	m := diag.Sources{}
+	for _, s := range srcs {
+		m[s.Name] = s.Data
+	}
+	return m
+}
+
+// OutputName is the default output file for a build of the first input.
+func OutputName(first string, emit Emit) string {
+	base := strings.TrimSuffix(first, filepath.Ext(first))
+	if emit == EmitAsm {
+		return base + ".s.fasm"
+	}
+	return base + ".frgp"
+}

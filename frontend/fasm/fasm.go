@@ -1,0 +1,70 @@
+// Package fasm implements Forge assembly (.fasm), the textual form of Forge
+// Machine programs: Assemble turns source text into a bytecode.Program and
+// Disassemble turns a program back into source. docs/fasm.md is the
+// language reference.
+//
+// The two are exact inverses on programs: the disassembly of any valid
+// FRGP file assembles to the identical file. So every part of the file has
+// a spelling, including what a compiler rarely writes (symbols that are not
+// at an instruction, overlapping data relocations, names that are not
+// identifiers).
+//
+// Mnemonics and operand layouts come from the opcode table of
+// forge/bytecode; this package adds only the assembly syntax.
+package fasm
+
+import (
+	"math"
+
+	"github.com/genesis-toolchain/genesis/forge/bytecode"
+	"github.com/genesis-toolchain/genesis/frontend/diag"
+)
+
+// Diagnostic codes. They are stable, and documented in docs/fasm.md.
+const (
+	codeTooMany   = "A000" // a note: the list of errors was cut
+	codeSyntax    = "A001" // malformed line, token or number; bad UTF-8
+	codeMnemonic  = "A002" // unknown instruction
+	codeOperand   = "A003" // wrong number or kind of operands
+	codeRange     = "A004" // a value, register or size out of range
+	codeUndefined = "A005" // a name that is nowhere defined
+	codeDuplicate = "A006" // a name, entry or relocation given twice
+	codeDirective = "A007" // bad directive, escape or name; wrong section
+	codeAddress   = "A008" // an address that cannot be what it must be
+)
+
+// maxErrors is how many errors Assemble reports at most: past that, the
+// rest is mostly noise.
+const maxErrors = 50
+
+// Assemble assembles the Forge assembly src, read from the named file.
+// When the returned list holds no error, the program is canonical (its
+// tables sorted) and passes bytecode.Program.Verify; otherwise the program
+// is nil and the list holds every error found, sorted by position, at most
+// 50 of them. Assemble never panics, whatever src holds, and may be called
+// from several goroutines at once.
+func Assemble(file string, src []byte) (*bytecode.Program, diag.List) {
+	return assemble(file, src, math.MaxUint32)
+}
+
+// assemble is Assemble with a limit on the size of the data section: the
+// format allows 4 GiB, which a fuzzer should not allocate.
+func assemble(file string, src []byte, maxData uint64) (*bytecode.Program, diag.List) {
+	a := newAssembler(file, maxData)
+	lines := parse(file, src, &a.diags)
+	p := a.assemble(lines)
+	diags := a.diags
+	diags.Sort()
+	if len(diags) > maxErrors {
+		diags = append(diags[:maxErrors:maxErrors], diag.Diagnostic{
+			Pos:      diag.Pos{File: file},
+			Severity: diag.Note,
+			Code:     codeTooMany,
+			Msg:      "too many errors; stopping after 50",
+		})
+	}
+	if diags.HasErrors() {
+		return nil, diags
+	}
+	return p, diags
+}
