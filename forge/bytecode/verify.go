@@ -85,8 +85,8 @@ func IsTransfer(op Opcode) bool {
 // code and data, and every relocation is well-formed and consistent with
 // the value it marks.
 func (p *Program) Verify() error {
-	if len(p.Code) > MaxCode {
-		return &FormatError{Where: "code", Msg: fmt.Sprintf("code is %d bytes, the limit is %d", len(p.Code), MaxCode)}
+	if uint64(len(p.Code)) > MaxCode {
+		return &FormatError{Where: "code", Msg: fmt.Sprintf("code is %d bytes, the limit is %d", len(p.Code), uint64(MaxCode))}
 	}
 	insts, offs, err := Insts(p.Code)
 	if err != nil {
@@ -194,7 +194,7 @@ func (p *Program) verifyTables() error {
 			}
 		}
 	}
-	if len(p.Data) > math.MaxUint32 || len(p.Metadata) > math.MaxUint32 {
+	if uint64(len(p.Data)) > math.MaxUint32 || uint64(len(p.Metadata)) > math.MaxUint32 {
 		return bad("file", "data or metadata exceeds 4 GiB")
 	}
 	return nil

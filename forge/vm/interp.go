@@ -29,12 +29,13 @@ run:
 	for {
 		// A run starts at pc: charge it whole, or finish exactly.
 		r := uint64(at(code0, pc).run)
-		if r > m.budget-m.ticks {
+		if r > m.left {
+			m.ticks = m.budget - m.left
 			m.pc = uint32(base + pc)
 			m.tail()
 			return
 		}
-		m.ticks += r
+		m.left -= r
 		for {
 			in := at(code0, pc)
 			switch in.op {
@@ -50,7 +51,7 @@ run:
 			case opDIV: // rd = rs1 / rs2, unsigned
 				d := regs[in.c]
 				if d == 0 {
-					m.stop(Faulted, DivideByZero, base+pc, spent(in, m.ticks))
+					m.stop(Faulted, DivideByZero, base+pc, spent(in, m.charged()))
 					return
 				}
 				regs[in.a] = regs[in.b] / d
@@ -58,7 +59,7 @@ run:
 			case opMOD: // rd = rs1 % rs2, unsigned
 				d := regs[in.c]
 				if d == 0 {
-					m.stop(Faulted, DivideByZero, base+pc, spent(in, m.ticks))
+					m.stop(Faulted, DivideByZero, base+pc, spent(in, m.charged()))
 					return
 				}
 				regs[in.a] = regs[in.b] % d
@@ -69,7 +70,7 @@ run:
 			case opDIVS: // rd = rs1 / rs2, signed, toward zero; MinInt64 / -1 wraps
 				d := int64(regs[in.c])
 				if d == 0 {
-					m.stop(Faulted, DivideByZero, base+pc, spent(in, m.ticks))
+					m.stop(Faulted, DivideByZero, base+pc, spent(in, m.charged()))
 					return
 				}
 				regs[in.a] = uint64(int64(regs[in.b]) / d)
@@ -77,7 +78,7 @@ run:
 			case opMODS: // rd = rs1 % rs2, signed, sign of the dividend
 				d := int64(regs[in.c])
 				if d == 0 {
-					m.stop(Faulted, DivideByZero, base+pc, spent(in, m.ticks))
+					m.stop(Faulted, DivideByZero, base+pc, spent(in, m.charged()))
 					return
 				}
 				regs[in.a] = uint64(int64(regs[in.b]) % d)
@@ -107,7 +108,7 @@ run:
 				addr := regs[in.b] + in.imm
 				mem := m.mem
 				if addr >= uint64(len(mem)) {
-					m.stop(Faulted, InvalidAddress, base+pc, spent(in, m.ticks))
+					m.stop(Faulted, InvalidAddress, base+pc, spent(in, m.charged()))
 					return
 				}
 				regs[in.a] = uint64(mem[addr])
@@ -116,7 +117,7 @@ run:
 				addr := regs[in.b] + in.imm
 				mem := m.mem
 				if addr < m.img.heapStart || addr >= uint64(len(mem)) {
-					m.stop(Faulted, InvalidAddress, base+pc, spent(in, m.ticks))
+					m.stop(Faulted, InvalidAddress, base+pc, spent(in, m.charged()))
 					return
 				}
 				mem[addr] = byte(regs[in.a])
@@ -125,37 +126,37 @@ run:
 				addr := regs[in.b] + in.imm
 				mem := m.mem
 				if addr > uint64(len(mem))-8 {
-					m.stop(Faulted, InvalidAddress, base+pc, spent(in, m.ticks))
+					m.stop(Faulted, InvalidAddress, base+pc, spent(in, m.charged()))
 					return
 				}
-				regs[in.a] = le64(mem[addr:])
+				regs[in.a] = load64(mem, addr)
 				pc++
 			case opSTOREW: // mem[rs2 + offset] = rs1, 8 bytes little-endian
 				addr := regs[in.b] + in.imm
 				mem := m.mem
 				if addr < m.img.heapStart || addr > uint64(len(mem))-8 {
-					m.stop(Faulted, InvalidAddress, base+pc, spent(in, m.ticks))
+					m.stop(Faulted, InvalidAddress, base+pc, spent(in, m.charged()))
 					return
 				}
-				putLE64(mem[addr:], regs[in.a])
+				store64(mem, addr, regs[in.a])
 				pc++
 			case opPUSH: // sp -= 8; mem[sp] = rs
 				sp := m.sp
 				if sp < m.heapEnd+8 {
-					m.stop(Faulted, StackOverflow, base+pc, spent(in, m.ticks))
+					m.stop(Faulted, StackOverflow, base+pc, spent(in, m.charged()))
 					return
 				}
 				sp -= 8
 				m.sp = sp
-				putLE64(m.mem[sp:], regs[in.a])
+				store64(m.mem, sp, regs[in.a])
 				pc++
 			case opPOP: // rd = mem[sp]; sp += 8
 				sp := m.sp
 				if sp > uint64(len(m.mem))-8 {
-					m.stop(Faulted, StackUnderflow, base+pc, spent(in, m.ticks))
+					m.stop(Faulted, StackUnderflow, base+pc, spent(in, m.charged()))
 					return
 				}
-				regs[in.a] = le64(m.mem[sp:])
+				regs[in.a] = load64(m.mem, sp)
 				m.sp = sp + 8
 				pc++
 			case opJMP: // pc = target
@@ -208,23 +209,23 @@ run:
 			case opCALL: // sp -= 8; mem[sp] = address of the next instruction; pc = target
 				sp := m.sp
 				if sp < m.heapEnd+8 {
-					m.stop(Faulted, StackOverflow, base+pc, spent(in, m.ticks))
+					m.stop(Faulted, StackOverflow, base+pc, spent(in, m.charged()))
 					return
 				}
 				sp -= 8
 				m.sp = sp
-				putLE64(m.mem[sp:], (base+pc+1)<<3)
+				store64(m.mem, sp, (base+pc+1)<<3)
 				pc = in.imm
 				continue run
 			case opRET: // pc = mem[sp]; sp += 8
 				sp := m.sp
 				if sp > uint64(len(m.mem))-8 {
-					m.stop(Faulted, StackUnderflow, base+pc, spent(in, m.ticks))
+					m.stop(Faulted, StackUnderflow, base+pc, spent(in, m.charged()))
 					return
 				}
-				to := le64(m.mem[sp:])
-				if to&7 != 0 || to>>3 >= uint64(len(m.img.code)-1) || m.img.code[to>>3].op == opInvalid {
-					m.stop(Faulted, InvalidAddress, base+pc, spent(in, m.ticks))
+				to := load64(m.mem, sp)
+				if to&7 != 0 || to>>3 >= uint64(len(code)-1) || at(code0, to>>3).op == opInvalid {
+					m.stop(Faulted, InvalidAddress, base+pc, spent(in, m.charged()))
 					return
 				}
 				m.sp = sp + 8
@@ -237,11 +238,11 @@ run:
 				regs[in.a] = in.imm
 				pc += 2
 			case opHALT: // stop: HALTED
-				m.stop(Halted, NoFault, base+pc, m.ticks)
+				m.stop(Halted, NoFault, base+pc, m.charged())
 				return
 			case opFAULT: // stop: FAULTED with USER_FAULT and the user code
 				m.userCode = uint32(in.imm)
-				m.stop(Faulted, UserFault, base+pc, m.ticks)
+				m.stop(Faulted, UserFault, base+pc, m.charged())
 				return
 			case opNOP: // nothing
 				pc++
@@ -262,10 +263,10 @@ run:
 					return
 				}
 			case opTICK: // yield to the host: Run returns READY
-				m.stop(Ready, NoFault, base+pc+1, m.ticks)
+				m.stop(Ready, NoFault, base+pc+1, m.charged())
 				return
 			case opBUDGET: // rd = ticks left after this instruction
-				regs[in.a] = m.budget - spent(in, m.ticks)
+				regs[in.a] = m.budget - spent(in, m.charged())
 				pc++
 
 			case opLIADD: // LI ra, imm; ADD
@@ -311,7 +312,7 @@ run:
 					regs[in.a] = in.imm
 					n := at(code0, pc+2)
 					regs[n.a] = regs[n.b] - regs[n.c]
-					m.stop(Faulted, StackOverflow, base+pc+3, spent(at(code0, pc+3), m.ticks))
+					m.stop(Faulted, StackOverflow, base+pc+3, spent(at(code0, pc+3), m.charged()))
 					return
 				}
 				regs[in.a] = in.imm
@@ -319,7 +320,7 @@ run:
 				regs[n.a] = regs[n.b] - regs[n.c]
 				sp -= 8
 				m.sp = sp
-				putLE64(m.mem[sp:], (base+pc+4)<<3)
+				store64(m.mem, sp, (base+pc+4)<<3)
 				pc = at(code0, pc+3).imm
 				continue run
 			case opADDJLT: // ADD; JLT
@@ -359,7 +360,7 @@ run:
 				n := at(code0, pc+1)
 				d := regs[n.c]
 				if d == 0 {
-					m.stop(Faulted, DivideByZero, base+pc+1, spent(n, m.ticks))
+					m.stop(Faulted, DivideByZero, base+pc+1, spent(n, m.charged()))
 					return
 				}
 				regs[n.a] = regs[n.b] % d
@@ -368,7 +369,7 @@ run:
 				addr := regs[in.b] + in.imm
 				mem := m.mem
 				if addr < m.img.heapStart || addr >= uint64(len(mem)) {
-					m.stop(Faulted, InvalidAddress, base+pc, spent(in, m.ticks))
+					m.stop(Faulted, InvalidAddress, base+pc, spent(in, m.charged()))
 					return
 				}
 				mem[addr] = byte(regs[in.a])
@@ -389,7 +390,7 @@ run:
 				addr := regs[in.b] + in.imm
 				mem := m.mem
 				if addr >= uint64(len(mem)) {
-					m.stop(Faulted, InvalidAddress, base+pc, spent(in, m.ticks))
+					m.stop(Faulted, InvalidAddress, base+pc, spent(in, m.charged()))
 					return
 				}
 				v := uint64(mem[addr])
@@ -408,14 +409,14 @@ run:
 			case opPOPPUSH: // POP; PUSH
 				sp := m.sp
 				if sp > uint64(len(m.mem))-8 {
-					m.stop(Faulted, StackUnderflow, base+pc, spent(in, m.ticks))
+					m.stop(Faulted, StackUnderflow, base+pc, spent(in, m.charged()))
 					return
 				}
 				// The POP frees the slot the PUSH refills, so the PUSH
 				// cannot overflow.
 				mem := m.mem
-				regs[in.a] = le64(mem[sp:])
-				putLE64(mem[sp:], regs[at(code0, pc+1).a])
+				regs[in.a] = load64(mem, sp)
+				store64(mem, sp, regs[at(code0, pc+1).a])
 				pc += 2
 			case opPOPADDRET: // POP; ADD; RET
 				sp := m.sp
@@ -423,26 +424,26 @@ run:
 				if sp > uint64(len(mem))-16 {
 					// POP or RET underflows: run the canonical sequence.
 					if sp > uint64(len(mem))-8 {
-						m.stop(Faulted, StackUnderflow, base+pc, spent(in, m.ticks))
+						m.stop(Faulted, StackUnderflow, base+pc, spent(in, m.charged()))
 						return
 					}
-					regs[in.a] = le64(mem[sp:])
+					regs[in.a] = load64(mem, sp)
 					n := at(code0, pc+1)
 					regs[n.a] = regs[n.b] + regs[n.c]
 					m.sp = sp + 8
-					m.stop(Faulted, StackUnderflow, base+pc+2, spent(at(code0, pc+2), m.ticks))
+					m.stop(Faulted, StackUnderflow, base+pc+2, spent(at(code0, pc+2), m.charged()))
 					return
 				}
-				to := le64(mem[sp+8:])
-				if to&7 != 0 || to>>3 >= uint64(len(m.img.code)-1) || m.img.code[to>>3].op == opInvalid {
-					regs[in.a] = le64(mem[sp:])
+				to := load64(mem, sp+8)
+				if to&7 != 0 || to>>3 >= uint64(len(code)-1) || at(code0, to>>3).op == opInvalid {
+					regs[in.a] = load64(mem, sp)
 					n := at(code0, pc+1)
 					regs[n.a] = regs[n.b] + regs[n.c]
 					m.sp = sp + 8
-					m.stop(Faulted, InvalidAddress, base+pc+2, spent(at(code0, pc+2), m.ticks))
+					m.stop(Faulted, InvalidAddress, base+pc+2, spent(at(code0, pc+2), m.charged()))
 					return
 				}
-				regs[in.a] = le64(mem[sp:])
+				regs[in.a] = load64(mem, sp)
 				n := at(code0, pc+1)
 				regs[n.a] = regs[n.b] + regs[n.c]
 				m.sp = sp + 16
@@ -453,13 +454,13 @@ run:
 				continue run
 
 			case opEnd: // execution ran past the last instruction
-				m.stop(Faulted, InvalidAddress, base+pc, m.ticks)
+				m.stop(Faulted, InvalidAddress, base+pc, m.charged())
 				return
 			case opOutOfTicks: // the first instruction of a tail that does not fit
-				m.stop(Faulted, OutOfTicks, base+pc, m.ticks)
+				m.stop(Faulted, OutOfTicks, base+pc, m.charged())
 				return
 			default: // opInvalid: unreachable in a verified image
-				m.stop(Faulted, InvalidInstruction, base+pc, spent(in, m.ticks))
+				m.stop(Faulted, InvalidInstruction, base+pc, spent(in, m.charged()))
 				return
 			}
 		}
@@ -480,7 +481,7 @@ func (m *Machine) channelOp(in *inst, base, pc uint64) (uint64, bool) {
 		f, blocked = m.recv(in.c, m.regs[in.a], in.imm)
 		if blocked {
 			m.blockCh = in.c
-			m.stop(Blocked, NoFault, base+pc, m.ticks-uint64(in.run))
+			m.stop(Blocked, NoFault, base+pc, m.charged()-uint64(in.run))
 			return pc, false
 		}
 	case opPOLL:
@@ -490,7 +491,7 @@ func (m *Machine) channelOp(in *inst, base, pc uint64) (uint64, bool) {
 		}
 	}
 	if f != NoFault {
-		m.stop(Faulted, f, base+pc, spent(in, m.ticks))
+		m.stop(Faulted, f, base+pc, spent(in, m.charged()))
 		return pc, false
 	}
 	return pc + 1, true

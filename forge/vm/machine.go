@@ -126,6 +126,7 @@ type Machine struct {
 	sp       uint64
 	heapEnd  uint64
 	ticks    uint64 // ticks used (exact whenever the machine is not running)
+	left     uint64 // while running: budget minus the ticks charged so far
 	budget   uint64
 	userCode uint32
 	grant    uint16
@@ -232,6 +233,7 @@ func (m *Machine) Run() State {
 		return m.state
 	}
 	m.state = Running
+	m.left = m.budget - m.ticks
 	m.exec(m.img.code, 0, uint64(m.pc))
 	return m.state
 }
@@ -301,6 +303,10 @@ const machineSize = unsafe.Sizeof(Machine{})
 func le64(b []byte) uint64       { return binary.LittleEndian.Uint64(b) }
 func putLE64(b []byte, v uint64) { binary.LittleEndian.PutUint64(b, v) }
 
+// charged returns the ticks charged so far while running: the exact count
+// plus the cost of the rest of the current run.
+func (m *Machine) charged() uint64 { return m.budget - m.left }
+
 // stop records how and where the machine stopped; ticks is exact.
 func (m *Machine) stop(s State, f Fault, slot, ticks uint64) {
 	m.state, m.fault, m.pc, m.ticks = s, f, uint32(slot), ticks
@@ -343,5 +349,6 @@ func (m *Machine) tail() {
 		scratch[i-j] = x
 	}
 	scratch[k-j] = inst{op: opOutOfTicks}
+	m.left = m.budget - m.ticks
 	m.exec(scratch, uint64(j), 0)
 }
