@@ -1,9 +1,9 @@
 package vm_test
 
 import (
-	"strings"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"sync"
 	"testing"
 
