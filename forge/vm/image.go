@@ -75,11 +75,23 @@ const (
 	opPOPADDRET   // POP; ADD; RET
 
 	numOps
+
+	// opMask bounds the dispatch switch: the interpreter switches on
+	// op&opMask and has a case for every value up to opMask, so the Go
+	// compiler emits its jump table without a range check.
+	opMask = 63
 )
 
 // costOf is the tick cost of each internal op; a superinstruction costs
 // what its first canonical instruction costs (the others are charged by
 // their own slots' run values).
+// The dispatch switch lists the unused values numOps..opMask by hand; these
+// fail to compile when an op is added or removed, to say it needs updating.
+var (
+	_ [opMask + 1 - numOps - 10]struct{}
+	_ [numOps + 10 - opMask - 1]struct{}
+)
+
 var costOf [numOps]uint8
 
 // canonicalOf undoes fusion: the op of the first canonical instruction.

@@ -38,7 +38,7 @@ run:
 		m.left -= r
 		for {
 			in := at(code0, pc)
-			switch in.op {
+			switch in.op & opMask {
 			case opADD: // rd = rs1 + rs2
 				regs[in.a] = regs[in.b] + regs[in.c]
 				pc++
@@ -459,7 +459,11 @@ run:
 			case opOutOfTicks: // the first instruction of a tail that does not fit
 				m.stop(Faulted, OutOfTicks, base+pc, m.charged())
 				return
-			default: // opInvalid: unreachable in a verified image
+			case opInvalid, numOps, numOps + 1, numOps + 2, numOps + 3, numOps + 4,
+				numOps + 5, numOps + 6, numOps + 7, numOps + 8, numOps + 9:
+				// Unreachable in a verified image. The unused values up to
+				// opMask are listed so that the switch covers them all;
+				// adding an op makes one of them a duplicate case.
 				m.stop(Faulted, InvalidInstruction, base+pc, spent(in, m.charged()))
 				return
 			}
