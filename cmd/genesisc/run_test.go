@@ -1,0 +1,135 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/genesis-toolchain/genesis/forge/bytecode"
+)
+
+const hello = `.data
+msg: .ascii "hi\n"
+.text
+    LI   r1, msg
+    SEND 0, r1, 3
+    HALT
+`
+
+// genesisc runs the command in-process in dir and returns its exit status
+// and outputs.
+func genesisc(t *testing.T, dir string, args ...string) (int, string, string) {
+	t.Helper()
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chdir(dir); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Chdir(wd)
+	var stdout, stderr bytes.Buffer
+	code := run(append([]string{"genesisc"}, args...), &stdout, &stderr)
+	return code, stdout.String(), stderr.String()
+}
+
+func writeFile(t *testing.T, dir, name, text string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestBuildWritesAVerifiedProgram(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "hello.fasm", hello)
+	code, _, stderr := genesisc(t, dir, "build", "hello.fasm")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "hello.frgp"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := bytecode.Decode(data)
+	if err != nil {
+		t.Fatalf("the output does not load: %v", err)
+	}
+	if string(p.Data) != "hi\n" {
+		t.Errorf("data = %q, want %q", p.Data, "hi\n")
+	}
+
+	code, _, stderr = genesisc(t, dir, "build", "-o", "out.frgp", "hello.fasm")
+	if code != 0 {
+		t.Fatalf("build -o: exit %d: %s", code, stderr)
+	}
+	again, err := os.ReadFile(filepath.Join(dir, "out.frgp"))
+	if err != nil || !bytes.Equal(again, data) {
+		t.Errorf("build -o wrote different bytes (err %v)", err)
+	}
+}
+
+func TestEmitAsmPrintsAssemblyThatReassembles(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "hello.fasm", hello)
+	code, stdout, stderr := genesisc(t, dir, "build", "--emit", "asm", "hello.fasm")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "SEND   0, r1, 3") {
+		t.Errorf("--emit asm output lacks the SEND:\n%s", stdout)
+	}
+	writeFile(t, dir, "again.fasm", stdout)
+	if code, _, stderr := genesisc(t, dir, "build", "hello.fasm"); code != 0 {
+		t.Fatal(stderr)
+	}
+	if code, _, stderr := genesisc(t, dir, "build", "again.fasm"); code != 0 {
+		t.Fatal(stderr)
+	}
+	a, _ := os.ReadFile(filepath.Join(dir, "hello.frgp"))
+	b, _ := os.ReadFile(filepath.Join(dir, "again.frgp"))
+	if !bytes.Equal(a, b) {
+		t.Error("the emitted assembly does not reassemble to the same program")
+	}
+}
+
+func TestDiagnosticsAndExitStatus(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "bad.fasm", "    ADD r1, r2\n    HALT\n")
+	writeFile(t, dir, "prog.gen", "fn main() -> void {}\n")
+	writeFile(t, dir, "hello.fasm", hello)
+	for _, c := range []struct {
+		name   string
+		args   []string
+		code   int
+		stderr []string
+	}{
+		{"syntax error", []string{"build", "bad.fasm"}, 1,
+			[]string{"bad.fasm:1:5: error[A003]:", "    ADD r1, r2\n", "    ^\n"}},
+		{"check reports the same", []string{"check", "bad.fasm"}, 1, []string{"bad.fasm:1:5: error[A003]:"}},
+		{"check of a good file", []string{"check", "hello.fasm"}, 0, nil},
+		{"missing file", []string{"build", "nope.fasm"}, 1, []string{"nope.fasm: error[E0001]: cannot read"}},
+		{"no frontend yet", []string{"build", "prog.gen"}, 1, []string{`no frontend for ".gen" files`}},
+		{"no inputs", []string{"build"}, 2, []string{"no input files"}},
+		{"unknown emit", []string{"build", "--emit", "llvm", "hello.fasm"}, 2, []string{`unknown --emit "llvm"`}},
+		{"unknown target", []string{"build", "--target", "wasm", "hello.fasm"}, 2, []string{`unknown --target "wasm"`}},
+		{"unknown flag", []string{"build", "--frobnicate", "hello.fasm"}, 2, []string{"frobnicate"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			code, _, stderr := genesisc(t, dir, c.args...)
+			if code != c.code {
+				t.Errorf("exit %d, want %d; stderr:\n%s", code, c.code, stderr)
+			}
+			for _, want := range c.stderr {
+				if !strings.Contains(stderr, want) {
+					t.Errorf("stderr lacks %q:\n%s", want, stderr)
+				}
+			}
+		})
+	}
+	if _, err := os.Stat(filepath.Join(dir, "bad.frgp")); err == nil {
+		t.Error("a failed build wrote an output file")
+	}
+}
