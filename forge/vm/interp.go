@@ -13,6 +13,18 @@ import "unsafe"
 //   - a run that does not fit in the budget is handed to tail, which runs
 //     exactly the instructions that fit and faults OUT_OF_TICKS at the
 //     first that does not, with that instruction not executed.
+//
+// Superinstructions (the cases after BUDGET) execute a canonical sequence
+// in one dispatch; a fault in the sequence stops at the faulting
+// instruction's slot with the effects of the instructions before it.
+//
+// Keeping it fast: only regs, code0 and pc are hot locals; everything else
+// is read from m where needed. No value but the loop invariants may stay
+// live across a call, or the Go compiler spills it on every dispatch: the
+// calls that continue (channelOp, the tracer's slow paths) take pc and
+// return the next pc. The switch is on op&opMask with every value a case,
+// so it compiles to a jump table with no range check. Measure any change
+// with `go test ./bench -bench Forge` and cachegrind (docs/bench.md).
 
 // exec runs code from slot pc until the machine stops, blocks or yields.
 // code is the image's code, or for the last partial run a scratch copy of
