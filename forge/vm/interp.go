@@ -176,47 +176,19 @@ run:
 				continue run
 			case opJZ: // if rs == 0: pc = target
 				taken := regs[in.a] == 0
-				if taken {
-					pc = in.imm
-				} else {
-					pc++
-				}
-				if tr != nil {
-					pc = tr.branch(taken, pc)
-				}
+				pc = branch(tr, taken, in.imm, pc+1)
 				continue run
 			case opJNZ: // if rs != 0: pc = target
 				taken := regs[in.a] != 0
-				if taken {
-					pc = in.imm
-				} else {
-					pc++
-				}
-				if tr != nil {
-					pc = tr.branch(taken, pc)
-				}
+				pc = branch(tr, taken, in.imm, pc+1)
 				continue run
 			case opJLT: // if rs1 < rs2 (unsigned): pc = target
 				taken := regs[in.a] < regs[in.b]
-				if taken {
-					pc = in.imm
-				} else {
-					pc++
-				}
-				if tr != nil {
-					pc = tr.branch(taken, pc)
-				}
+				pc = branch(tr, taken, in.imm, pc+1)
 				continue run
 			case opJLTS: // if rs1 < rs2 (signed): pc = target
 				taken := int64(regs[in.a]) < int64(regs[in.b])
-				if taken {
-					pc = in.imm
-				} else {
-					pc++
-				}
-				if tr != nil {
-					pc = tr.branch(taken, pc)
-				}
+				pc = branch(tr, taken, in.imm, pc+1)
 				continue run
 			case opCALL: // sp -= 8; mem[sp] = address of the next instruction; pc = target
 				sp := m.sp
@@ -295,27 +267,13 @@ run:
 				regs[in.a] = in.imm
 				n := at(code0, pc+2)
 				taken := regs[n.a] < regs[n.b]
-				if taken {
-					pc = n.imm
-				} else {
-					pc += 3
-				}
-				if tr != nil {
-					pc = tr.branch(taken, pc)
-				}
+				pc = branch(tr, taken, n.imm, pc+3)
 				continue run
 			case opLIJLTS: // LI ra, imm; JLTS
 				regs[in.a] = in.imm
 				n := at(code0, pc+2)
 				taken := int64(regs[n.a]) < int64(regs[n.b])
-				if taken {
-					pc = n.imm
-				} else {
-					pc += 3
-				}
-				if tr != nil {
-					pc = tr.branch(taken, pc)
-				}
+				pc = branch(tr, taken, n.imm, pc+3)
 				continue run
 			case opLISUBCALL: // LI ra, imm; SUB; CALL
 				sp := m.sp
@@ -339,14 +297,7 @@ run:
 				regs[in.a] = regs[in.b] + regs[in.c]
 				n := at(code0, pc+1)
 				taken := regs[n.a] < regs[n.b]
-				if taken {
-					pc = n.imm
-				} else {
-					pc += 2
-				}
-				if tr != nil {
-					pc = tr.branch(taken, pc)
-				}
+				pc = branch(tr, taken, n.imm, pc+2)
 				continue run
 			case opADDJMP: // ADD; JMP
 				regs[in.a] = regs[in.b] + regs[in.c]
@@ -358,14 +309,7 @@ run:
 				regs[n.a] = regs[n.b] + regs[n.c]
 				n = at(code0, pc+2)
 				taken := regs[n.a] < regs[n.b]
-				if taken {
-					pc = n.imm
-				} else {
-					pc += 3
-				}
-				if tr != nil {
-					pc = tr.branch(taken, pc)
-				}
+				pc = branch(tr, taken, n.imm, pc+3)
 				continue run
 			case opMULMOD: // MUL; MOD
 				regs[in.a] = regs[in.b] * regs[in.c]
@@ -389,14 +333,7 @@ run:
 				regs[n.a] = regs[n.b] + regs[n.c]
 				n = at(code0, pc+2)
 				taken := regs[n.a] < regs[n.b]
-				if taken {
-					pc = n.imm
-				} else {
-					pc += 3
-				}
-				if tr != nil {
-					pc = tr.branch(taken, pc)
-				}
+				pc = branch(tr, taken, n.imm, pc+3)
 				continue run
 			case opLOADJZ, opLOADJNZ: // LOAD; JZ or JNZ
 				addr := regs[in.b] + in.imm
@@ -409,14 +346,7 @@ run:
 				regs[in.a] = v
 				n := at(code0, pc+1)
 				taken := (regs[n.a] == 0) == (in.op == opLOADJZ)
-				if taken {
-					pc = n.imm
-				} else {
-					pc += 2
-				}
-				if tr != nil {
-					pc = tr.branch(taken, pc)
-				}
+				pc = branch(tr, taken, n.imm, pc+2)
 				continue run
 			case opPOPPUSH: // POP; PUSH
 				sp := m.sp
@@ -511,6 +441,18 @@ func (m *Machine) channelOp(in *inst, base, pc uint64) (uint64, bool) {
 		return pc, false
 	}
 	return pc + 1, true
+}
+
+// branch returns where a conditional branch goes, target if taken and next
+// otherwise, and records the outcome when tracing.
+func branch(tr *tracer, taken bool, target, next uint64) uint64 {
+	if taken {
+		next = target
+	}
+	if tr != nil {
+		next = tr.branch(taken, next)
+	}
+	return next
 }
 
 // spent is the exact tick count once in has run, given ticks charged to the
