@@ -226,6 +226,9 @@ func (e *env) limits(c *cli.Context) (host.Limits, error) {
 	if lim.Memory, err = parseSize(c.String("memory")); err != nil {
 		return lim, e.usage(c, "--memory: %v", err)
 	}
+	if lim.Memory > vm.MaxMemory {
+		return lim, e.usage(c, "--memory: %d bytes is more than a machine may have (%d)", lim.Memory, uint64(vm.MaxMemory))
+	}
 	if lim.Stack, err = parseSize(c.String("stack")); err != nil {
 		return lim, e.usage(c, "--stack: %v", err)
 	}

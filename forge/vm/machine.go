@@ -92,6 +92,11 @@ const (
 	DefaultGrant = 1<<ChanStdout | 1<<ChanStderr | 1<<ChanStdin
 )
 
+// MaxMemory is the largest memory quota a machine accepts: 4 GiB. Memory
+// is allocated whole when a machine is created, and a Go program cannot
+// survive an allocation the host refuses, so the quota is bounded.
+const MaxMemory = 1 << 32
+
 // Config sets a machine's limits.
 type Config struct {
 	Ticks  uint64 // tick budget
@@ -141,8 +146,8 @@ type message struct {
 }
 
 // New creates a machine for img with the given limits. If code, data and
-// stack do not fit in the memory quota, the machine starts FAULTED with
-// OUT_OF_MEMORY.
+// stack do not fit in the memory quota, or the quota exceeds MaxMemory,
+// the machine starts FAULTED with OUT_OF_MEMORY.
 func New(img *Image, cfg Config, out Sender) *Machine {
 	m := &Machine{img: img, out: out, budget: cfg.Ticks, grant: cfg.Grant, pc: img.entry}
 	if m.grant == 0 {
@@ -151,7 +156,7 @@ func New(img *Image, cfg Config, out Sender) *Machine {
 	if cfg.Trace {
 		m.tracer = newTracer()
 	}
-	if cfg.Memory < img.heapStart || cfg.Memory-img.heapStart < cfg.Stack || cfg.Memory > 1<<48 {
+	if cfg.Memory < img.heapStart || cfg.Memory-img.heapStart < cfg.Stack || cfg.Memory > MaxMemory {
 		m.state, m.fault = Faulted, OutOfMemory
 		return m
 	}

@@ -121,7 +121,7 @@ func TestOutOfMemoryAtStart(t *testing.T) {
 		ok         bool
 	}{
 		{96, 0, true}, {95, 0, false}, {104, 8, true}, {103, 8, false}, {0, 0, false},
-		{1 << 20, 1 << 20, false}, {1<<48 + 8, 0, false}, {1 << 63, 1 << 62, false},
+		{1 << 20, 1 << 20, false}, {vm.MaxMemory + 1, 0, false}, {1<<48 + 8, 0, false}, {1 << 63, 1 << 62, false},
 	} {
 		m := vm.New(img, vm.Config{Ticks: 10, Memory: c.mem, Stack: c.stack}, nil)
 		if c.ok {
