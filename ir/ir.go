@@ -1,0 +1,190 @@
+package ir
+
+import "github.com/genesis-toolchain/genesis/frontend/diag"
+
+// Module is a compilation unit: read-only data and functions. Symbols
+// (function and data names) share one namespace. The order of Data and
+// Funcs is kept by the printer.
+type Module struct {
+	Data  []*Data
+	Funcs []*Func
+}
+
+// NewModule returns an empty module.
+func NewModule() *Module { return &Module{} }
+
+// Func returns the function named name, or nil.
+func (m *Module) Func(name string) *Func {
+	for _, f := range m.Funcs {
+		if f.Name == name {
+			return f
+		}
+	}
+	return nil
+}
+
+// DataNamed returns the data object named name, or nil.
+func (m *Module) DataNamed(name string) *Data {
+	for _, d := range m.Data {
+		if d.Name == name {
+			return d
+		}
+	}
+	return nil
+}
+
+// Data is a read-only byte string in the program's data section, such as a
+// string literal. Its address is taken with addr_of.
+type Data struct {
+	Name  string
+	Bytes []byte
+	Align int64 // a power of two; 0 means 1
+	Pos   diag.Pos
+}
+
+// Func is a function: typed parameters and results, locals and a body.
+type Func struct {
+	Name    string
+	Params  []*Value // their Types are the parameter types
+	Results []Type
+	Locals  []*Local
+	Body    *Region
+	Pos     diag.Pos
+	nextID  int
+}
+
+// Type returns the function type of references to f.
+func (f *Func) Type() Type {
+	ps := make([]Type, len(f.Params))
+	for i, p := range f.Params {
+		ps[i] = p.Type
+	}
+	return FuncType(ps, f.Results)
+}
+
+// Local returns the local named name, or nil.
+func (f *Func) Local(name string) *Local {
+	for _, l := range f.Locals {
+		if l.Name == name {
+			return l
+		}
+	}
+	return nil
+}
+
+// NewValue returns a fresh value of type t, numbered in f.
+func (f *Func) NewValue(t Type) *Value {
+	f.nextID++
+	return &Value{ID: f.nextID, Type: t}
+}
+
+// LocalKind distinguishes the two kinds of locals.
+type LocalKind uint8
+
+const (
+	// Var is a mutable scalar variable, read with get and written with
+	// set; it holds the zero value of its type until first set. A var has
+	// no address, so a later pass can promote it to SSA values.
+	Var LocalKind = iota
+	// Slot is Size bytes of stack memory, aligned to Align, live for the
+	// whole call; addr_of yields its address. Its contents start
+	// unspecified.
+	Slot
+)
+
+// Local is a function-level var or stack slot.
+type Local struct {
+	Name  string
+	Kind  LocalKind
+	Type  Type  // Var: the variable's type
+	Size  int64 // Slot: bytes
+	Align int64 // Slot: a power of two
+	Pos   diag.Pos
+}
+
+// Region is a sequence of instructions owned by a function (its body) or
+// by a structured instruction. Params are the region's own values: the
+// loop-carried values of a loop body, none elsewhere.
+type Region struct {
+	Params []*Value
+	Instrs []*Instr
+	Parent *Instr // nil for a function body
+}
+
+// Last returns the region's last instruction, or nil.
+func (r *Region) Last() *Instr {
+	if len(r.Instrs) == 0 {
+		return nil
+	}
+	return r.Instrs[len(r.Instrs)-1]
+}
+
+// Value is an SSA value: defined once, by Def's results, or as a function
+// or region parameter (Def nil).
+type Value struct {
+	ID   int    // unique in its function; used for printing unnamed values
+	Name string // optional; printed as %Name
+	Type Type
+	Def  *Instr
+}
+
+// LitKind classifies a constant literal.
+type LitKind uint8
+
+// The kinds of literals.
+const (
+	LitInt    LitKind = iota // Int; for integer, bool and ptr constants
+	LitUnit                  // the unit value
+	LitBool                  // Int is 0 or 1; for value constants
+	LitNumber                // Num; for value constants
+	LitString                // Str; for value constants
+)
+
+// Literal is the constant of a const instruction. Integer, bool and ptr
+// constants use LitInt (bool: Int 0 or 1); value constants use the other
+// kinds.
+type Literal struct {
+	Kind LitKind
+	Int  int64 // normalized to the constant's type (see Normalize)
+	Num  float64
+	Str  string
+}
+
+// Instr is one instruction. Which of the attribute fields are meaningful
+// depends on the op: see its Form in the op table.
+type Instr struct {
+	Op      Op
+	Args    []*Value // operands
+	Results []*Value
+	Regions []*Region
+	Parent  *Region
+	Pos     diag.Pos // the source position the instruction comes from
+
+	Type  Type    // const, casts, load, func_ref: the type attribute
+	Lit   Literal // const
+	Int   int64   // load, store, copy: the byte offset or size
+	Sym   string  // call, func_ref, addr_of (data): the symbol; builtin: its name
+	Local string  // get, set, addr_of (slot): the local
+	Label string  // loop, block: its label; break, continue: the target
+	Str   string  // effects: the step name; asm: the assembly text
+	Cases [][]int64
+	// Cases holds, for a switch, the case values of each region but the
+	// last, which is the default.
+	Regs []int
+	// Regs holds, for asm, the register of each binding: those of the
+	// in bindings (one per Arg) then those of the out bindings (one per
+	// Result).
+	Iters int
+	// Iters is, for an effect, how many of the trailing Args are the
+	// iteration counters of the enclosing loops that make the step
+	// identity unique per iteration.
+}
+
+// Info returns the op table entry of the instruction's op.
+func (in *Instr) Info() *OpInfo { return in.Op.Info() }
+
+// EffectArgs returns an effect's operands without its iteration counters.
+func (in *Instr) EffectArgs() []*Value { return in.Args[:len(in.Args)-in.Iters] }
+
+// IterArgs returns an effect's iteration counters.
+func (in *Instr) IterArgs() []*Value { return in.Args[len(in.Args)-in.Iters:] }
