@@ -1,0 +1,136 @@
+package genesis
+
+import (
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/genesis-toolchain/genesis/frontend/diag"
+	"github.com/genesis-toolchain/genesis/internal/golden"
+)
+
+// The golden cases live in tests/genesis. Each txtar file holds one or
+// more .gen sections, parsed in the order given and checked together as
+// one program, and the expected outputs:
+//
+//	parse/*.txtar   out/ast     the printed AST, when every file parses
+//	                out/errors  the rendered syntax errors otherwise
+//	check/*.txtar   out/typed   the typed AST of every file, when the program checks
+//	                out/errors  the rendered diagnostics otherwise
+//
+// go test ./frontend/genesis -update rewrites the out/ sections.
+var (
+	parseCases = filepath.Join("..", "..", "tests", "genesis", "parse", "*.txtar")
+	checkCases = filepath.Join("..", "..", "tests", "genesis", "check", "*.txtar")
+)
+
+// sources returns the .gen sections of a case, in order.
+func sources(c *golden.Case) (names []string, srcs diag.Sources) {
+	srcs = diag.Sources{}
+	for _, f := range c.Archive.Files {
+		if strings.HasSuffix(f.Name, ".gen") {
+			names = append(names, f.Name)
+			srcs[f.Name] = f.Data
+		}
+	}
+	return names, srcs
+}
+
+// parseAll parses the sources of a case; the files and every syntax
+// error, rendered.
+func parseAll(t *testing.T, c *golden.Case) ([]*File, diag.Sources, diag.List) {
+	names, srcs := sources(c)
+	if len(names) == 0 {
+		t.Fatal("no .gen section")
+	}
+	var files []*File
+	var all diag.List
+	for _, name := range names {
+		f, diags := Parse(name, srcs[name])
+		if f == nil {
+			t.Fatalf("Parse(%s) returned no file", name)
+		}
+		files = append(files, f)
+		all = append(all, diags...)
+	}
+	return files, srcs, all
+}
+
+func TestParseGolden(t *testing.T) {
+	golden.Run(t, parseCases, func(t *testing.T, c *golden.Case) {
+		files, srcs, diags := parseAll(t, c)
+		if diags.HasErrors() {
+			c.Check("out/errors", diags.Render(srcs))
+			return
+		}
+		var b strings.Builder
+		for _, f := range files {
+			b.WriteString(Sprint(f, false))
+		}
+		c.Check("out/ast", b.String())
+	})
+}
+
+func TestCheckGolden(t *testing.T) {
+	golden.Run(t, checkCases, func(t *testing.T, c *golden.Case) {
+		files, srcs, diags := parseAll(t, c)
+		if diags.HasErrors() {
+			t.Fatalf("a check case must parse:\n%s", diags.Render(srcs))
+		}
+		prog, diags := Check(files)
+		if diags.HasErrors() {
+			if prog != nil {
+				t.Error("Check returned a program along with errors")
+			}
+			c.Check("out/errors", diags.Render(srcs))
+			return
+		}
+		if len(diags) > 0 {
+			t.Errorf("diagnostics without errors:\n%s", diags.Render(srcs))
+		}
+		checkAnnotated(t, prog)
+		var b strings.Builder
+		for _, f := range files {
+			b.WriteString(Sprint(f, true))
+		}
+		c.Check("out/typed", b.String())
+	})
+}
+
+// checkAnnotated checks the promise Check makes to lowering: in a
+// program that checks, every expression has a type, none Invalid, and
+// every name a declaration.
+func checkAnnotated(t *testing.T, prog *Program) {
+	t.Helper()
+	for _, f := range prog.Files {
+		walkFile(f, func(e Expr) {
+			if typ := e.Type(); typ == nil || typ == Invalid {
+				t.Errorf("%s: expression %T has type %v", e.Pos(), e, typ)
+			}
+			if id, ok := e.(*Ident); ok && id.Obj == nil {
+				t.Errorf("%s: name %s is not resolved", id.Pos(), id.Name)
+			}
+		})
+	}
+}
+
+// goldenSources returns every .gen section of the golden cases, to seed
+// the fuzz target.
+func goldenSources(tb testing.TB) []string {
+	var srcs []string
+	for _, pattern := range []string{parseCases, checkCases} {
+		for _, path := range golden.Files(tb, pattern) {
+			c, err := golden.Load(path)
+			if err != nil {
+				tb.Fatal(err)
+			}
+			names, s := sources(c)
+			sort.Strings(names)
+			for _, n := range names {
+				srcs = append(srcs, string(s[n]))
+			}
+		}
+	}
+	return srcs
+}

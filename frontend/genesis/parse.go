@@ -1,0 +1,1020 @@
+package genesis
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/antlr4-go/antlr/v4"
+
+	"github.com/genesis-toolchain/genesis/frontend/diag"
+	"github.com/genesis-toolchain/genesis/frontend/genesis/parser"
+)
+
+// Parse parses one Genesis source file. It always returns a File; when
+// the list holds errors the File may have holes (*BadExpr) and is only
+// good for tooling: Check must not be given it. Parse never panics,
+// whatever src holds, and may be called from several goroutines at once.
+func Parse(file string, src []byte) (f *File, diags diag.List) {
+	b := &builder{file: file}
+	f = &File{Name: file, Src: src}
+	func() {
+		defer b.recoverPhase(file)
+		b.checkUTF8(src)
+		lexer := parser.NewGenesisLexer(antlr.NewInputStream(string(src)))
+		lexer.RemoveErrorListeners()
+		lexer.AddErrorListener(b)
+		p := parser.NewGenesisParser(antlr.NewCommonTokenStream(lexer, antlr.TokenDefaultChannel))
+		p.RemoveErrorListeners()
+		p.AddErrorListener(b)
+		tree := p.Program()
+		for _, it := range tree.AllItem() {
+			if d := b.item(it); d != nil {
+				f.Decls = append(f.Decls, d)
+			}
+		}
+	}()
+	return f, b.sortedDiags()
+}
+
+// A builder turns the ANTLR parse tree of a file into the AST, and
+// reports syntax errors as the error listener of the lexer and parser.
+// Every getter of the parse tree may return nil after error recovery: the
+// builder then makes a *BadExpr or leaves the piece out, since the error
+// is already reported.
+type builder struct {
+	*antlr.DefaultErrorListener
+	reporter
+	file      string
+	lastError int // line of the last syntax error reported, to report one per line
+}
+
+// checkUTF8 reports the first invalid UTF-8 sequence: ANTLR would read it
+// as U+FFFD, and a string literal would silently hold other bytes than
+// the file.
+func (b *builder) checkUTF8(src []byte) {
+	if utf8.Valid(src) {
+		return
+	}
+	line, col := 1, 1
+	for len(src) > 0 {
+		r, n := utf8.DecodeRune(src)
+		switch {
+		case r == '\n':
+			line, col = line+1, 1
+		case r == utf8.RuneError && n == 1:
+			b.errorf(diag.Pos{File: b.file, Line: line, Col: col}, CodeSyntax, "invalid UTF-8 byte 0x%02x", src[0])
+			return
+		default:
+			col++
+		}
+		src = src[n:]
+	}
+}
+
+// pos is the position of a token. ANTLR's column, like diag.Pos's, counts
+// code points, but from 0.
+func (b *builder) pos(t antlr.Token) diag.Pos {
+	if t == nil {
+		return diag.Pos{File: b.file}
+	}
+	return diag.Pos{File: b.file, Line: t.GetLine(), Col: t.GetColumn() + 1}
+}
+
+// tpos is the position of a terminal node, or of nothing.
+func (b *builder) tpos(n antlr.TerminalNode) diag.Pos {
+	if n == nil {
+		return diag.Pos{File: b.file}
+	}
+	return b.pos(n.GetSymbol())
+}
+
+// cpos is where a rule context starts.
+func (b *builder) cpos(c antlr.ParserRuleContext) diag.Pos {
+	if c == nil {
+		return diag.Pos{File: b.file}
+	}
+	return b.pos(c.GetStart())
+}
+
+// ident makes an Ident of a terminal node; nil if it is missing.
+func (b *builder) ident(n antlr.TerminalNode) *Ident {
+	if n == nil {
+		return nil
+	}
+	id := &Ident{Name: n.GetText()}
+	id.pos = b.tpos(n)
+	return id
+}
+
+// ── Items ──
+
+func (b *builder) item(c parser.IItemContext) Decl {
+	switch {
+	case c.Function() != nil:
+		return b.function(c.Function())
+	case c.TypeAlias() != nil:
+		a := c.TypeAlias()
+		name := b.ident(a.IDENT())
+		if name == nil {
+			return nil
+		}
+		return &AliasDecl{TypePos: b.tpos(a.TYPE()), Name: name, Target: b.typ(a.Type_())}
+	case c.StructDef() != nil:
+		s := c.StructDef()
+		name := b.ident(s.IDENT())
+		if name == nil {
+			return nil
+		}
+		d := &StructDecl{StructPos: b.tpos(s.STRUCT()), Name: name}
+		for _, fc := range s.AllField() {
+			if n := b.ident(fc.IDENT()); n != nil {
+				d.Fields = append(d.Fields, &FieldDecl{Name: n, Type: b.typ(fc.Type_())})
+			}
+		}
+		return d
+	case c.EnumDef() != nil:
+		e := c.EnumDef()
+		name := b.ident(e.IDENT())
+		if name == nil {
+			return nil
+		}
+		d := &EnumDecl{EnumPos: b.tpos(e.ENUM()), Name: name}
+		for _, vc := range e.AllVariant() {
+			n := b.ident(vc.IDENT())
+			if n == nil {
+				continue
+			}
+			v := &VariantDecl{Name: n}
+			for _, tc := range vc.AllType_() {
+				v.Payload = append(v.Payload, b.typ(tc))
+			}
+			d.Variants = append(d.Variants, v)
+		}
+		return d
+	}
+	return nil
+}
+
+func (b *builder) function(c parser.IFunctionContext) Decl {
+	name := b.ident(c.IDENT())
+	if name == nil {
+		return nil
+	}
+	d := &FuncDecl{FnPos: b.tpos(c.FN()), Name: name, Result: b.typ(c.Type_())}
+	for _, pc := range c.AllParam() {
+		if n := b.ident(pc.IDENT()); n != nil {
+			d.Params = append(d.Params, &Param{Name: n, Type: b.typ(pc.Type_())})
+		}
+	}
+	d.Body = b.block(c.Block())
+	return d
+}
+
+// ── Types ──
+
+// typ converts a type. A missing type becomes a NamedType with an empty
+// name, which Check resolves to Invalid without a message.
+func (b *builder) typ(c parser.ITypeContext) TypeExpr {
+	switch c := c.(type) {
+	case *parser.PointerTypeContext:
+		t := &PointerType{Mut: c.MUT() != nil, Elem: b.typ(c.Type_())}
+		t.pos = b.tpos(c.STAR())
+		return t
+	case *parser.ArrayTypeContext:
+		t := &ArrayType{Elem: b.typ(c.Type_())}
+		t.pos = b.tpos(c.LBRACK())
+		if n := c.INTEGER(); n != nil {
+			t.Len, _ = b.integer(n)
+		}
+		return t
+	case *parser.FuncTypeContext:
+		t := &FuncTypeExpr{}
+		t.pos = b.tpos(c.STAR())
+		types := c.AllType_()
+		if len(types) == 0 {
+			t.Result = b.typ(nil)
+			return t
+		}
+		for _, pc := range types[:len(types)-1] {
+			t.Params = append(t.Params, b.typ(pc))
+		}
+		t.Result = b.typ(types[len(types)-1])
+		return t
+	case *parser.NamedTypeContext:
+		t := &NamedType{Name: c.IDENT().GetText()}
+		t.pos = b.tpos(c.IDENT())
+		return t
+	}
+	t := &NamedType{}
+	if c != nil {
+		t.pos = b.cpos(c)
+	}
+	return t
+}
+
+// ── Statements ──
+
+func (b *builder) block(c parser.IBlockContext) *BlockExpr {
+	blk := &BlockExpr{}
+	if c == nil {
+		return blk
+	}
+	blk.pos = b.tpos(c.LBRACE())
+	blk.End = b.tpos(c.RBRACE())
+	for _, sc := range c.AllStatement() {
+		if s := b.stmt(sc); s != nil {
+			blk.Stmts = append(blk.Stmts, s)
+		}
+	}
+	if e := c.Expression(); e != nil {
+		blk.Tail = b.expr(e)
+	} else if n := len(blk.Stmts); n > 0 {
+		// An `if … else …` that ends a block without a ';' is the
+		// block's value, as in Rust: `{ if c { 1 } else { 2 } }`. The
+		// grammar cannot tell (if_stmt matches first); the ';' can.
+		if es, ok := blk.Stmts[n-1].(*ExprStmt); ok {
+			if ie, ok := es.X.(*IfExpr); ok && ie.Else != nil && !es.semi {
+				blk.Stmts, blk.Tail = blk.Stmts[:n-1], ie
+			}
+		}
+	}
+	return blk
+}
+
+func (b *builder) stmt(c parser.IStatementContext) Stmt {
+	switch {
+	case c.LetStmt() != nil:
+		l := c.LetStmt()
+		name := b.ident(l.IDENT())
+		if name == nil {
+			return nil
+		}
+		return &LetStmt{LetPos: b.tpos(l.LET()), Mut: l.MUT() != nil, Name: name, Type: b.typ(l.Type_()), Value: b.expr(l.Expression())}
+	case c.IfStmt() != nil:
+		return &ExprStmt{X: b.ifStmt(c.IfStmt()), semi: c.IfStmt().SEMI() != nil}
+	case c.WhileStmt() != nil:
+		w := c.WhileStmt()
+		return &WhileStmt{WhilePos: b.tpos(w.WHILE()), Cond: b.expr(w.Expression()), Body: b.block(w.Block())}
+	case c.ReturnStmt() != nil:
+		r := c.ReturnStmt()
+		s := &ReturnStmt{ReturnPos: b.tpos(r.RETURN())}
+		if e := r.Expression(); e != nil {
+			s.Value = b.expr(e)
+		}
+		return s
+	case c.BREAK() != nil:
+		return &BranchStmt{KwPos: b.tpos(c.BREAK())}
+	case c.CONTINUE() != nil:
+		return &BranchStmt{KwPos: b.tpos(c.CONTINUE()), Continue: true}
+	case c.AsmStmt() != nil:
+		return b.asm(c.AsmStmt())
+	case c.AssignStmt() != nil:
+		a := c.AssignStmt()
+		s := &AssignStmt{Target: b.expr(a.Unary()), EqPos: b.tpos(a.ASSIGN()), Value: b.expr(a.Expression())}
+		b.checkLvalue(s.Target)
+		return s
+	case c.Expression() != nil:
+		return &ExprStmt{X: b.expr(c.Expression()), semi: true}
+	}
+	return nil
+}
+
+// checkLvalue reports a target that is none of §13's lvalue forms: a
+// name, *p, a[i], s.f or p->f.
+func (b *builder) checkLvalue(e Expr) bool {
+	switch e := e.(type) {
+	case *Ident, *IndexExpr, *FieldExpr, *BadExpr:
+		return true
+	case *UnaryExpr:
+		if e.Op == OpDeref {
+			return true
+		}
+	}
+	b.errorf(e.Pos(), CodeSyntax, "cannot assign to %s; the target must be a variable, *p, a[i], s.f or p->f", describeExpr(e))
+	return false
+}
+
+// describeExpr names the kind of an expression for a message.
+func describeExpr(e Expr) string {
+	switch e := e.(type) {
+	case *IntLit, *ByteLit, *BoolLit, *StringLit:
+		return "a literal"
+	case *UnaryExpr:
+		return "the result of " + e.Op.String()
+	case *BinaryExpr:
+		return "the result of " + e.Op.String()
+	case *CastExpr:
+		return "a cast"
+	case *CallExpr:
+		return "a call"
+	case *ArrayLit:
+		return "an array literal"
+	case *StructLit:
+		return "a struct literal"
+	case *BlockExpr:
+		return "a block"
+	case *IfExpr:
+		return "an if expression"
+	case *MatchExpr:
+		return "a match expression"
+	}
+	return "this expression"
+}
+
+func (b *builder) ifStmt(c parser.IIfStmtContext) *IfExpr {
+	e := &IfExpr{Cond: b.expr(c.Expression()), Then: b.block(c.Block(0))}
+	e.pos = b.tpos(c.IF())
+	if c.ELSE() != nil {
+		if n := c.IfStmt(); n != nil {
+			e.Else = b.ifStmt(n)
+		} else if blk := c.Block(1); blk != nil {
+			e.Else = b.block(blk)
+		}
+	}
+	return e
+}
+
+// ── Inline assembly ──
+
+func (b *builder) asm(c parser.IAsmStmtContext) Stmt {
+	s := &AsmStmt{AsmPos: b.tpos(c.ASM())}
+	for _, bc := range c.AllAsmBinding() {
+		if bd := b.asmBinding(bc); bd != nil {
+			s.Bindings = append(s.Bindings, bd)
+		}
+	}
+	body := c.AsmBody()
+	if body == nil {
+		return s
+	}
+	// Instructions end at a line break or ';': the grammar ends the
+	// operand list at a line break, this loop rejects two instructions
+	// on one line without a ';' between them.
+	lastLine, separated := 0, true
+	for _, ch := range body.GetChildren() {
+		switch ch := ch.(type) {
+		case antlr.TerminalNode:
+			if ch.GetSymbol().GetTokenType() == parser.GenesisLexerSEMI {
+				separated = true
+			}
+		case parser.IAsmInstructionContext:
+			in := b.asmInst(ch)
+			if in == nil {
+				continue
+			}
+			if !separated && in.MnemonicPos.Line == lastLine {
+				b.errorf(in.MnemonicPos, CodeSyntax, "expected a line break or ';' before instruction %s", in.Mnemonic)
+			}
+			s.Insts = append(s.Insts, in)
+			lastLine, separated = ch.GetStop().GetLine(), false
+		}
+	}
+	return s
+}
+
+// asmBinding converts `in rN = expr` or `out lvalue = rN`; nil if it is
+// malformed (reported).
+func (b *builder) asmBinding(c parser.IAsmBindingContext) *AsmBinding {
+	word := c.IDENT()
+	if word == nil {
+		return nil
+	}
+	bd := &AsmBinding{WordPos: b.tpos(word)}
+	lhs, rhs := b.expr(c.Unary()), b.expr(c.Expression())
+	var reg Expr
+	switch word.GetText() {
+	case "in":
+		reg, bd.Value = lhs, rhs
+	case "out":
+		bd.Out, reg, bd.Value = true, rhs, lhs
+		if !b.checkLvalue(lhs) {
+			return nil
+		}
+	default:
+		b.errorf(bd.WordPos, CodeSyntax, "unexpected %s in an asm binding, expected 'in' or 'out'", word.GetText())
+		return nil
+	}
+	bd.RegPos = reg.Pos()
+	r, ok := b.register(reg)
+	if !ok {
+		return nil
+	}
+	bd.Reg = r
+	return bd
+}
+
+// register reads an expression that must be a register r0..r255.
+func (b *builder) register(e Expr) (uint8, bool) {
+	if _, bad := e.(*BadExpr); bad {
+		return 0, false
+	}
+	id, ok := e.(*Ident)
+	if !ok || !isRegisterName(id.Name) {
+		b.errorf(e.Pos(), CodeAsm, "expected a register r0 to r255, found %s", describeAsmExpr(e))
+		return 0, false
+	}
+	n, err := strconv.ParseUint(id.Name[1:], 10, 64)
+	if err != nil || n > 255 {
+		b.errorf(e.Pos(), CodeAsm, "register %s does not exist; registers are r0 to r255", id.Name)
+		return 0, false
+	}
+	return uint8(n), true
+}
+
+func describeAsmExpr(e Expr) string {
+	if id, ok := e.(*Ident); ok {
+		return "'" + id.Name + "'"
+	}
+	return describeExpr(e)
+}
+
+// isRegisterName reports whether name is spelled as a register: r and
+// decimal digits. Outside asm it is an ordinary name.
+func isRegisterName(name string) bool {
+	if len(name) < 2 || name[0] != 'r' {
+		return false
+	}
+	for _, c := range name[1:] {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+func (b *builder) asmInst(c parser.IAsmInstructionContext) *AsmInst {
+	m := c.IDENT()
+	if m == nil {
+		return nil
+	}
+	in := &AsmInst{MnemonicPos: b.tpos(m), Mnemonic: m.GetText()}
+	for _, oc := range c.AllAsmOperand() {
+		op := &AsmOperand{OpPos: b.cpos(oc)}
+		switch {
+		case oc.IDENT() != nil:
+			id := b.ident(oc.IDENT())
+			if isRegisterName(id.Name) {
+				r, ok := b.register(id)
+				if !ok {
+					continue
+				}
+				op.Kind, op.Reg = AsmReg, r
+			} else {
+				op.Kind, op.Name = AsmName, id
+			}
+		case oc.INTEGER() != nil:
+			v, ok := b.integer(oc.INTEGER())
+			if !ok {
+				continue
+			}
+			if oc.MINUS() != nil {
+				if v > 1<<63 {
+					b.errorf(op.OpPos, CodeAsm, "immediate -%s is out of range", oc.INTEGER().GetText())
+					continue
+				}
+				v = -v
+			}
+			op.Kind, op.Imm = AsmImm, v
+		case oc.BYTE() != nil:
+			op.Kind, op.Imm = AsmImm, uint64(b.byteValue(oc.BYTE()))
+		default:
+			continue
+		}
+		in.Operands = append(in.Operands, op)
+	}
+	return in
+}
+
+// ── Expressions ──
+
+// expr converts any expression rule of the precedence ladder.
+func (b *builder) expr(t antlr.Tree) Expr {
+	switch c := t.(type) {
+	case *parser.ExpressionContext:
+		switch {
+		case c.OrExpr() != nil:
+			return b.expr(c.OrExpr())
+		case c.IfExpr() != nil:
+			return b.expr(c.IfExpr())
+		case c.MatchExpr() != nil:
+			return b.expr(c.MatchExpr())
+		case c.Block() != nil:
+			return b.block(c.Block())
+		}
+	case *parser.OrExprContext, *parser.AndExprContext, *parser.CmpExprContext,
+		*parser.BitorExprContext, *parser.BitxorExprContext, *parser.BitandExprContext,
+		*parser.ShiftExprContext, *parser.AddExprContext, *parser.MulExprContext:
+		return b.binary(c.(antlr.ParserRuleContext))
+	case *parser.CastExprContext:
+		x := b.expr(c.Unary())
+		for i, tc := range c.AllType_() {
+			ce := &CastExpr{X: x, To: b.typ(tc)}
+			ce.pos = b.tpos(c.AS(i))
+			x = ce
+		}
+		return x
+	case *parser.UnaryContext:
+		if p := c.Postfix(); p != nil {
+			return b.expr(p)
+		}
+		if c.GetChildCount() == 0 {
+			break
+		}
+		opTok, ok := c.GetChild(0).(antlr.TerminalNode)
+		if !ok {
+			break
+		}
+		e := &UnaryExpr{Op: unaryOps[opTok.GetSymbol().GetTokenType()], X: b.expr(c.Unary())}
+		e.pos = b.tpos(opTok)
+		if e.Op == OpNone {
+			break
+		}
+		return e
+	case *parser.PostfixContext:
+		return b.postfix(c)
+	case *parser.IfExprContext:
+		e := &IfExpr{Cond: b.expr(c.Expression()), Then: b.block(c.Block(0))}
+		e.pos = b.tpos(c.IF())
+		if n := c.IfExpr(); n != nil {
+			e.Else = b.expr(n)
+		} else {
+			e.Else = b.block(c.Block(1))
+		}
+		return e
+	case *parser.MatchExprContext:
+		e := &MatchExpr{X: b.expr(c.Expression())}
+		e.pos = b.tpos(c.MATCH())
+		for _, ac := range c.AllMatchArm() {
+			if p := b.pattern(ac.Pattern()); p != nil {
+				e.Arms = append(e.Arms, &MatchArm{Pattern: p, Body: b.expr(ac.Expression())})
+			}
+		}
+		return e
+	case *parser.BlockContext:
+		return b.block(c)
+	}
+	e := &BadExpr{}
+	if c, ok := t.(antlr.ParserRuleContext); ok && c != nil {
+		e.pos = b.cpos(c)
+	} else {
+		e.pos = diag.Pos{File: b.file}
+	}
+	return e
+}
+
+var unaryOps = map[int]Op{
+	parser.GenesisLexerBANG:  OpNot,
+	parser.GenesisLexerMINUS: OpNeg,
+	parser.GenesisLexerSTAR:  OpDeref,
+	parser.GenesisLexerAMP:   OpAddr,
+	parser.GenesisLexerTILDE: OpCompl,
+}
+
+var binaryOps = map[int]Op{
+	parser.GenesisLexerOROR:    OpOrOr,
+	parser.GenesisLexerANDAND:  OpAndAnd,
+	parser.GenesisLexerEQ:      OpEq,
+	parser.GenesisLexerNE:      OpNe,
+	parser.GenesisLexerLT:      OpLt,
+	parser.GenesisLexerGT:      OpGt,
+	parser.GenesisLexerLE:      OpLe,
+	parser.GenesisLexerGE:      OpGe,
+	parser.GenesisLexerPIPE:    OpOr,
+	parser.GenesisLexerCARET:   OpXor,
+	parser.GenesisLexerAMP:     OpAnd,
+	parser.GenesisLexerSHL:     OpShl,
+	parser.GenesisLexerSHR:     OpShr,
+	parser.GenesisLexerPLUS:    OpAdd,
+	parser.GenesisLexerMINUS:   OpSub,
+	parser.GenesisLexerSTAR:    OpMul,
+	parser.GenesisLexerSLASH:   OpDiv,
+	parser.GenesisLexerPERCENT: OpRem,
+}
+
+// binary converts one level of the ladder, `x (op y)*`, left-associative.
+// Its children alternate operands and operators (the comparison operator
+// is a cmpOp rule of its own).
+func (b *builder) binary(c antlr.ParserRuleContext) Expr {
+	var x Expr
+	var op Op
+	var opPos diag.Pos
+	for _, ch := range c.GetChildren() {
+		var tok antlr.TerminalNode
+		switch ch := ch.(type) {
+		case antlr.ErrorNode:
+			return b.bad(c)
+		case antlr.TerminalNode:
+			tok = ch
+		case *parser.CmpOpContext:
+			t, ok := ch.GetChild(0).(antlr.TerminalNode)
+			if !ok {
+				return b.bad(c)
+			}
+			tok = t
+		default:
+			y := b.expr(ch)
+			if x == nil {
+				x = y
+				continue
+			}
+			if op == OpNone {
+				return b.bad(c)
+			}
+			e := &BinaryExpr{Op: op, X: x, Y: y}
+			e.pos = opPos
+			x, op = e, OpNone
+			continue
+		}
+		op, opPos = binaryOps[tok.GetSymbol().GetTokenType()], b.tpos(tok)
+	}
+	if x == nil || op != OpNone {
+		return b.bad(c)
+	}
+	return x
+}
+
+func (b *builder) bad(c antlr.ParserRuleContext) Expr {
+	e := &BadExpr{}
+	e.pos = b.cpos(c)
+	return e
+}
+
+func (b *builder) postfix(c *parser.PostfixContext) Expr {
+	x := b.primary(c.Primary())
+	for _, oc := range c.AllPostfixOp() {
+		switch oc := oc.(type) {
+		case *parser.CallOpContext:
+			e := &CallExpr{Fun: x}
+			e.pos = b.tpos(oc.LPAREN())
+			for _, ac := range oc.AllExpression() {
+				e.Args = append(e.Args, b.expr(ac))
+			}
+			x = e
+		case *parser.IndexOpContext:
+			e := &IndexExpr{X: x, Index: b.expr(oc.Expression())}
+			e.pos = b.tpos(oc.LBRACK())
+			x = e
+		case *parser.FieldOpContext:
+			e := &FieldExpr{X: x, Name: b.ident(oc.IDENT())}
+			e.pos = b.tpos(oc.DOT())
+			if e.Name == nil {
+				return b.bad(oc)
+			}
+			x = e
+		case *parser.ArrowOpContext:
+			e := &FieldExpr{X: x, Arrow: true, Name: b.ident(oc.IDENT())}
+			e.pos = b.tpos(oc.ARROW())
+			if e.Name == nil {
+				return b.bad(oc)
+			}
+			x = e
+		default:
+			return b.bad(c)
+		}
+	}
+	return x
+}
+
+func (b *builder) primary(c parser.IPrimaryContext) Expr {
+	switch c := c.(type) {
+	case *parser.IntLitContext:
+		e := &IntLit{Text: c.INTEGER().GetText()}
+		e.pos = b.tpos(c.INTEGER())
+		e.Value, _ = b.integer(c.INTEGER())
+		return e
+	case *parser.ByteLitContext:
+		e := &ByteLit{Value: b.byteValue(c.BYTE())}
+		e.pos = b.tpos(c.BYTE())
+		return e
+	case *parser.StringLitContext:
+		e := &StringLit{Value: b.str(c.STRING())}
+		e.pos = b.tpos(c.STRING())
+		return e
+	case *parser.BoolLitContext:
+		e := &BoolLit{Value: c.TRUE() != nil}
+		e.pos = b.cpos(c)
+		return e
+	case *parser.IdentExprContext:
+		return b.ident(c.IDENT())
+	case *parser.StructLitContext:
+		e := &StructLit{Name: b.ident(c.IDENT())}
+		e.pos = b.tpos(c.IDENT())
+		for _, fc := range c.AllFieldInit() {
+			if n := b.ident(fc.IDENT()); n != nil {
+				e.Fields = append(e.Fields, &FieldInit{Name: n, Value: b.expr(fc.Expression())})
+			}
+		}
+		return e
+	case *parser.ParenExprContext:
+		return b.expr(c.Expression())
+	case *parser.ArrayLitContext:
+		e := &ArrayLit{Elem: b.expr(c.Expression())}
+		e.pos = b.tpos(c.LBRACK())
+		if n := c.INTEGER(); n != nil {
+			e.Len, _ = b.integer(n)
+		}
+		return e
+	}
+	e := &BadExpr{}
+	e.pos = diag.Pos{File: b.file}
+	if c != nil {
+		e.pos = b.cpos(c)
+	}
+	return e
+}
+
+// ── Patterns ──
+
+func (b *builder) pattern(c parser.IPatternContext) Pattern {
+	switch c := c.(type) {
+	case *parser.WildcardPatternContext:
+		return &WildcardPattern{At: b.cpos(c)}
+	case *parser.IntPatternContext:
+		v, _ := b.integer(c.INTEGER())
+		return &IntPattern{At: b.cpos(c), Text: c.GetText(), Neg: c.MINUS() != nil, Value: v}
+	case *parser.BytePatternContext:
+		return &IntPattern{At: b.cpos(c), Text: c.GetText(), Value: uint64(b.byteValue(c.BYTE()))}
+	case *parser.BoolPatternContext:
+		return &BoolPattern{At: b.cpos(c), Value: c.TRUE() != nil}
+	case *parser.VariantPatternContext:
+		name := b.ident(c.IDENT())
+		if name == nil {
+			return nil
+		}
+		p := &VariantPattern{Name: name}
+		for _, bc := range c.AllPatternBinding() {
+			var id *Ident
+			if bc.IDENT() != nil {
+				id = b.ident(bc.IDENT())
+			} else {
+				id = b.ident(bc.UNDERSCORE())
+			}
+			if id != nil {
+				p.Bindings = append(p.Bindings, id)
+			}
+		}
+		return p
+	}
+	return nil
+}
+
+// ── Literals ──
+
+// integer reads an INTEGER token: decimal, 0x hexadecimal or 0b binary
+// (§3.2), at most 2^64-1. A malformed one is reported; ok is false.
+func (b *builder) integer(n antlr.TerminalNode) (v uint64, ok bool) {
+	if n == nil {
+		return 0, false
+	}
+	text := n.GetText()
+	digits, base := text, 10
+	switch {
+	case strings.HasPrefix(text, "0x"):
+		digits, base = text[2:], 16
+	case strings.HasPrefix(text, "0b"):
+		digits, base = text[2:], 2
+	}
+	// ParseUint would accept underscores and other prefixes; §3.2 does not.
+	valid := digits != ""
+	for _, c := range digits {
+		if digitValue(c) >= base {
+			valid = false
+		}
+	}
+	if !valid {
+		b.errorf(b.tpos(n), CodeSyntax, "malformed integer literal %s", abbreviate(text))
+		return 0, false
+	}
+	v, err := strconv.ParseUint(digits, base, 64)
+	if err != nil {
+		b.errorf(b.tpos(n), CodeSyntax, "integer literal %s does not fit in 64 bits", abbreviate(text))
+		return 0, false
+	}
+	return v, true
+}
+
+func digitValue(c rune) int {
+	switch {
+	case c >= '0' && c <= '9':
+		return int(c - '0')
+	case c >= 'a' && c <= 'f':
+		return int(c-'a') + 10
+	case c >= 'A' && c <= 'F':
+		return int(c-'A') + 10
+	}
+	return 99
+}
+
+// byteValue reads a BYTE token, 0y and two hexadecimal digits (the
+// lexer guarantees the shape).
+func (b *builder) byteValue(n antlr.TerminalNode) uint8 {
+	if n == nil || len(n.GetText()) != 4 {
+		return 0
+	}
+	v, _ := strconv.ParseUint(n.GetText()[2:], 16, 8)
+	return uint8(v)
+}
+
+// str decodes a STRING token's escapes: \n \t \r \0 \\ \" \' and \xHH.
+// A bad escape is reported at its own column.
+func (b *builder) str(n antlr.TerminalNode) []byte {
+	if n == nil {
+		return nil
+	}
+	text := n.GetText()
+	text = text[1 : len(text)-1]
+	pos := b.tpos(n)
+	pos.Col++ // past the opening quote
+	var out []byte
+	for i := 0; i < len(text); {
+		c := text[i]
+		if c != '\\' {
+			r, size := utf8.DecodeRuneInString(text[i:])
+			out = append(out, text[i:i+size]...)
+			i += size
+			if r == '\n' {
+				pos.Line, pos.Col = pos.Line+1, 1
+			} else {
+				pos.Col++
+			}
+			continue
+		}
+		esc := pos
+		next := byte(0)
+		if i+1 < len(text) {
+			next = text[i+1]
+		}
+		width := 2
+		switch next {
+		case 'n':
+			out = append(out, '\n')
+		case 't':
+			out = append(out, '\t')
+		case 'r':
+			out = append(out, '\r')
+		case '0':
+			out = append(out, 0)
+		case '\\', '"', '\'':
+			out = append(out, next)
+		case 'x':
+			if i+4 <= len(text) && digitValue(rune(text[i+2])) < 16 && digitValue(rune(text[i+3])) < 16 {
+				out = append(out, byte(digitValue(rune(text[i+2]))<<4|digitValue(rune(text[i+3]))))
+				width = 4
+			} else {
+				b.errorf(esc, CodeSyntax, "\\x must be followed by two hexadecimal digits")
+			}
+		default:
+			r, _ := utf8.DecodeRuneInString(text[i+1:])
+			b.errorf(esc, CodeSyntax, "unknown escape sequence \\%c", r)
+			if r == '\n' {
+				// The escape spans the line break; keep the count right.
+				pos.Line, pos.Col = pos.Line+1, 0
+				width = 1
+			}
+		}
+		i += width
+		pos.Col += width
+	}
+	return out
+}
+
+// abbreviate shortens s for a message.
+func abbreviate(s string) string {
+	const max = 24
+	if utf8.RuneCountInString(s) <= max {
+		return s
+	}
+	return string([]rune(s)[:max-1]) + "…"
+}
+
+// ── Syntax errors ──
+
+// SyntaxError reports a lexer or parser error. Only the first error of a
+// line is reported: the ones after it are mostly its consequences.
+func (b *builder) SyntaxError(rec antlr.Recognizer, sym any, line, col int, msg string, _ antlr.RecognitionException) {
+	if line == b.lastError {
+		return
+	}
+	b.lastError = line
+	pos := diag.Pos{File: b.file, Line: line, Col: col + 1}
+	t, ok := sym.(antlr.Token)
+	if !ok {
+		// The lexer cannot fail (BAD_CHAR matches any character); keep
+		// ANTLR's message if it ever does.
+		b.errorf(pos, CodeSyntax, "%s", msg)
+		return
+	}
+	switch t.GetTokenType() {
+	case parser.GenesisLexerUNTERMINATED_STRING:
+		b.errorf(pos, CodeSyntax, "unterminated string literal")
+		return
+	case parser.GenesisLexerUNTERMINATED_COMMENT:
+		b.errorf(pos, CodeSyntax, "unterminated block comment")
+		return
+	case parser.GenesisLexerBAD_CHAR:
+		b.errorf(pos, CodeSyntax, "unexpected character %q", t.GetText())
+		return
+	}
+	m := "unexpected " + describeToken(t)
+	if p, ok := rec.(antlr.Parser); ok {
+		expected := p.GetExpectedTokens()
+		if isComparisonToken(t.GetTokenType()) && !hasToken(expected, t.GetTokenType()) {
+			m += "; comparison operators do not chain, use parentheses or &&"
+		} else if want := describeExpected(expected); want != "" {
+			m += ", expected " + want
+		}
+	}
+	b.errorf(pos, CodeSyntax, "%s", m)
+}
+
+func isComparisonToken(typ int) bool {
+	switch typ {
+	case parser.GenesisLexerEQ, parser.GenesisLexerNE, parser.GenesisLexerLT,
+		parser.GenesisLexerGT, parser.GenesisLexerLE, parser.GenesisLexerGE:
+		return true
+	}
+	return false
+}
+
+func hasToken(set *antlr.IntervalSet, typ int) bool {
+	if set == nil {
+		return false
+	}
+	for _, iv := range set.GetIntervals() {
+		if typ >= iv.Start && typ < iv.Stop {
+			return true
+		}
+	}
+	return false
+}
+
+// describeToken names a token for a syntax error message.
+func describeToken(t antlr.Token) string {
+	text := t.GetText()
+	switch t.GetTokenType() {
+	case antlr.TokenEOF:
+		return "end of file"
+	case parser.GenesisLexerINTEGER, parser.GenesisLexerBYTE:
+		return "number " + abbreviate(text)
+	case parser.GenesisLexerIDENT:
+		return "name " + abbreviate(text)
+	case parser.GenesisLexerSTRING:
+		return "string " + abbreviate(text)
+	}
+	if t.GetTokenType() >= parser.GenesisLexerFN && t.GetTokenType() <= parser.GenesisLexerFALSE {
+		return "keyword " + text
+	}
+	return "'" + text + "'"
+}
+
+// expectedNames lists, in the order messages give them, the tokens worth
+// naming when the parser expected them. An expression can start with
+// many tokens; INTEGER stands for them all.
+var expectedNames = []struct {
+	typ  int
+	name string
+}{
+	{parser.GenesisLexerINTEGER, "an expression"},
+	{parser.GenesisLexerIDENT, "a name"},
+	{parser.GenesisLexerSEMI, "';'"},
+	{parser.GenesisLexerCOMMA, "','"},
+	{parser.GenesisLexerCOLON, "':'"},
+	{parser.GenesisLexerASSIGN, "'='"},
+	{parser.GenesisLexerARROW, "'->'"},
+	{parser.GenesisLexerFAT_ARROW, "'=>'"},
+	{parser.GenesisLexerLBRACE, "'{'"},
+	{parser.GenesisLexerRPAREN, "')'"},
+	{parser.GenesisLexerRBRACK, "']'"},
+	{parser.GenesisLexerRBRACE, "'}'"},
+	{parser.GenesisLexerLPAREN, "'('"},
+	{parser.GenesisLexerFN, "'fn'"},
+	{antlr.TokenEOF, "end of file"},
+}
+
+// describeExpected names the useful tokens of set, at most four.
+func describeExpected(set *antlr.IntervalSet) string {
+	var names []string
+	exprStart := hasToken(set, parser.GenesisLexerINTEGER)
+	for _, e := range expectedNames {
+		if !hasToken(set, e.typ) {
+			continue
+		}
+		// An expression start also covers names and '('.
+		if exprStart && (e.typ == parser.GenesisLexerIDENT || e.typ == parser.GenesisLexerLPAREN) {
+			continue
+		}
+		names = append(names, e.name)
+	}
+	if len(names) > 4 {
+		names = names[:4]
+	}
+	switch len(names) {
+	case 0:
+		return ""
+	case 1:
+		return names[0]
+	}
+	return fmt.Sprintf("%s or %s", strings.Join(names[:len(names)-1], ", "), names[len(names)-1])
+}
