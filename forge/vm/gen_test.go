@@ -290,7 +290,11 @@ func (g *gen) block(depth int) {
 	case k < 80:
 		b.op(bc.TICK, 0, 0, 0, 0)
 	case k < 81:
-		g.superinstruction()
+		if g.chance(20) {
+			g.earlyReturn()
+		} else {
+			g.superinstruction()
+		}
 	case k < 82: // ADD + JMP, fused: a short jump forward
 		b.rrr(bc.ADD, g.reg(), g.reg(), g.reg())
 		b.jump(bc.JMP, 0, 0, b.here()+2)
@@ -400,6 +404,20 @@ func (g *gen) superinstruction() {
 	}
 }
 
+// earlyReturn emits LI; JLT over a few instructions to a RET: the shape
+// the interpreter fuses with the RET (the leaf case of a recursion).
+func (g *gen) earlyReturn() {
+	b := &g.b
+	r := g.reg()
+	b.li(r, g.value())
+	j := b.jump(bc.JLT, g.reg(), r, -1)
+	for i := g.n(3); i > 0; i-- {
+		g.simple()
+	}
+	b.insts[j].ref = b.here()
+	b.op(bc.RET, 0, 0, 0, 0)
+}
+
 // function emits a function body ending in RET. Functions may call the
 // ones emitted after them, and themselves (recursion ends on overflow or
 // on the budget).
@@ -407,6 +425,10 @@ func (g *gen) function() int {
 	b := &g.b
 	entry := b.here()
 	for k := g.n(5); k >= 0; k-- {
+		if g.chance(15) {
+			g.earlyReturn()
+			continue
+		}
 		if g.chance(10) {
 			i := b.jump(bc.CALL, 0, 0, 0)
 			g.pending = append(g.pending, pendingCall{i, g.n(g.nfuncs)})

@@ -63,6 +63,7 @@ const (
 	opLISUB       // LI ra, imm; SUB
 	opLIJLT       // LI ra, imm; JLT
 	opLIJLTS      // LI ra, imm; JLTS
+	opLIJLTRET    // LI ra, imm; JLT whose target is a RET
 	opLISUBCALL   // LI ra, imm; SUB; CALL
 	opADDJLT      // ADD; JLT
 	opADDJMP      // ADD; JMP
@@ -88,8 +89,8 @@ const (
 // The dispatch switch lists the unused values numOps..opMask by hand; these
 // fail to compile when an op is added or removed, to say it needs updating.
 var (
-	_ [opMask + 1 - numOps - 10]struct{}
-	_ [numOps + 10 - opMask - 1]struct{}
+	_ [opMask + 1 - numOps - 9]struct{}
+	_ [numOps + 9 - opMask - 1]struct{}
 )
 
 var costOf [numOps]uint8
@@ -106,6 +107,7 @@ func init() {
 		costOf[f.op] = costOf[f.seq[0]]
 		canonicalOf[f.op] = f.seq[0]
 	}
+	costOf[opLIJLTRET], canonicalOf[opLIJLTRET] = costOf[opLI], opLI
 	canonicalOf[opEnd] = opEnd
 	canonicalOf[opOutOfTicks] = opOutOfTicks
 }
@@ -283,6 +285,14 @@ func fuse(code []inst) {
 			}
 			code[i].op = f.op
 			break
+		}
+	}
+	// A conditional branch to a RET (an early return) continues into the
+	// RET in the same dispatch. Fusion leaves RET slots alone, so the
+	// target's op is still canonical.
+	for i := range code {
+		if code[i].op == opLIJLT && code[code[i+2].imm].op == opRET {
+			code[i].op = opLIJLTRET
 		}
 	}
 }

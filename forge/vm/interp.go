@@ -201,6 +201,23 @@ run:
 				store64(m.mem, sp, (base+pc+1)<<3)
 				pc = in.imm
 				continue run
+			case opLIJLTRET: // LI ra, imm; JLT to a RET: the leaf case of a recursion
+				regs[in.a] = in.imm
+				n := at(code0, pc+2)
+				taken := regs[n.a] < regs[n.b]
+				pc = branch(tr, taken, n.imm, pc+3)
+				if !taken {
+					continue run
+				}
+				// The RET is a run of its own: charge it here, or let the
+				// run entry handle a budget it does not fit.
+				in = at(code0, pc)
+				if r := uint64(in.run); r <= m.left {
+					m.left -= r
+				} else {
+					continue run
+				}
+				fallthrough
 			case opRET: // pc = mem[sp]; sp += 8
 				sp := m.sp
 				if sp > uint64(len(m.mem))-8 {
@@ -402,7 +419,7 @@ run:
 				m.stop(Faulted, OutOfTicks, base+pc, m.charged())
 				return
 			case opInvalid, numOps, numOps + 1, numOps + 2, numOps + 3, numOps + 4,
-				numOps + 5, numOps + 6, numOps + 7, numOps + 8, numOps + 9:
+				numOps + 5, numOps + 6, numOps + 7, numOps + 8:
 				// Unreachable in a verified image. The unused values up to
 				// opMask are listed so that the switch covers them all;
 				// adding an op makes one of them a duplicate case.

@@ -69,7 +69,7 @@ func TestMatchesReference(t *testing.T) {
 	t.Logf("outcomes: %v", seen)
 	// The generator must reach every way a run can end, and emit every
 	// fused sequence, or this test proves less than it claims.
-	want := []string{"HALTED", "BLOCKED", "READY", "resumed"}
+	want := []string{"HALTED", "BLOCKED", "READY", "resumed", "LI;JLT->RET"}
 	for _, seq := range vm.Superinstructions() {
 		want = append(want, seqName(seq))
 	}
@@ -126,9 +126,18 @@ func outcomeName(o outcome) string {
 
 // countPatterns counts the canonical sequences the interpreter fuses.
 func countPatterns(code []byte, seen map[string]int) {
-	insts, _, err := bc.Insts(code)
+	insts, offs, err := bc.Insts(code)
 	if err != nil {
 		return
+	}
+	opAt := map[uint64]bc.Opcode{}
+	for i, in := range insts {
+		opAt[uint64(offs[i])] = in.Op
+	}
+	for i := 0; i+1 < len(insts); i++ {
+		if insts[i].Op == bc.LI && insts[i+1].Op == bc.JLT && opAt[insts[i+1].Imm] == bc.RET {
+			seen["LI;JLT->RET"]++
+		}
 	}
 	for _, seq := range vm.Superinstructions() {
 	at:
