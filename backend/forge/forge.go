@@ -1,0 +1,469 @@
+// Package forge is the Forge Machine backend: it lowers a verified IR
+// module to Forge assembly (docs/fasm.md) that frontend/fasm assembles
+// into an FRGP program.
+//
+// The pipeline per function is: lowering of the structured IR to a linear
+// machine-level code over virtual registers (lower.go), dead-code removal
+// and register allocation over r0–r249 (regalloc.go), then emission with
+// the saves around calls, the epilogues and a peephole pass (emit.go).
+// docs/backend-forge.md describes the calling convention, the frame
+// layout, the register allocator and the lowering of every IR operation.
+package forge
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+
+	"github.com/genesis-toolchain/genesis/forge/bytecode"
+	"github.com/genesis-toolchain/genesis/frontend/diag"
+	"github.com/genesis-toolchain/genesis/frontend/fasm"
+	"github.com/genesis-toolchain/genesis/ir"
+)
+
+// Diagnostic codes: the Genesis error classes (docs/decisions.md).
+const (
+	codeCodegen  = "0x0802" // an IR construct the backend cannot compile
+	codeAsm      = "0x0804" // inline assembly that does not assemble
+	codeInternal = "0x08FF" // a bug in the compiler
+)
+
+// User fault codes raised by compiled code.
+const (
+	faultUnreachable    = 0 // an IR unreachable was reached
+	faultBadFuncRef     = 1 // call_indirect of a value that is no function of its type
+	faultShadowOverflow = 2 // the frames of slots outgrew the shadow stack
+)
+
+// maxArgs bounds the parameters and results of a function: they travel in
+// r0 upward.
+const maxArgs = 64
+
+// Options are the target parameters of compiled programs.
+type Options struct {
+	// FrameTop is where the shadow stack of slot frames starts, growing
+	// down: the top of the heap, heap_end = memory − stack. Programs with
+	// slots must run with a memory quota and stack size that put heap_end
+	// here or above. Zero means DefaultFrameTop.
+	FrameTop uint64
+	// FrameSize is the size of the shadow stack; a deeper nesting of
+	// frames faults USER_FAULT with code 2. Zero means DefaultFrameSize.
+	FrameSize uint64
+}
+
+// The defaults match forge exec's default memory (16 MiB) and stack
+// (64 KiB).
+const (
+	DefaultFrameTop  = 16<<20 - 64<<10
+	DefaultFrameSize = 1 << 20
+)
+
+// Compile lowers m, which must have passed ir.Verify, to Forge assembly
+// with the default Options. The program starts at _start, which calls the
+// function main and HALTs when it returns (main's first result, if any, is
+// left in r0). When the returned list holds errors the text is empty.
+func Compile(m *ir.Module) (string, diag.List) {
+	return CompileOptions(m, Options{})
+}
+
+// CompileOptions is Compile with explicit Options.
+func CompileOptions(m *ir.Module, opts Options) (string, diag.List) {
+	if opts.FrameTop == 0 {
+		opts.FrameTop = DefaultFrameTop
+	}
+	if opts.FrameSize == 0 {
+		opts.FrameSize = DefaultFrameSize
+	}
+	c := &compiler{m: m, opts: opts, names: newNames(m), clobbers: map[string]regSet{}, done: map[string]bool{}}
+	return c.compile()
+}
+
+// Build compiles m and assembles the result: the assembly text, and the
+// program when there are no errors.
+func Build(m *ir.Module, file string) (string, *bytecode.Program, diag.List) {
+	text, diags := Compile(m)
+	if diags.HasErrors() {
+		return "", nil, diags
+	}
+	p, adiags := fasm.Assemble(file, []byte(text))
+	if adiags.HasErrors() {
+		for _, d := range adiags {
+			diags.Errorf(diag.Pos{File: file}, codeInternal, "the generated assembly does not assemble: %s", d.Error())
+		}
+		return text, nil, diags
+	}
+	return text, p, diags
+}
+
+// compiler holds the module-wide state of one compilation.
+type compiler struct {
+	m     *ir.Module
+	opts  Options
+	names *names
+	diags diag.List
+
+	funcIdx    map[string]int // func_ref index of each referenced function
+	dispatches map[string]*dispatch
+	clobbers   map[string]regSet // registers each compiled function may change
+	done       map[string]bool
+	usesFrames bool
+	overflow   string // label of the shadow stack overflow stub, when used
+}
+
+// dispatch is the routine that call_indirect of one function type calls.
+type dispatch struct {
+	used  bool // some call_indirect calls it
+	label string
+	funcs []string // indexes base, base+1, ...
+	base  int
+}
+
+// names hands out assembly labels that collide with no module symbol.
+type names struct{ used map[string]bool }
+
+func newNames(m *ir.Module) *names {
+	n := &names{used: map[string]bool{}}
+	for _, f := range m.Funcs {
+		n.used[f.Name] = true
+	}
+	for _, d := range m.Data {
+		n.used[d.Name] = true
+	}
+	return n
+}
+
+func (n *names) unique(base string) string {
+	s := base
+	for i := 0; n.used[s]; i++ {
+		s = base + "_" + strconv.Itoa(i)
+	}
+	n.used[s] = true
+	return s
+}
+
+func (c *compiler) funcIndex(name string) int { return c.funcIdx[name] }
+
+func (c *compiler) dispatchFor(t ir.Type) string {
+	d, ok := c.dispatches[t.String()]
+	if !ok {
+		d = &dispatch{label: c.names.unique("__dispatch")}
+		c.dispatches[t.String()] = d
+	}
+	d.used = true
+	return d.label
+}
+
+func (c *compiler) shadowOverflow() string {
+	if c.overflow == "" {
+		c.overflow = c.names.unique("__shadow_overflow")
+	}
+	return c.overflow
+}
+
+// numberFuncRefs gives every function named by a func_ref an index, from
+// 1 (0 is the zero value of function types, no function), grouped by
+// type so that each dispatch routine covers one contiguous range.
+func (c *compiler) numberFuncRefs() {
+	refs := map[string]bool{}
+	var walk func(r *ir.Region)
+	walk = func(r *ir.Region) {
+		for _, in := range r.Instrs {
+			if in.Op == ir.OpFuncRef {
+				refs[in.Sym] = true
+			}
+			for _, s := range in.Regions {
+				walk(s)
+			}
+		}
+	}
+	for _, f := range c.m.Funcs {
+		walk(f.Body)
+	}
+	byType := map[string][]string{}
+	var types []string
+	for _, f := range c.m.Funcs {
+		if refs[f.Name] {
+			t := f.Type().String()
+			if byType[t] == nil {
+				types = append(types, t)
+			}
+			byType[t] = append(byType[t], f.Name)
+		}
+	}
+	sort.Strings(types)
+	c.funcIdx = map[string]int{}
+	c.dispatches = map[string]*dispatch{}
+	next := 1
+	for _, t := range types {
+		d := &dispatch{label: c.names.unique("__dispatch"), funcs: byType[t], base: next}
+		c.dispatches[t] = d
+		for _, f := range byType[t] {
+			c.funcIdx[f] = next
+			next++
+		}
+	}
+}
+
+func (c *compiler) compile() (string, diag.List) {
+	main := c.m.Func("main")
+	if main == nil {
+		c.diags.Errorf(diag.Pos{}, codeCodegen, "the module has no function main, where the program starts")
+		return "", c.diags
+	}
+	if len(main.Params) > 0 {
+		c.diags.Errorf(main.Pos, codeCodegen, "function main must take no parameters")
+	}
+	c.numberFuncRefs()
+	start := c.names.unique("_start")
+
+	// Compile callees before callers, so a caller knows what its calls
+	// clobber: the strongly connected components of the call graph in
+	// reverse topological order.
+	out := map[string][]string{}
+	for _, scc := range c.sccs() {
+		allocs := map[string]*allocation{}
+		lowers := map[string]*fnLower{}
+		for _, f := range scc {
+			l := &fnLower{c: c, f: f, nextV: firstVirtual}
+			l.lowerFunc()
+			if l.failed {
+				continue
+			}
+			a := l.allocate(c.clobberOf)
+			if a == nil {
+				continue
+			}
+			allocs[f.Name], lowers[f.Name] = a, l
+		}
+		var clob regSet
+		for name := range allocs {
+			clob.union(&lowers[name].clobbered)
+		}
+		for _, f := range scc {
+			c.clobbers[f.Name] = clob
+			c.done[f.Name] = true
+		}
+		for _, f := range scc {
+			if a := allocs[f.Name]; a != nil {
+				out[f.Name] = lowers[f.Name].finish(a)
+			}
+		}
+	}
+	if c.diags.HasErrors() {
+		c.diags.Sort()
+		return "", c.diags
+	}
+
+	var w asmWriter
+	w.comment("generated by genesis backend/forge")
+	w.line(".text")
+	w.label(start)
+	if c.usesFrames {
+		w.ins("LI %s, %d", rFrame, c.opts.FrameTop&^(maxFrameAlign-1))
+		w.ins("LI %s, %d", rShadowLimit, c.opts.FrameTop-c.opts.FrameSize)
+	}
+	w.ins("CALL %s", quoteName("main"))
+	w.ins("HALT")
+	for _, f := range c.m.Funcs {
+		w.line("")
+		for _, s := range out[f.Name] {
+			w.line(s)
+		}
+	}
+	c.writeDispatches(&w)
+	if c.overflow != "" {
+		w.line("")
+		w.label(c.overflow)
+		w.ins("FAULT %d", faultShadowOverflow)
+	}
+	if len(c.m.Data) > 0 {
+		w.line("")
+		w.line(".data")
+		for _, d := range c.m.Data {
+			if d.Align > 1 {
+				w.ins(".align %d", d.Align)
+			}
+			w.label(d.Name)
+			if len(d.Bytes) > 0 {
+				w.ins(".ascii %s", quoteString(d.Bytes))
+			}
+		}
+	}
+	return w.String(), c.diags
+}
+
+// clobberOf returns the registers a call instruction may change.
+func (c *compiler) clobberOf(in *minst) regSet {
+	switch in.op {
+	case mCall:
+		if c.done[in.sym] {
+			s := c.clobbers[in.sym]
+			for _, d := range in.defs {
+				s.add(d)
+			}
+			return s
+		}
+		return allAllocatable
+	case mAsm:
+		return in.clob
+	}
+	return allAllocatable
+}
+
+// sccs returns the strongly connected components of the direct call graph,
+// callees before callers (Tarjan's algorithm), each in module order.
+func (c *compiler) sccs() [][]*ir.Func {
+	idx := map[*ir.Func]int{}
+	low := map[*ir.Func]int{}
+	on := map[*ir.Func]bool{}
+	var stack []*ir.Func
+	var res [][]*ir.Func
+	n := 0
+	callees := func(f *ir.Func) []*ir.Func {
+		var cs []*ir.Func
+		var walk func(r *ir.Region)
+		walk = func(r *ir.Region) {
+			for _, in := range r.Instrs {
+				if in.Op == ir.OpCall {
+					if g := c.m.Func(in.Sym); g != nil {
+						cs = append(cs, g)
+					}
+				}
+				for _, s := range in.Regions {
+					walk(s)
+				}
+			}
+		}
+		walk(f.Body)
+		return cs
+	}
+	var visit func(f *ir.Func)
+	visit = func(f *ir.Func) {
+		idx[f], low[f] = n, n
+		n++
+		stack = append(stack, f)
+		on[f] = true
+		for _, g := range callees(f) {
+			if _, seen := idx[g]; !seen {
+				visit(g)
+				low[f] = min(low[f], low[g])
+			} else if on[g] {
+				low[f] = min(low[f], idx[g])
+			}
+		}
+		if low[f] == idx[f] {
+			var comp []*ir.Func
+			for {
+				g := stack[len(stack)-1]
+				stack = stack[:len(stack)-1]
+				on[g] = false
+				comp = append(comp, g)
+				if g == f {
+					break
+				}
+			}
+			order := map[*ir.Func]int{}
+			for i, g := range c.m.Funcs {
+				order[g] = i
+			}
+			sort.Slice(comp, func(i, j int) bool { return order[comp[i]] < order[comp[j]] })
+			res = append(res, comp)
+		}
+	}
+	for _, f := range c.m.Funcs {
+		if _, seen := idx[f]; !seen {
+			visit(f)
+		}
+	}
+	return res
+}
+
+// writeDispatches emits one routine per function type used by
+// call_indirect: the index arrives in r250; the routine checks it is one
+// of the type's functions (else FAULT 1), finds it by binary search and
+// jumps to it, so the function returns straight to the caller.
+func (c *compiler) writeDispatches(w *asmWriter) {
+	var keys []string
+	for k := range c.dispatches {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	bad := ""
+	for _, k := range keys {
+		d := c.dispatches[k]
+		if !d.used {
+			continue
+		}
+		if bad == "" {
+			bad = c.names.unique("__bad_funcref")
+		}
+		w.line("")
+		w.comment("call_indirect of " + k)
+		w.label(d.label)
+		n := len(d.funcs)
+		if n == 0 {
+			w.ins("JMP %s", quoteName(bad))
+			continue
+		}
+		w.ins("LI %s, %d", rScratch1, d.base)
+		w.ins("SUB %s, %s, %s", rScratch0, rScratch0, rScratch1)
+		w.ins("LI %s, %d", rScratch1, n)
+		ok := c.names.unique(d.label + ".ok")
+		w.ins("JLT %s, %s, %s", rScratch0, rScratch1, quoteName(ok))
+		w.ins("JMP %s", quoteName(bad))
+		w.label(ok)
+		var search func(lo, hi int)
+		search = func(lo, hi int) {
+			if lo == hi {
+				w.ins("JMP %s", quoteName(d.funcs[lo]))
+				return
+			}
+			mid := (lo + hi + 1) / 2
+			left := c.names.unique(fmt.Sprintf("%s.%d", d.label, mid))
+			w.ins("LI %s, %d", rScratch1, mid)
+			w.ins("JLT %s, %s, %s", rScratch0, rScratch1, quoteName(left))
+			search(mid, hi)
+			w.label(left)
+			search(lo, mid-1)
+		}
+		search(0, n-1)
+	}
+	if bad != "" {
+		w.label(bad)
+		w.ins("FAULT %d", faultBadFuncRef)
+	}
+}
+
+var nameForm = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.]*$`)
+var regForm = regexp.MustCompile(`^[rR][0-9]+$`)
+var hashForm = regexp.MustCompile(`^[0-9a-fA-F]{64}$`)
+
+// quoteName returns a label as fasm reads it: bare when it has the name
+// form, else quoted.
+func quoteName(s string) string {
+	if nameForm.MatchString(s) && !regForm.MatchString(s) && !hashForm.MatchString(s) {
+		return s
+	}
+	return quoteString([]byte(s))
+}
+
+// quoteString returns b as a fasm string literal.
+func quoteString(b []byte) string {
+	out := []byte{'"'}
+	for _, c := range b {
+		switch {
+		case c == '"' || c == '\\':
+			out = append(out, '\\', c)
+		case c == '\n':
+			out = append(out, '\\', 'n')
+		case c == '\t':
+			out = append(out, '\\', 't')
+		case c >= 0x20 && c < 0x7f:
+			out = append(out, c)
+		default:
+			out = append(out, fmt.Sprintf("\\x%02x", c)...)
+		}
+	}
+	return string(append(out, '"'))
+}

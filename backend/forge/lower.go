@@ -1,0 +1,909 @@
+package forge
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/genesis-toolchain/genesis/frontend/diag"
+	"github.com/genesis-toolchain/genesis/ir"
+)
+
+// maxFrameAlign is the largest slot alignment the backend honours: frames
+// are multiples of it and the shadow stack top is aligned to it.
+const maxFrameAlign = 16
+
+// maxInlineCopy is the largest copy expanded into straight-line loads and
+// stores; larger copies run a word loop.
+const maxInlineCopy = 128
+
+// fnLower lowers one IR function to machine-level code with virtual
+// registers (docs/backend-forge.md, "Lowering").
+type fnLower struct {
+	c    *compiler
+	f    *ir.Func
+	code []*minst
+
+	nextV     reg
+	vals      map[*ir.Value]reg
+	vars      map[string]reg
+	slots     map[string]int64
+	frameSize int64
+	fused     map[*ir.Value]*ir.Instr // comparisons evaluated by the branch that uses them
+	targets   map[string]*target      // loop and block labels
+	cold      []func()                // regions laid out after the body
+	nlabel    int
+	failed    bool
+	clobbered regSet // after allocation: the registers the function may change
+}
+
+// target is what break and continue of one label jump to.
+type target struct {
+	results []reg  // the loop's or block's results
+	params  []reg  // a loop's parameters
+	head    string // a loop's first instruction
+	exit    string // after the loop or block
+}
+
+// yieldTarget is what a yield in a region of an if, switch or block does.
+type yieldTarget struct {
+	results []reg
+	end     string
+}
+
+func (l *fnLower) errorf(pos diag.Pos, code, format string, args ...any) {
+	if pos == (diag.Pos{}) {
+		pos = l.f.Pos
+	}
+	l.c.diags.Errorf(pos, code, "%s", fmt.Sprintf("in function @%s: ", l.f.Name)+fmt.Sprintf(format, args...))
+	l.failed = true
+}
+
+func (l *fnLower) newV() reg {
+	r := l.nextV
+	l.nextV++
+	return r
+}
+
+func (l *fnLower) label() string {
+	l.nlabel++
+	return l.c.names.unique(fmt.Sprintf("%s.%d", l.f.Name, l.nlabel))
+}
+
+func (l *fnLower) emit(in *minst) { l.code = append(l.code, in) }
+
+func (l *fnLower) move(d, s reg) {
+	if d != s {
+		l.emit(&minst{op: mMove, defs: []reg{d}, uses: []reg{s}})
+	}
+}
+
+func (l *fnLower) li(d reg, v int64) { l.emit(&minst{op: mLI, defs: []reg{d}, imm: v}) }
+
+func (l *fnLower) alu(name string, d, a, b reg) {
+	l.emit(&minst{op: mALU, name: name, defs: []reg{d}, uses: []reg{a, b}})
+}
+
+func (l *fnLower) jmp(label string) { l.emit(&minst{op: mJmp, sym: label}) }
+
+func (l *fnLower) place(label string) { l.emit(&minst{op: mLabel, sym: label}) }
+
+// val returns the register of an IR value.
+func (l *fnLower) val(v *ir.Value) reg {
+	if r, ok := l.vals[v]; ok {
+		return r
+	}
+	if in := l.fused[v]; in != nil {
+		// A fused comparison used where its value is needed after all.
+		r := l.newV()
+		l.vals[v] = r
+		l.setcc(r, in)
+		return r
+	}
+	if !l.failed { // else an earlier error left it undefined
+		l.errorf(l.f.Pos, codeInternal, "value %%%d used before it is defined", v.ID)
+	}
+	r := l.newV()
+	l.vals[v] = r
+	return r
+}
+
+// def returns a fresh register for the result v.
+func (l *fnLower) def(v *ir.Value) reg {
+	r := l.newV()
+	l.vals[v] = r
+	return r
+}
+
+// checkType reports types the backend cannot represent.
+func (l *fnLower) checkType(pos diag.Pos, t ir.Type) bool {
+	if t == ir.Dyn {
+		l.errorf(pos, codeCodegen, "dynamic values (type value) are not supported by the Forge backend; agent languages compile through the Go backend")
+		return false
+	}
+	return true
+}
+
+// lowerFunc lowers the function into l.code.
+func (l *fnLower) lowerFunc() {
+	f := l.f
+	l.vals = map[*ir.Value]reg{}
+	l.vars = map[string]reg{}
+	l.slots = map[string]int64{}
+	l.targets = map[string]*target{}
+	l.fused = fusedCompares(f)
+	if len(f.Params) > maxArgs || len(f.Results) > maxArgs {
+		l.errorf(f.Pos, codeCodegen, "more than %d parameters or results", maxArgs)
+		return
+	}
+	for _, p := range f.Params {
+		l.checkType(f.Pos, p.Type)
+	}
+	for _, t := range f.Results {
+		l.checkType(f.Pos, t)
+	}
+	// The frame: slots at increasing offsets from the frame base.
+	for _, loc := range f.Locals {
+		if loc.Kind != ir.Slot {
+			continue
+		}
+		a := max(loc.Align, 1)
+		if a > maxFrameAlign {
+			l.errorf(loc.Pos, codeCodegen, "slot $%s: alignment %d is above the supported %d", loc.Name, a, maxFrameAlign)
+			continue
+		}
+		l.frameSize = (l.frameSize + a - 1) &^ (a - 1)
+		l.slots[loc.Name] = l.frameSize
+		l.frameSize += loc.Size
+	}
+	l.frameSize = (l.frameSize + maxFrameAlign - 1) &^ (maxFrameAlign - 1)
+	if l.frameSize > math.MaxInt32 {
+		l.errorf(f.Pos, codeCodegen, "frame of %d bytes is too large", l.frameSize)
+		return
+	}
+
+	entry := &minst{op: mEntry}
+	for i := range f.Params {
+		entry.defs = append(entry.defs, reg(i))
+	}
+	l.emit(entry)
+	for i, p := range f.Params {
+		l.move(l.def(p), reg(i))
+	}
+	if l.frameSize > 0 {
+		l.c.usesFrames = true
+		l.li(rScratch0, l.frameSize)
+		l.alu("SUB", rFrame, rFrame, rScratch0)
+		l.emit(&minst{op: mJcc, name: "JLT", uses: []reg{rFrame, rShadowLimit}, sym: l.c.shadowOverflow()})
+	}
+	for _, loc := range f.Locals {
+		if loc.Kind == ir.Var {
+			if !l.checkType(loc.Pos, loc.Type) {
+				continue
+			}
+			r := l.newV()
+			l.vars[loc.Name] = r
+			l.li(r, 0)
+		}
+	}
+	if l.lowerRegion(f.Body, nil) {
+		if len(f.Results) > 0 {
+			l.errorf(f.Pos, codeInternal, "function body falls off its end without returning its results")
+		}
+		l.emit(&minst{op: mRet})
+	}
+	for len(l.cold) > 0 {
+		c := l.cold[0]
+		l.cold = l.cold[1:]
+		c()
+	}
+}
+
+// fusedCompares finds the comparisons whose only use is the condition of
+// an if: the branch evaluates them, so they are never materialized.
+func fusedCompares(f *ir.Func) map[*ir.Value]*ir.Instr {
+	uses := map[*ir.Value]int{}
+	condOf := map[*ir.Value]bool{}
+	var walk func(r *ir.Region)
+	walk = func(r *ir.Region) {
+		for _, in := range r.Instrs {
+			for i, a := range in.Args {
+				uses[a]++
+				if in.Op == ir.OpIf && i == 0 {
+					condOf[a] = true
+				}
+			}
+			for _, sub := range in.Regions {
+				walk(sub)
+			}
+		}
+	}
+	walk(f.Body)
+	fused := map[*ir.Value]*ir.Instr{}
+	var find func(r *ir.Region)
+	find = func(r *ir.Region) {
+		for _, in := range r.Instrs {
+			if isCompare(in.Op) && uses[in.Results[0]] == 1 && condOf[in.Results[0]] {
+				fused[in.Results[0]] = in
+			}
+			for _, sub := range in.Regions {
+				find(sub)
+			}
+		}
+	}
+	find(f.Body)
+	return fused
+}
+
+func b2i(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func isCompare(op ir.Op) bool { return op >= ir.OpEq && op <= ir.OpGeU }
+
+// terminated reports whether a region ends in a terminator.
+func terminated(r *ir.Region) bool {
+	last := r.Last()
+	return last != nil && last.Info().Flags&ir.Terminator != 0
+}
+
+// lowerRegion lowers the instructions of r and reports whether control
+// falls off its end.
+func (l *fnLower) lowerRegion(r *ir.Region, yt *yieldTarget) bool {
+	for _, in := range r.Instrs {
+		l.lowerInstr(in, yt)
+		if in.Info().Flags&ir.Terminator != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// parallelMove assigns srcs to dsts as if all at once.
+func (l *fnLower) parallelMove(dsts, srcs []reg) {
+	safe := true
+	for k, s := range srcs {
+		for _, d := range dsts[:k] {
+			if d == s {
+				safe = false
+			}
+		}
+	}
+	if safe {
+		for k := range dsts {
+			l.move(dsts[k], srcs[k])
+		}
+		return
+	}
+	tmps := make([]reg, len(srcs))
+	for k, s := range srcs {
+		tmps[k] = l.newV()
+		l.move(tmps[k], s)
+	}
+	for k := range dsts {
+		l.move(dsts[k], tmps[k])
+	}
+}
+
+func (l *fnLower) args(vs []*ir.Value) []reg {
+	rs := make([]reg, len(vs))
+	for i, v := range vs {
+		rs[i] = l.val(v)
+	}
+	return rs
+}
+
+func (l *fnLower) lowerInstr(in *ir.Instr, yt *yieldTarget) {
+	for _, a := range in.Args {
+		if a.Type == ir.Dyn {
+			l.checkType(in.Pos, a.Type)
+			return
+		}
+	}
+	for _, r := range in.Results {
+		if !l.checkType(in.Pos, r.Type) {
+			return
+		}
+	}
+	if in.Info().Flags&ir.Effect != 0 || in.Op == ir.OpBuiltin {
+		l.errorf(in.Pos, codeCodegen, "%s is an agent-language operation, not supported by the Forge backend; compile with the Go backend", in.Op)
+		return
+	}
+	if isCompare(in.Op) && l.fused[in.Results[0]] != nil {
+		return // evaluated by the branch
+	}
+	switch in.Op {
+	case ir.OpConst:
+		l.li(l.def(in.Results[0]), in.Lit.Int)
+	case ir.OpFuncRef:
+		l.li(l.def(in.Results[0]), int64(l.c.funcIndex(in.Sym)))
+	case ir.OpAddrOf:
+		d := l.def(in.Results[0])
+		if off, ok := l.slots[in.Local]; ok && in.Local != "" {
+			if off == 0 {
+				l.move(d, rFrame)
+			} else {
+				l.li(rScratch0, off)
+				l.alu("ADD", d, rFrame, rScratch0)
+			}
+		} else if in.Sym != "" {
+			l.emit(&minst{op: mLI, defs: []reg{d}, sym: in.Sym})
+		} else {
+			l.errorf(in.Pos, codeInternal, "addr_of of an unknown local $%s", in.Local)
+		}
+	case ir.OpAdd, ir.OpSub, ir.OpMul, ir.OpShl:
+		t := in.Results[0].Type
+		d := l.def(in.Results[0])
+		l.alu(map[ir.Op]string{ir.OpAdd: "ADD", ir.OpSub: "SUB", ir.OpMul: "MUL", ir.OpShl: "SHL"}[in.Op],
+			d, l.val(in.Args[0]), l.val(in.Args[1]))
+		l.normalize(d, d, t)
+	case ir.OpDivS:
+		t := in.Results[0].Type
+		d := l.def(in.Results[0])
+		l.alu("DIVS", d, l.val(in.Args[0]), l.val(in.Args[1]))
+		l.normalize(d, d, t) // MIN / -1 of a narrow type
+	case ir.OpRemS:
+		l.alu("MODS", l.def(in.Results[0]), l.val(in.Args[0]), l.val(in.Args[1]))
+	case ir.OpDivU, ir.OpRemU, ir.OpShrU:
+		t := in.Results[0].Type
+		a, b := l.val(in.Args[0]), l.val(in.Args[1])
+		if t.Bits() < 64 {
+			za := l.newV()
+			l.zeroExtend(za, a, t.Bits())
+			a = za
+			if in.Op != ir.OpShrU {
+				zb := l.newV()
+				l.zeroExtend(zb, b, t.Bits())
+				b = zb
+			}
+		}
+		d := l.def(in.Results[0])
+		l.alu(map[ir.Op]string{ir.OpDivU: "DIV", ir.OpRemU: "MOD", ir.OpShrU: "SHR"}[in.Op], d, a, b)
+		l.normalize(d, d, t)
+	case ir.OpShrS:
+		l.alu("SAR", l.def(in.Results[0]), l.val(in.Args[0]), l.val(in.Args[1]))
+	case ir.OpAnd, ir.OpOr, ir.OpXor:
+		l.alu(map[ir.Op]string{ir.OpAnd: "AND", ir.OpOr: "OR", ir.OpXor: "XOR"}[in.Op],
+			l.def(in.Results[0]), l.val(in.Args[0]), l.val(in.Args[1]))
+	case ir.OpNeg:
+		d := l.def(in.Results[0])
+		l.emit(&minst{op: mUnary, name: "NEG", defs: []reg{d}, uses: []reg{l.val(in.Args[0])}})
+		l.normalize(d, d, in.Results[0].Type)
+	case ir.OpNot:
+		d := l.def(in.Results[0])
+		if in.Args[0].Type == ir.Bool {
+			l.li(rScratch0, 1)
+			l.alu("XOR", d, l.val(in.Args[0]), rScratch0)
+		} else {
+			l.emit(&minst{op: mUnary, name: "NOT", defs: []reg{d}, uses: []reg{l.val(in.Args[0])}})
+		}
+	case ir.OpEq, ir.OpNe, ir.OpLtS, ir.OpLtU, ir.OpLeS, ir.OpLeU, ir.OpGtS, ir.OpGtU, ir.OpGeS, ir.OpGeU:
+		l.setcc(l.def(in.Results[0]), in)
+	case ir.OpSext, ir.OpIntToPtr, ir.OpPtrToInt:
+		l.move(l.def(in.Results[0]), l.val(in.Args[0]))
+	case ir.OpZext:
+		from := in.Args[0].Type
+		d := l.def(in.Results[0])
+		if from == ir.Bool {
+			l.move(d, l.val(in.Args[0]))
+		} else {
+			l.zeroExtend(d, l.val(in.Args[0]), from.Bits())
+		}
+	case ir.OpTrunc:
+		d := l.def(in.Results[0])
+		if in.Type == ir.Bool {
+			l.li(rScratch0, 1)
+			l.alu("AND", d, l.val(in.Args[0]), rScratch0)
+		} else {
+			l.normalize(d, l.val(in.Args[0]), in.Type)
+		}
+	case ir.OpPtrAdd:
+		l.alu("ADD", l.def(in.Results[0]), l.val(in.Args[0]), l.val(in.Args[1]))
+	case ir.OpLoad:
+		l.load(l.def(in.Results[0]), in.Type, l.val(in.Args[0]), in.Int)
+	case ir.OpStore:
+		l.store(l.val(in.Args[0]), in.Args[0].Type, l.val(in.Args[1]), in.Int)
+	case ir.OpCopy:
+		l.copyMem(in)
+	case ir.OpGet:
+		r, ok := l.vars[in.Local]
+		if !ok {
+			l.errorf(in.Pos, codeInternal, "get of an unknown var $%s", in.Local)
+			return
+		}
+		l.move(l.def(in.Results[0]), r)
+	case ir.OpSet:
+		r, ok := l.vars[in.Local]
+		if !ok {
+			l.errorf(in.Pos, codeInternal, "set of an unknown var $%s", in.Local)
+			return
+		}
+		l.move(r, l.val(in.Args[0]))
+	case ir.OpCall:
+		l.call(in)
+	case ir.OpCallIndirect:
+		l.call(in)
+	case ir.OpIf:
+		l.lowerIf(in)
+	case ir.OpLoop:
+		t := &target{params: make([]reg, len(in.Args)), results: l.defs(in.Results), head: l.label(), exit: l.label()}
+		body := in.Regions[0]
+		for i, p := range body.Params {
+			t.params[i] = l.def(p)
+		}
+		l.parallelMove(t.params, l.args(in.Args))
+		l.targets[in.Label] = t
+		l.place(t.head)
+		if l.lowerRegion(body, nil) {
+			l.errorf(in.Pos, codeInternal, "loop body falls off its end")
+		}
+		l.place(t.exit)
+	case ir.OpBlock:
+		t := &target{results: l.defs(in.Results), exit: l.label()}
+		l.targets[in.Label] = t
+		l.lowerRegion(in.Regions[0], &yieldTarget{results: t.results, end: t.exit})
+		l.place(t.exit)
+	case ir.OpSwitch:
+		l.lowerSwitch(in)
+	case ir.OpYield:
+		if yt == nil {
+			l.errorf(in.Pos, codeInternal, "yield outside an if, switch or block region")
+			return
+		}
+		l.parallelMove(yt.results, l.args(in.Args))
+		l.jmp(yt.end)
+	case ir.OpBreak:
+		t := l.targets[in.Label]
+		l.parallelMove(t.results, l.args(in.Args))
+		l.jmp(t.exit)
+	case ir.OpContinue:
+		t := l.targets[in.Label]
+		l.parallelMove(t.params, l.args(in.Args))
+		l.jmp(t.head)
+	case ir.OpReturn:
+		ret := &minst{op: mRet}
+		for i, s := range l.args(in.Args) {
+			l.move(reg(i), s)
+			ret.uses = append(ret.uses, reg(i))
+		}
+		l.emit(ret)
+	case ir.OpUnreachable:
+		l.emit(&minst{op: mFault, imm: faultUnreachable})
+	case ir.OpAsm:
+		l.lowerAsm(in)
+	default:
+		l.errorf(in.Pos, codeCodegen, "operation %s is not supported by the Forge backend", in.Op)
+	}
+}
+
+func (l *fnLower) defs(vs []*ir.Value) []reg {
+	rs := make([]reg, len(vs))
+	for i, v := range vs {
+		rs[i] = l.def(v)
+	}
+	return rs
+}
+
+// normalize sets d to s truncated to the width of t and sign-extended: the
+// canonical form of narrow integers in registers.
+func (l *fnLower) normalize(d, s reg, t ir.Type) {
+	n := t.Bits()
+	if !t.IsInt() || n >= 64 {
+		l.move(d, s)
+		return
+	}
+	l.li(rScratch0, int64(64-n))
+	l.alu("SHL", d, s, rScratch0)
+	l.alu("SAR", d, d, rScratch0)
+}
+
+// zeroExtend sets d to the low n bits of s.
+func (l *fnLower) zeroExtend(d, s reg, n int) {
+	if n >= 64 {
+		l.move(d, s)
+		return
+	}
+	l.li(rScratch0, int64(1)<<n-1)
+	l.alu("AND", d, s, rScratch0)
+}
+
+// branch describes how to jump on a condition: jumpTrue and jumpFalse
+// emit a jump to the label when the condition holds or does not hold, and
+// canTrue and canFalse say which of them is one instruction.
+type branch struct {
+	l                 *fnLower
+	op                ir.Op // a comparison, or OpInvalid for a bool register
+	a, b              reg
+	canTrue, canFalse bool
+}
+
+func (l *fnLower) condition(c *ir.Value) *branch {
+	in := l.fused[c]
+	if in == nil {
+		return &branch{l: l, a: l.val(c), canTrue: true, canFalse: true}
+	}
+	br := &branch{l: l, op: in.Op, a: l.val(in.Args[0]), b: l.val(in.Args[1])}
+	switch in.Op {
+	case ir.OpEq, ir.OpNe:
+		br.canTrue, br.canFalse = true, true
+	case ir.OpLtS, ir.OpLtU, ir.OpGtS, ir.OpGtU:
+		br.canTrue = true
+	default:
+		br.canFalse = true
+	}
+	return br
+}
+
+// jump emits a jump to label taken when the condition equals want.
+func (br *branch) jump(want bool, label string) {
+	l := br.l
+	jcc := func(name string, uses ...reg) {
+		l.emit(&minst{op: mJcc, name: name, uses: uses, sym: label})
+	}
+	switch br.op {
+	case ir.OpInvalid:
+		if want {
+			jcc("JNZ", br.a)
+		} else {
+			jcc("JZ", br.a)
+		}
+		return
+	case ir.OpEq, ir.OpNe:
+		t := l.newV()
+		l.alu("XOR", t, br.a, br.b)
+		if want == (br.op == ir.OpEq) {
+			jcc("JZ", t)
+		} else {
+			jcc("JNZ", t)
+		}
+		return
+	}
+	// a < b, possibly swapped, possibly negated.
+	a, b, signed, neg := br.a, br.b, false, false
+	switch br.op {
+	case ir.OpLtS:
+		signed = true
+	case ir.OpLtU:
+	case ir.OpGtS:
+		a, b, signed = b, a, true
+	case ir.OpGtU:
+		a, b = b, a
+	case ir.OpGeS:
+		signed, neg = true, true
+	case ir.OpGeU:
+		neg = true
+	case ir.OpLeS:
+		a, b, signed, neg = b, a, true, true
+	case ir.OpLeU:
+		a, b, neg = b, a, true
+	}
+	name := "JLT"
+	if signed {
+		name = "JLTS"
+	}
+	if want != neg {
+		jcc(name, a, b)
+		return
+	}
+	skip := l.label()
+	l.emit(&minst{op: mJcc, name: name, uses: []reg{a, b}, sym: skip})
+	l.jmp(label)
+	l.place(skip)
+}
+
+// setcc materializes the bool result of a comparison in d.
+func (l *fnLower) setcc(d reg, in *ir.Instr) {
+	br := &branch{l: l, op: in.Op, a: l.val(in.Args[0]), b: l.val(in.Args[1])}
+	switch in.Op {
+	case ir.OpEq, ir.OpNe, ir.OpLtS, ir.OpLtU, ir.OpGtS, ir.OpGtU:
+		br.canTrue = true
+	}
+	// d is defined before the comparison reads a and b, so the allocator
+	// keeps it apart from them.
+	done := l.label()
+	l.li(d, b2i(br.canTrue))
+	br.jump(br.canTrue, done)
+	l.li(d, b2i(!br.canTrue))
+	l.place(done)
+}
+
+// lowerIf lays out an if so that the common shapes cost one branch:
+// a region that only leaves (break, continue, return) is placed out of
+// line when the condition jumps to it for free.
+func (l *fnLower) lowerIf(in *ir.Instr) {
+	results := l.defs(in.Results)
+	then, els := in.Regions[0], in.Regions[1]
+	br := l.condition(in.Args[0])
+	end := l.label()
+	yt := &yieldTarget{results: results, end: end}
+	region := func(r *ir.Region) {
+		if l.lowerRegion(r, yt) {
+			l.jmp(end)
+		}
+	}
+	coldRegion := func(r *ir.Region) string {
+		lab := l.label()
+		l.cold = append(l.cold, func() {
+			l.place(lab)
+			region(r)
+		})
+		return lab
+	}
+	switch {
+	case terminated(then) && len(els.Instrs) == 0 && br.canTrue:
+		br.jump(true, coldRegion(then))
+	case terminated(els) && len(then.Instrs) == 0 && br.canFalse:
+		br.jump(false, coldRegion(els))
+	case br.canFalse:
+		elseLabel := end
+		if len(els.Instrs) > 0 {
+			elseLabel = l.label()
+		}
+		br.jump(false, elseLabel)
+		region(then)
+		if elseLabel != end {
+			l.place(elseLabel)
+			region(els)
+		}
+	default:
+		thenLabel := end
+		if len(then.Instrs) > 0 {
+			thenLabel = l.label()
+		}
+		br.jump(true, thenLabel)
+		region(els)
+		if thenLabel != end {
+			l.place(thenLabel)
+			region(then)
+		}
+	}
+	l.place(end)
+}
+
+// lowerSwitch dispatches with a binary search over the sorted case values
+// (signed order: registers hold values sign-extended), then an equality
+// chain of at most linearCases values.
+func (l *fnLower) lowerSwitch(in *ir.Instr) {
+	const linearCases = 3
+	results := l.defs(in.Results)
+	x := l.val(in.Args[0])
+	end := l.label()
+	yt := &yieldTarget{results: results, end: end}
+	type entry struct {
+		v     int64
+		label string
+	}
+	var entries []entry
+	labels := make([]string, len(in.Regions)-1)
+	for i, vs := range in.Cases {
+		labels[i] = l.label()
+		for _, v := range vs {
+			entries = append(entries, entry{v, labels[i]})
+		}
+	}
+	sortEntries(entries, func(a, b entry) bool { return a.v < b.v })
+	def := l.label()
+	var search func(es []entry)
+	search = func(es []entry) {
+		if len(es) <= linearCases {
+			for _, e := range es {
+				t := l.newV()
+				l.li(rScratch0, e.v)
+				l.alu("XOR", t, x, rScratch0)
+				l.emit(&minst{op: mJcc, name: "JZ", uses: []reg{t}, sym: e.label})
+			}
+			l.jmp(def)
+			return
+		}
+		mid := len(es) / 2
+		left := l.label()
+		k := l.newV()
+		l.li(k, es[mid].v)
+		l.emit(&minst{op: mJcc, name: "JLTS", uses: []reg{x, k}, sym: left})
+		search(es[mid:])
+		l.place(left)
+		search(es[:mid])
+	}
+	search(entries)
+	l.place(def)
+	if l.lowerRegion(in.Regions[len(in.Regions)-1], yt) {
+		l.jmp(end)
+	}
+	for i, r := range in.Regions[:len(in.Regions)-1] {
+		l.place(labels[i])
+		if l.lowerRegion(r, yt) {
+			l.jmp(end)
+		}
+	}
+	l.place(end)
+}
+
+func sortEntries[T any](s []T, less func(a, b T) bool) {
+	for i := 1; i < len(s); i++ {
+		for j := i; j > 0 && less(s[j], s[j-1]); j-- {
+			s[j], s[j-1] = s[j-1], s[j]
+		}
+	}
+}
+
+// memOffset returns a base register and offset for p + off + k, adding
+// off to the base when off + k does not fit a signed 32-bit displacement.
+func (l *fnLower) memBase(p reg, off int64, size int64) (reg, int64) {
+	if off >= math.MinInt32 && off+size-1 <= math.MaxInt32 {
+		return p, off
+	}
+	b := l.newV()
+	l.li(rScratch0, off)
+	l.alu("ADD", b, p, rScratch0)
+	return b, 0
+}
+
+// load sets d to the value of type t at p + off. Memory below 8 bytes is
+// read a byte at a time: a LOADW could read past the end of memory.
+func (l *fnLower) load(d reg, t ir.Type, p reg, off int64) {
+	size := t.Size()
+	p, off = l.memBase(p, off, size)
+	switch {
+	case size == 8:
+		l.emit(&minst{op: mLoad, name: "LOADW", defs: []reg{d}, uses: []reg{p}, imm: off})
+	case t == ir.Bool:
+		l.emit(&minst{op: mLoad, name: "LOAD", defs: []reg{d}, uses: []reg{p}, imm: off})
+		l.emit(&minst{op: mUnary, name: "NEG", defs: []reg{d}, uses: []reg{d}})
+		l.li(rScratch0, 63)
+		l.alu("SHR", d, d, rScratch0)
+	default:
+		l.emit(&minst{op: mLoad, name: "LOAD", defs: []reg{d}, uses: []reg{p}, imm: off + size - 1})
+		if size > 1 {
+			l.li(rScratch0, 8)
+			for k := size - 2; k >= 0; k-- {
+				l.alu("SHL", d, d, rScratch0)
+				l.emit(&minst{op: mLoad, name: "LOAD", defs: []reg{rScratch1}, uses: []reg{p}, imm: off + k})
+				l.alu("OR", d, d, rScratch1)
+			}
+		}
+		l.normalize(d, d, t)
+	}
+}
+
+// store writes v of type t at p + off.
+func (l *fnLower) store(v reg, t ir.Type, p reg, off int64) {
+	size := t.Size()
+	p, off = l.memBase(p, off, size)
+	if size == 8 {
+		l.emit(&minst{op: mStore, name: "STOREW", uses: []reg{v, p}, imm: off})
+		return
+	}
+	l.emit(&minst{op: mStore, name: "STORE", uses: []reg{v, p}, imm: off})
+	if size > 1 {
+		l.li(rScratch0, 8)
+		l.alu("SHR", rScratch1, v, rScratch0)
+		for k := int64(1); k < size; k++ {
+			if k > 1 {
+				l.alu("SHR", rScratch1, rScratch1, rScratch0)
+			}
+			l.emit(&minst{op: mStore, name: "STORE", uses: []reg{rScratch1, p}, imm: off + k})
+		}
+	}
+}
+
+// copyMem lowers copy dst, src, n with memmove semantics.
+func (l *fnLower) copyMem(in *ir.Instr) {
+	n := in.Int
+	dst, src := l.val(in.Args[0]), l.val(in.Args[1])
+	if n == 0 {
+		return
+	}
+	if n <= maxInlineCopy {
+		// Everything is read into registers before anything is written.
+		type piece struct {
+			off, size int64
+			r         reg
+		}
+		var ps []piece
+		for off := int64(0); off < n; {
+			size := int64(8)
+			if n-off < 8 {
+				size = 1
+			}
+			p := piece{off, size, l.newV()}
+			name := "LOADW"
+			if size == 1 {
+				name = "LOAD"
+			}
+			l.emit(&minst{op: mLoad, name: name, defs: []reg{p.r}, uses: []reg{src}, imm: off})
+			ps = append(ps, p)
+			off += size
+		}
+		for _, p := range ps {
+			name := "STOREW"
+			if p.size == 1 {
+				name = "STORE"
+			}
+			l.emit(&minst{op: mStore, name: name, uses: []reg{p.r, dst}, imm: p.off})
+		}
+		return
+	}
+	// A loop: forward when dst < src, else backward, a word at a time,
+	// with the n%8 tail bytes done a byte at a time.
+	words, tail := n/8, n%8
+	back, done := l.label(), l.label()
+	l.emit(&minst{op: mJcc, name: "JLT", uses: []reg{src, dst}, sym: back})
+	l.copyLoop(dst, src, words, tail, true)
+	l.jmp(done)
+	l.place(back)
+	l.copyLoop(dst, src, words, tail, false)
+	l.place(done)
+}
+
+// copyLoop copies words 8-byte words then tail bytes, forward or backward.
+func (l *fnLower) copyLoop(dst, src reg, words, tail int64, forward bool) {
+	d, s, i, t, step := l.newV(), l.newV(), l.newV(), l.newV(), l.newV()
+	byteCopy := func(off int64) {
+		l.emit(&minst{op: mLoad, name: "LOAD", defs: []reg{t}, uses: []reg{s}, imm: off})
+		l.emit(&minst{op: mStore, name: "STORE", uses: []reg{t, d}, imm: off})
+	}
+	head := l.label()
+	if forward {
+		l.move(d, dst)
+		l.move(s, src)
+	} else {
+		l.li(rScratch0, words*8)
+		l.alu("ADD", d, dst, rScratch0)
+		l.alu("ADD", s, src, rScratch0)
+		for k := tail - 1; k >= 0; k-- {
+			byteCopy(k)
+		}
+	}
+	l.li(i, words)
+	l.li(step, 8)
+	one := l.newV()
+	l.li(one, 1)
+	l.place(head)
+	if !forward {
+		l.alu("SUB", d, d, step)
+		l.alu("SUB", s, s, step)
+	}
+	l.emit(&minst{op: mLoad, name: "LOADW", defs: []reg{t}, uses: []reg{s}, imm: 0})
+	l.emit(&minst{op: mStore, name: "STOREW", uses: []reg{t, d}, imm: 0})
+	if forward {
+		l.alu("ADD", d, d, step)
+		l.alu("ADD", s, s, step)
+	}
+	l.alu("SUB", i, i, one)
+	l.emit(&minst{op: mJcc, name: "JNZ", uses: []reg{i}, sym: head})
+	if forward {
+		for k := int64(0); k < tail; k++ {
+			byteCopy(k)
+		}
+	}
+}
+
+// call lowers call and call_indirect: arguments into r0.., the call, the
+// results out of r0...
+func (l *fnLower) call(in *ir.Instr) {
+	args := in.Args
+	c := &minst{op: mCall, sym: in.Sym}
+	if in.Op == ir.OpCallIndirect {
+		fn := l.val(args[0])
+		args = args[1:]
+		c = &minst{op: mCallInd, uses: []reg{fn}, sym: l.c.dispatchFor(in.Args[0].Type)}
+	}
+	if len(args) > maxArgs || len(in.Results) > maxArgs {
+		l.errorf(in.Pos, codeCodegen, "more than %d arguments or results", maxArgs)
+		return
+	}
+	srcs := l.args(args)
+	for i, s := range srcs {
+		l.move(reg(i), s)
+		c.uses = append(c.uses, reg(i))
+	}
+	for i := range in.Results {
+		c.defs = append(c.defs, reg(i))
+	}
+	l.emit(c)
+	for i, r := range in.Results {
+		l.move(l.def(r), reg(i))
+	}
+}

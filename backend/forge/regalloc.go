@@ -1,0 +1,409 @@
+package forge
+
+import (
+	"slices"
+)
+
+// Register allocation (docs/backend-forge.md, "Register allocation").
+//
+// The machine-level code of a function is one linear sequence; position
+// 2i is instruction i. Liveness is computed over its basic blocks, then
+// each virtual register gets precise live segments: [def, last use], with
+// holes, so a loop parameter and the value that replaces it share a
+// register. Machine registers that the calling convention fixes (r0.. for
+// arguments, results and asm bindings) get segments too. Virtual registers
+// are then assigned greedily in order of their first definition: a
+// register whose segments do not overlap, preferring the register of a
+// move partner (so the move disappears) and avoiding registers the calls
+// it lives across clobber (so nothing needs saving).
+
+// seg is a half-open-ish live range [s, e]: live after position s and up
+// to and including the read at e. Two segments interfere when s1 < e2 and
+// s2 < e1.
+type seg struct{ s, e int32 }
+
+type bitset []uint64
+
+func newBitset(n int) bitset       { return make(bitset, (n+63)/64) }
+func (b bitset) add(i int)         { b[i>>6] |= 1 << (uint(i) & 63) }
+func (b bitset) remove(i int)      { b[i>>6] &^= 1 << (uint(i) & 63) }
+func (b bitset) has(i int) bool    { return b[i>>6]&(1<<(uint(i)&63)) != 0 }
+func (b bitset) copyFrom(c bitset) { copy(b, c) }
+func (b bitset) each(fn func(i int)) {
+	for w, x := range b {
+		for x != 0 {
+			t := x & -x
+			fn(w*64 + trailing(x))
+			x ^= t
+		}
+	}
+}
+
+func trailing(x uint64) int {
+	n := 0
+	for x&1 == 0 {
+		x >>= 1
+		n++
+	}
+	return n
+}
+
+type mblock struct {
+	start, end      int // instructions [start, end)
+	succ            []int
+	liveIn, liveOut bitset
+	gen, kill       bitset
+}
+
+// blocks splits code into basic blocks.
+func blocks(code []*minst) []*mblock {
+	var bs []*mblock
+	start := 0
+	for i, in := range code {
+		if in.op == mLabel && i > start {
+			bs = append(bs, &mblock{start: start, end: i})
+			start = i
+		}
+		if in.branches() || in.terminates() {
+			bs = append(bs, &mblock{start: start, end: i + 1})
+			start = i + 1
+		}
+	}
+	if start < len(code) {
+		bs = append(bs, &mblock{start: start, end: len(code)})
+	}
+	at := map[string]int{}
+	for bi, b := range bs {
+		for i := b.start; i < b.end && code[i].op == mLabel; i++ {
+			at[code[i].sym] = bi
+		}
+	}
+	for bi, b := range bs {
+		last := code[b.end-1]
+		if last.branches() {
+			if t, ok := at[last.sym]; ok {
+				b.succ = append(b.succ, t)
+			}
+		}
+		if !last.terminates() && bi+1 < len(bs) {
+			b.succ = append(b.succ, bi+1)
+		}
+	}
+	return bs
+}
+
+// liveness computes the live-in and live-out sets of virtual registers.
+func liveness(code []*minst, bs []*mblock, nv int) {
+	for _, b := range bs {
+		b.gen, b.kill = newBitset(nv), newBitset(nv)
+		b.liveIn, b.liveOut = newBitset(nv), newBitset(nv)
+		for i := b.start; i < b.end; i++ {
+			for _, u := range code[i].uses {
+				if u.virtual() && !b.kill.has(int(u-firstVirtual)) {
+					b.gen.add(int(u - firstVirtual))
+				}
+			}
+			for _, d := range code[i].defs {
+				if d.virtual() {
+					b.kill.add(int(d - firstVirtual))
+				}
+			}
+		}
+	}
+	for changed := true; changed; {
+		changed = false
+		for bi := len(bs) - 1; bi >= 0; bi-- {
+			b := bs[bi]
+			for _, s := range b.succ {
+				for w, x := range bs[s].liveIn {
+					b.liveOut[w] |= x
+				}
+			}
+			for w := range b.liveIn {
+				in := b.gen[w] | (b.liveOut[w] &^ b.kill[w])
+				if in != b.liveIn[w] {
+					b.liveIn[w] = in
+					changed = true
+				}
+			}
+		}
+	}
+}
+
+// deadCode deletes pure instructions whose results are never used, until
+// none is left, and returns the remaining code.
+func deadCode(code []*minst, nv int) []*minst {
+	for {
+		bs := blocks(code)
+		liveness(code, bs, nv)
+		dead := make([]bool, len(code))
+		n := 0
+		live := newBitset(nv)
+		for _, b := range bs {
+			live.copyFrom(b.liveOut)
+			for i := b.end - 1; i >= b.start; i-- {
+				in := code[i]
+				if in.pure() && len(in.defs) > 0 {
+					used := false
+					for _, d := range in.defs {
+						if !d.virtual() || live.has(int(d-firstVirtual)) {
+							used = true
+						}
+					}
+					if !used {
+						dead[i] = true
+						n++
+						continue
+					}
+				}
+				for _, d := range in.defs {
+					if d.virtual() {
+						live.remove(int(d - firstVirtual))
+					}
+				}
+				for _, u := range in.uses {
+					if u.virtual() {
+						live.add(int(u - firstVirtual))
+					}
+				}
+			}
+		}
+		if n == 0 {
+			return code
+		}
+		out := code[:0]
+		for i, in := range code {
+			if !dead[i] {
+				out = append(out, in)
+			}
+		}
+		code = out
+	}
+}
+
+// ranges computes the live segments of every virtual register and of the
+// allocatable machine registers the code names.
+func ranges(code []*minst, bs []*mblock, nv int) (vsegs [][]seg, fixed [numAllocatable][]seg) {
+	vsegs = make([][]seg, nv)
+	open := make([]int32, nv)
+	for i := range open {
+		open[i] = -1
+	}
+	var popen [numAllocatable]int32
+	for _, b := range bs {
+		for i := range popen {
+			popen[i] = -1
+		}
+		startPos, endPos := int32(2*b.start), int32(2*(b.end-1)+1)
+		b.liveOut.each(func(v int) { open[v] = endPos })
+		for i := b.end - 1; i >= b.start; i-- {
+			p := int32(2 * i)
+			in := code[i]
+			for _, d := range in.defs {
+				if d.virtual() {
+					v := d - firstVirtual
+					if open[v] >= 0 {
+						vsegs[v] = append(vsegs[v], seg{p, open[v]})
+						open[v] = -1
+					} else {
+						vsegs[v] = append(vsegs[v], seg{p, p + 1})
+					}
+				} else if d < numAllocatable {
+					if popen[d] >= 0 {
+						fixed[d] = append(fixed[d], seg{p, popen[d]})
+						popen[d] = -1
+					} else {
+						fixed[d] = append(fixed[d], seg{p, p + 1})
+					}
+				}
+			}
+			for _, u := range in.uses {
+				if u.virtual() {
+					if v := u - firstVirtual; open[v] < 0 {
+						open[v] = p
+					}
+				} else if u < numAllocatable && popen[u] < 0 {
+					popen[u] = p
+				}
+			}
+		}
+		for v, e := range open {
+			if e >= 0 {
+				vsegs[v] = append(vsegs[v], seg{startPos, e})
+				open[v] = -1
+			}
+		}
+		for r, e := range popen {
+			if e >= 0 {
+				fixed[r] = append(fixed[r], seg{startPos, e})
+			}
+		}
+	}
+	return vsegs, fixed
+}
+
+func overlaps(a, b []seg) bool {
+	for _, x := range a {
+		for _, y := range b {
+			if x.s < y.e && y.s < x.e {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// crosses reports whether segs are live across position p.
+func crosses(segs []seg, p int32) bool {
+	for _, s := range segs {
+		if s.s < p && p < s.e {
+			return true
+		}
+	}
+	return false
+}
+
+// allocation is the result of register allocation for one function.
+type allocation struct {
+	code   []*minst
+	assign []reg // virtual register index → machine register
+	vsegs  [][]seg
+}
+
+// allocate assigns machine registers to the virtual registers of l.code.
+// clobberOf gives the registers a call instruction may change.
+func (l *fnLower) allocate(clobberOf func(*minst) regSet) *allocation {
+	nv := int(l.nextV - firstVirtual)
+	code := deadCode(l.code, nv)
+	bs := blocks(code)
+	liveness(code, bs, nv)
+	vsegs, fixed := ranges(code, bs, nv)
+
+	// Calls and what they clobber.
+	type callSite struct {
+		pos  int32
+		clob regSet
+	}
+	var calls []callSite
+	for i, in := range code {
+		if in.isCall() {
+			in.clob = clobberOf(in)
+			calls = append(calls, callSite{int32(2 * i), in.clob})
+		}
+	}
+	// Move partners, for coalescing.
+	partners := make([][]reg, nv)
+	for _, in := range code {
+		if in.op != mMove {
+			continue
+		}
+		d, s := in.defs[0], in.uses[0]
+		if d.virtual() {
+			partners[d-firstVirtual] = append(partners[d-firstVirtual], s)
+		}
+		if s.virtual() {
+			partners[s-firstVirtual] = append(partners[s-firstVirtual], d)
+		}
+	}
+
+	order := make([]int, 0, nv)
+	first := make([]int32, nv)
+	for v, ss := range vsegs {
+		if len(ss) == 0 {
+			continue
+		}
+		first[v] = ss[0].s
+		for _, s := range ss {
+			first[v] = min(first[v], s.s)
+		}
+		order = append(order, v)
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return int(first[a] - first[b]) })
+
+	assign := make([]reg, nv)
+	for i := range assign {
+		assign[i] = -1
+	}
+	occ := fixed
+	var hints []reg
+	addHint := func(r reg) {
+		if r >= 0 && r < numAllocatable && !slices.Contains(hints, r) {
+			hints = append(hints, r)
+		}
+	}
+	regOf := func(r reg) reg {
+		if r.virtual() {
+			return assign[r-firstVirtual]
+		}
+		return r
+	}
+	for _, v := range order {
+		segs := vsegs[v]
+		var avoid regSet
+		for _, c := range calls {
+			if crosses(segs, c.pos) {
+				avoid.union(&c.clob)
+			}
+		}
+		hints = hints[:0]
+		for _, p := range partners[v] {
+			addHint(regOf(p))
+		}
+		for _, p := range partners[v] {
+			if p.virtual() {
+				for _, q := range partners[p-firstVirtual] {
+					addHint(regOf(q))
+				}
+			}
+		}
+		free := func(r reg) bool { return !overlaps(segs, occ[r]) }
+		chosen := reg(-1)
+	search:
+		for pass := 0; pass < 4; pass++ {
+			cands := hints
+			if pass%2 == 1 {
+				cands = nil
+			}
+			if pass%2 == 0 {
+				for _, r := range cands {
+					if (pass >= 2 || !avoid.has(r)) && free(r) {
+						chosen = r
+						break search
+					}
+				}
+				continue
+			}
+			for r := reg(0); r < numAllocatable; r++ {
+				if (pass >= 2 || !avoid.has(r)) && free(r) {
+					chosen = r
+					break search
+				}
+			}
+		}
+		if chosen < 0 {
+			l.errorf(l.f.Pos, codeCodegen, "more than %d values live at once: spilling to memory is not implemented", numAllocatable)
+			return nil
+		}
+		assign[v] = chosen
+		occ[chosen] = append(occ[chosen], segs...)
+	}
+	// What callers of this function see changed.
+	for _, r := range assign {
+		if r >= 0 {
+			l.clobbered.add(r)
+		}
+	}
+	for _, in := range code {
+		for _, d := range in.defs {
+			if d < numAllocatable {
+				l.clobbered.add(d)
+			}
+		}
+		// A call inside the function's own component adds nothing: the
+		// component's clobber set is the union of its members'.
+		if in.isCall() && !(in.op == mCall && !l.c.done[in.sym]) {
+			l.clobbered.union(&in.clob)
+		}
+	}
+	return &allocation{code: code, assign: assign, vsegs: vsegs}
+}
