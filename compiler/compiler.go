@@ -4,14 +4,18 @@
 package compiler
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
+	backend "github.com/genesis-toolchain/genesis/backend/forge"
 	"github.com/genesis-toolchain/genesis/forge/bytecode"
 	"github.com/genesis-toolchain/genesis/frontend/diag"
 	"github.com/genesis-toolchain/genesis/frontend/fasm"
+	"github.com/genesis-toolchain/genesis/ir"
+	"github.com/genesis-toolchain/genesis/ir/opt"
 )
 
 // Emit selects what Build produces.
@@ -20,12 +24,19 @@ type Emit string
 const (
 	EmitBinary Emit = ""    // the target's binary form (.frgp for forge)
 	EmitAsm    Emit = "asm" // Forge assembly text
+	EmitIR     Emit = "ir"  // the optimized IR, printed
 )
 
 // Options configure a build.
 type Options struct {
 	Target string // "forge" (the default)
 	Emit   Emit
+	// OptLevel is the optimization level of ir/opt: 0 runs no pass, 2
+	// every pass.
+	OptLevel int
+	// DumpAfter names a pass after which the IR is printed to Dump.
+	DumpAfter string
+	Dump      io.Writer
 }
 
 // Output is what a successful build produced: a program, and for text
@@ -96,6 +107,10 @@ func Build(srcs []Source, opts Options) (*Output, diag.List) {
 			diags.Errorf(diag.Pos{File: srcs[1].Name}, "E0005", "several .fasm files: assemble each one and combine them with forge link")
 			return nil, diags
 		}
+		if opts.Emit == EmitIR {
+			diags.Errorf(diag.Pos{File: srcs[0].Name}, "E0007", "Forge assembly has no IR form (--emit ir is for languages that compile through the IR)")
+			return nil, diags
+		}
 		p, ds := fasm.Assemble(srcs[0].Name, srcs[0].Data)
 		if ds.HasErrors() {
 			return nil, ds
@@ -105,9 +120,55 @@ func Build(srcs []Source, opts Options) (*Output, diag.List) {
 			out.Text = fasm.Disassemble(p)
 		}
 		return out, ds
+	case ".ir":
+		if len(srcs) > 1 {
+			diags.Errorf(diag.Pos{File: srcs[1].Name}, "E0005", "several .ir files: an IR file is a whole module")
+			return nil, diags
+		}
+		m, ds := ir.Parse(srcs[0].Name, srcs[0].Data)
+		if ds.HasErrors() {
+			return nil, ds
+		}
+		return compileModule(m, srcs[0].Name, opts)
 	}
-	diags.Errorf(diag.Pos{File: srcs[0].Name}, "E0006", "no frontend for %q files (supported: .fasm)", ext)
+	diags.Errorf(diag.Pos{File: srcs[0].Name}, "E0006", "no frontend for %q files (supported: .fasm, .ir)", ext)
 	return nil, diags
+}
+
+// compileModule runs the IR pipeline: verify, optimize, then emit the IR
+// or hand it to the Forge backend. name names the output program in
+// diagnostics.
+func compileModule(m *ir.Module, name string, opts Options) (*Output, diag.List) {
+	if ds := ir.Verify(m); ds.HasErrors() {
+		return nil, ds
+	}
+	var hooks opt.Hooks
+	if opts.DumpAfter != "" && opts.Dump != nil {
+		hooks.AfterPass = func(p opt.Pass, m *ir.Module) {
+			if p.Name == opts.DumpAfter {
+				io.WriteString(opts.Dump, "; after "+p.Name+"\n"+ir.Print(m))
+			}
+		}
+	}
+	opt.Run(m, opts.OptLevel, &hooks)
+	if opts.Emit == EmitIR {
+		return &Output{Text: ir.Print(m)}, nil
+	}
+	text, ds := backend.Compile(m)
+	if ds.HasErrors() {
+		return nil, ds
+	}
+	if opts.Emit == EmitAsm {
+		return &Output{Text: text}, ds
+	}
+	p, ads := fasm.Assemble(name+".s.fasm", []byte(text))
+	if ads.HasErrors() {
+		// The backend's assembly must always assemble: this is a compiler bug.
+		var internal diag.List
+		internal.Errorf(diag.Pos{File: name}, "0x08FF", "internal error: the generated assembly does not assemble: %s", ads.Error())
+		return nil, internal
+	}
+	return &Output{Program: p}, ds
 }
 
 // SourceMap returns the sources as a diag.Sources map for rendering.

@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/genesis-toolchain/genesis/compiler"
 	"github.com/genesis-toolchain/genesis/frontend/diag"
+	"github.com/genesis-toolchain/genesis/ir/opt"
 )
 
 // Exit statuses.
@@ -37,13 +39,17 @@ func run(args []string, stdout, stderr io.Writer) int {
 			{
 				Name:      "build",
 				Usage:     "compile FILEs into one program",
-				UsageText: "genesisc build [-o OUT] [--target forge] [--emit asm] FILE...",
-				Description: "Compiles the input files, chosen by extension (.fasm: Forge assembly), into a\n" +
-					"Forge program (.frgp). --emit asm prints Forge assembly instead.",
+				UsageText: "genesisc build [-o OUT] [--target forge] [--emit ir|asm] [-O0|-O2] [--dump-after PASS] FILE...",
+				Description: "Compiles the input files, chosen by extension (.fasm: Forge assembly; .ir: the\n" +
+					"printed IR), into a Forge program (.frgp). --emit ir prints the optimized IR and\n" +
+					"--emit asm the Forge assembly instead, on standard output unless -o is given.",
 				Flags: []cli.Flag{
 					&cli.StringFlag{Name: "o", Usage: "write the output to `OUT` (default: the first input with the output's extension; - for stdout)"},
 					&cli.StringFlag{Name: "target", Value: "forge", Usage: "the backend: forge"},
-					&cli.StringFlag{Name: "emit", Usage: "print an intermediate form instead of the binary: asm"},
+					&cli.StringFlag{Name: "emit", Usage: "print an intermediate form instead of the binary: ir or asm"},
+					&cli.BoolFlag{Name: "O0", Usage: "do not optimize"},
+					&cli.BoolFlag{Name: "O2", Usage: "optimize fully (the default)"},
+					&cli.StringFlag{Name: "dump-after", Usage: "print the IR after the optimization pass `PASS` to standard output"},
 				},
 				Action: func(c *cli.Context) error { return build(c, stdout, stderr) },
 			},
@@ -95,12 +101,35 @@ func compile(c *cli.Context, opts compiler.Options, stderr io.Writer) (*compiler
 }
 
 func build(c *cli.Context, stdout, stderr io.Writer) error {
-	opts := compiler.Options{Target: c.String("target"), Emit: compiler.Emit(c.String("emit"))}
+	opts := compiler.Options{Target: c.String("target"), Emit: compiler.Emit(c.String("emit")), OptLevel: opt.MaxLevel}
 	switch opts.Emit {
-	case compiler.EmitBinary, compiler.EmitAsm:
+	case compiler.EmitBinary, compiler.EmitAsm, compiler.EmitIR:
 	default:
-		fmt.Fprintf(stderr, "genesisc build: unknown --emit %q (supported: asm)\n", opts.Emit)
+		fmt.Fprintf(stderr, "genesisc build: unknown --emit %q (supported: ir, asm)\n", opts.Emit)
 		return exitError{exitUsage}
+	}
+	switch {
+	case c.Bool("O0") && c.Bool("O2"):
+		fmt.Fprintln(stderr, "genesisc build: -O0 and -O2 contradict each other")
+		return exitError{exitUsage}
+	case c.Bool("O0"):
+		opts.OptLevel = 0
+	}
+	if name := c.String("dump-after"); name != "" {
+		p, ok := opt.Lookup(name)
+		if !ok {
+			var names []string
+			for _, p := range opt.Passes() {
+				names = append(names, p.Name)
+			}
+			fmt.Fprintf(stderr, "genesisc build: --dump-after: no pass %q (passes: %s)\n", name, strings.Join(names, ", "))
+			return exitError{exitUsage}
+		}
+		if p.Level > opts.OptLevel {
+			fmt.Fprintf(stderr, "genesisc build: --dump-after: pass %q does not run at -O%d\n", name, opts.OptLevel)
+			return exitError{exitUsage}
+		}
+		opts.DumpAfter, opts.Dump = name, stdout
 	}
 	if opts.Target != "forge" {
 		fmt.Fprintf(stderr, "genesisc build: unknown --target %q (supported: forge)\n", opts.Target)

@@ -133,3 +133,77 @@ func TestDiagnosticsAndExitStatus(t *testing.T) {
 		t.Error("a failed build wrote an output file")
 	}
 }
+
+// A module in printed IR: main returns the sum 1 + 2 + ... + 10 through a
+// var, which mem2reg promotes and constfold cannot finish (it is a loop).
+const sumIR = `func @main() -> i64 {
+  var $s: i64
+  %zero = const i64 0
+  %one = const i64 1
+  %ten = const i64 10
+  %r = loop ^L(%i: i64 = %one) -> i64 {
+    %s = get $s
+    %s2 = add %s, %i
+    set $s, %s2
+    %done = eq %i, %ten
+    if %done {
+      break ^L %s2
+    }
+    %next = add %i, %one
+    continue ^L %next
+  }
+  return %r
+}
+`
+
+func TestIRInputThroughThePipeline(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "sum.ir", sumIR)
+
+	code, stdout, stderr := genesisc(t, dir, "build", "--emit", "ir", "-O0", "sum.ir")
+	if code != 0 || !strings.Contains(stdout, "get $s") {
+		t.Fatalf("-O0 --emit ir: exit %d, the var should stay:\n%s%s", code, stdout, stderr)
+	}
+	code, stdout, stderr = genesisc(t, dir, "build", "--emit", "ir", "sum.ir")
+	if code != 0 || strings.Contains(stdout, "get $s") {
+		t.Fatalf("-O2 --emit ir: exit %d, mem2reg should have removed the var:\n%s%s", code, stdout, stderr)
+	}
+	code, stdout, _ = genesisc(t, dir, "build", "--emit", "ir", "--dump-after", "mem2reg", "sum.ir")
+	if code != 0 || !strings.HasPrefix(stdout, "; after mem2reg\n") {
+		t.Errorf("--dump-after mem2reg: exit %d, output:\n%s", code, stdout)
+	}
+	code, stdout, stderr = genesisc(t, dir, "build", "--emit", "asm", "sum.ir")
+	if code != 0 || !strings.Contains(stdout, "HALT") {
+		t.Errorf("--emit asm: exit %d:\n%s%s", code, stdout, stderr)
+	}
+	if code, _, stderr := genesisc(t, dir, "build", "sum.ir"); code != 0 {
+		t.Fatalf("build: exit %d: %s", code, stderr)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "sum.frgp"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := bytecode.Decode(data); err != nil {
+		t.Errorf("the compiled program does not load: %v", err)
+	}
+
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"build", "--dump-after", "nosuch", "sum.ir"}, 2, `no pass "nosuch"`},
+		{[]string{"build", "-O0", "-O2", "sum.ir"}, 2, "contradict"},
+		{[]string{"build", "-O0", "--dump-after", "mem2reg", "sum.ir"}, 2, "does not run at -O0"},
+		{[]string{"build", "--emit", "ir", "sum.fasm"}, 1, "cannot read"},
+	} {
+		code, _, stderr := genesisc(t, dir, c.args...)
+		if code != c.code || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, want %d with %q; stderr:\n%s", c.args, code, c.code, c.want, stderr)
+		}
+	}
+	writeFile(t, dir, "bad.ir", "func @main() -> i64 {\n  %x = add %y, %y\n  return %x\n}\n")
+	if code, _, stderr := genesisc(t, dir, "build", "bad.ir"); code != 1 || !strings.Contains(stderr, "bad.ir:2:") {
+		t.Errorf("a bad IR file: exit %d, stderr:\n%s", code, stderr)
+	}
+}
