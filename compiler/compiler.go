@@ -14,6 +14,7 @@ import (
 	"github.com/genesis-toolchain/genesis/forge/bytecode"
 	"github.com/genesis-toolchain/genesis/frontend/diag"
 	"github.com/genesis-toolchain/genesis/frontend/fasm"
+	"github.com/genesis-toolchain/genesis/frontend/genesis"
 	"github.com/genesis-toolchain/genesis/ir"
 	"github.com/genesis-toolchain/genesis/ir/opt"
 )
@@ -120,6 +121,13 @@ func Build(srcs []Source, opts Options) (*Output, diag.List) {
 			out.Text = fasm.Disassemble(p)
 		}
 		return out, ds
+	case ".gen":
+		m, ds := genesisModule(srcs)
+		if ds.HasErrors() {
+			return nil, ds
+		}
+		out, more := compileModule(m, srcs[0].Name, opts)
+		return out, append(ds, more...)
 	case ".ir":
 		if len(srcs) > 1 {
 			diags.Errorf(diag.Pos{File: srcs[1].Name}, "E0005", "several .ir files: an IR file is a whole module")
@@ -131,8 +139,30 @@ func Build(srcs []Source, opts Options) (*Output, diag.List) {
 		}
 		return compileModule(m, srcs[0].Name, opts)
 	}
-	diags.Errorf(diag.Pos{File: srcs[0].Name}, "E0006", "no frontend for %q files (supported: .fasm, .ir)", ext)
+	diags.Errorf(diag.Pos{File: srcs[0].Name}, "E0006", "no frontend for %q files (supported: .gen, .fasm, .ir)", ext)
 	return nil, diags
+}
+
+// genesisModule parses, checks and lowers Genesis files, which together
+// form one program.
+func genesisModule(srcs []Source) (*ir.Module, diag.List) {
+	var diags diag.List
+	var files []*genesis.File
+	for _, src := range srcs {
+		f, ds := genesis.Parse(src.Name, src.Data)
+		diags = append(diags, ds...)
+		files = append(files, f)
+	}
+	if diags.HasErrors() {
+		return nil, diags
+	}
+	prog, ds := genesis.Check(files)
+	diags = append(diags, ds...)
+	if diags.HasErrors() {
+		return nil, diags
+	}
+	m, ds := genesis.Lower(prog)
+	return m, append(diags, ds...)
 }
 
 // compileModule runs the IR pipeline: verify, optimize, then emit the IR

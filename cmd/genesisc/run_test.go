@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/genesis-toolchain/genesis/forge/bytecode"
+	"github.com/genesis-toolchain/genesis/forge/vm"
 )
 
 const hello = `.data
@@ -98,7 +99,7 @@ func TestEmitAsmPrintsAssemblyThatReassembles(t *testing.T) {
 func TestDiagnosticsAndExitStatus(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, dir, "bad.fasm", "    ADD r1, r2\n    HALT\n")
-	writeFile(t, dir, "prog.gen", "fn main() -> void {}\n")
+	writeFile(t, dir, "prog.vvm", "agent a:\n  model: x\n")
 	writeFile(t, dir, "hello.fasm", hello)
 	for _, c := range []struct {
 		name   string
@@ -111,7 +112,7 @@ func TestDiagnosticsAndExitStatus(t *testing.T) {
 		{"check reports the same", []string{"check", "bad.fasm"}, 1, []string{"bad.fasm:1:5: error[A003]:"}},
 		{"check of a good file", []string{"check", "hello.fasm"}, 0, nil},
 		{"missing file", []string{"build", "nope.fasm"}, 1, []string{"nope.fasm: error[E0001]: cannot read"}},
-		{"no frontend yet", []string{"build", "prog.gen"}, 1, []string{`no frontend for ".gen" files`}},
+		{"no frontend", []string{"build", "prog.vvm"}, 1, []string{`no frontend for ".vvm" files`}},
 		{"no inputs", []string{"build"}, 2, []string{"no input files"}},
 		{"unknown emit", []string{"build", "--emit", "llvm", "hello.fasm"}, 2, []string{`unknown --emit "llvm"`}},
 		{"unknown target", []string{"build", "--target", "wasm", "hello.fasm"}, 2, []string{`unknown --target "wasm"`}},
@@ -205,5 +206,82 @@ func TestIRInputThroughThePipeline(t *testing.T) {
 	writeFile(t, dir, "bad.ir", "func @main() -> i64 {\n  %x = add %y, %y\n  return %x\n}\n")
 	if code, _, stderr := genesisc(t, dir, "build", "bad.ir"); code != 1 || !strings.Contains(stderr, "bad.ir:2:") {
 		t.Errorf("a bad IR file: exit %d, stderr:\n%s", code, stderr)
+	}
+}
+
+// The spec's §10 example, verbatim.
+const factorialGen = `fn write_u64(n: u64) -> void {
+  let mut buf: [u8; 20] = [0y00; 20];
+  let mut i: u64 = 20;
+  let mut val: u64 = n;
+
+  if val == 0 {
+    let zero: u8 = 48;
+    asm (in r0 = &zero) { SEND 0, r0, 1 };
+    return;
+  };
+
+  while val > 0 {
+    i = i - 1;
+    buf[i] = (val % 10 + 48) as u8;
+    val = val / 10;
+  };
+
+  while i < 20 {
+    asm (in r0 = &buf[i]) { SEND 0, r0, 1 };
+    i = i + 1;
+  };
+}
+
+fn factorial(n: u64) -> u64 {
+  if n <= 1 {
+    return 1;
+  };
+  return n * factorial(n - 1);
+}
+
+fn main() -> void {
+  let result: u64 = factorial(10);
+  write_u64(result);
+}
+`
+
+type capture struct{ out []byte }
+
+func (c *capture) Send(ch uint8, msg []byte) {
+	if ch == 0 {
+		c.out = append(c.out, msg...)
+	}
+}
+
+func TestGenesisFactorialRunsAtEveryLevel(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "fact.gen", factorialGen)
+	for _, level := range []string{"-O0", "-O2"} {
+		out := "fact" + level + ".frgp"
+		if code, _, stderr := genesisc(t, dir, "build", level, "-o", out, "fact.gen"); code != 0 {
+			t.Fatalf("%s: exit %d: %s", level, code, stderr)
+		}
+		data, err := os.ReadFile(filepath.Join(dir, out))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := bytecode.Decode(data)
+		if err != nil {
+			t.Fatalf("%s: %v", level, err)
+		}
+		img, err := vm.NewImage(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var c capture
+		m := vm.New(img, vm.Config{Ticks: 1 << 30, Memory: 16 << 20, Stack: 64 << 10}, &c)
+		if st := m.Run(); st != vm.Halted || string(c.out) != "3628800" {
+			t.Errorf("%s: %v %v, stdout %q; want HALTED and 3628800", level, st, m.Fault(), c.out)
+		}
+	}
+	writeFile(t, dir, "bad.gen", "fn main() -> void {\n  let x: u8 = true;\n}\n")
+	if code, _, stderr := genesisc(t, dir, "check", "bad.gen"); code != 1 || !strings.Contains(stderr, "bad.gen:2:") || !strings.Contains(stderr, "error[0x0801]") {
+		t.Errorf("a type error: exit %d, stderr:\n%s", code, stderr)
 	}
 }

@@ -281,7 +281,8 @@ func (c *checker) layout(t Type) (size, align uint64) {
 		return lo, a
 	case *Struct:
 		if !c.enter(&t.layout, t.Name, t.Decl.Name.Pos()) {
-			return 0, 1
+			// Laid out already (or a cycle, reported and given size 0).
+			return t.layout.size, t.layout.align
 		}
 		off, al := uint64(0), uint64(1)
 		for _, f := range t.Fields {
@@ -295,7 +296,8 @@ func (c *checker) layout(t Type) (size, align uint64) {
 		return t.layout.size, t.layout.align
 	case *Enum:
 		if !c.enter(&t.layout, t.Name, t.Decl.Name.Pos()) {
-			return 0, 1
+			// Laid out already (or a cycle, reported and given size 0).
+			return t.layout.size, t.layout.align
 		}
 		tag := uint64(1)
 		switch n := len(t.Variants); {

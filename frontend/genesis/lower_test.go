@@ -1,0 +1,157 @@
+package genesis
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/genesis-toolchain/genesis/internal/golden"
+	"github.com/genesis-toolchain/genesis/ir"
+)
+
+// The lowering golden cases live in tests/genesis/lower: each txtar file
+// holds .gen sections forming one program and out/ir, the printed IR
+// module, or out/errors when lowering reports diagnostics.
+// go test ./frontend/genesis -update rewrites them.
+var lowerCases = filepath.Join("..", "..", "tests", "genesis", "lower", "*.txtar")
+
+// lowerCase parses, checks and lowers the program of a case; the case
+// must check cleanly.
+func lowerCase(t *testing.T, c *golden.Case) (*ir.Module, string) {
+	t.Helper()
+	files, srcs, diags := parseAll(t, c)
+	if diags.HasErrors() {
+		t.Fatalf("a lowering case must parse:\n%s", diags.Render(srcs))
+	}
+	prog, diags := Check(files)
+	if diags.HasErrors() {
+		t.Fatalf("a lowering case must check:\n%s", diags.Render(srcs))
+	}
+	m, diags := Lower(prog)
+	if diags.HasErrors() {
+		if m != nil {
+			t.Error("Lower returned a module along with errors")
+		}
+		return nil, diags.Render(srcs)
+	}
+	if len(diags) > 0 {
+		t.Errorf("diagnostics without errors:\n%s", diags.Render(srcs))
+	}
+	return m, ""
+}
+
+// checkModule asserts what Lower promises of a module: it verifies, and
+// its printed form parses back to the same text.
+func checkModule(t *testing.T, m *ir.Module) string {
+	t.Helper()
+	if diags := ir.Verify(m); len(diags) > 0 {
+		t.Errorf("the lowered module does not verify:\n%v\n%s", diags, ir.Print(m))
+	}
+	text := ir.Print(m)
+	m2, diags := ir.Parse("out/ir", []byte(text))
+	if diags.HasErrors() {
+		t.Fatalf("the printed IR does not parse: %v\n%s", diags, text)
+	}
+	if again := ir.Print(m2); again != text {
+		t.Errorf("the printed IR does not round-trip; reprinted:\n%s", again)
+	}
+	return text
+}
+
+func TestLowerGolden(t *testing.T) {
+	golden.Run(t, lowerCases, func(t *testing.T, c *golden.Case) {
+		m, errs := lowerCase(t, c)
+		if m == nil {
+			c.Check("out/errors", errs)
+			return
+		}
+		c.Check("out/ir", checkModule(t, m))
+	})
+}
+
+// TestLowerCheckCases lowers every program of the type-checking golden
+// cases that checks, so that every construct they cover lowers to IR
+// that verifies.
+func TestLowerCheckCases(t *testing.T) {
+	for _, path := range golden.Files(t, checkCases) {
+		t.Run(strings.TrimSuffix(filepath.Base(path), ".txtar"), func(t *testing.T) {
+			c, err := golden.Load(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, ok := c.File("out/errors"); ok {
+				t.Skip("an error case")
+			}
+			m, errs := lowerCase(t, c)
+			if m == nil {
+				t.Fatalf("Lower failed:\n%s", errs)
+			}
+			checkModule(t, m)
+		})
+	}
+}
+
+func TestLowerNil(t *testing.T) {
+	m, diags := Lower(nil)
+	if m != nil || len(diags) != 1 || diags[0].Code != CodeInternal {
+		t.Errorf("Lower(nil) = %v, %v; want no module and one internal error", m, diags)
+	}
+}
+
+// TestLowerDeterministic lowers one program twice: the printed IR must be
+// the same (no map order leaks into names or data).
+func TestLowerDeterministic(t *testing.T) {
+	src := `
+fn main() -> void {
+  let a: *u8 = "x";
+  let b: *u8 = "y";
+  let c: *u8 = "x";
+  let d: [u64; 3] = [7; 3];
+}`
+	var outs []string
+	for range 2 {
+		f, diags := Parse("d.gen", []byte(src))
+		if diags.HasErrors() {
+			t.Fatal(diags)
+		}
+		prog, diags := Check([]*File{f})
+		if diags.HasErrors() {
+			t.Fatal(diags)
+		}
+		m, diags := Lower(prog)
+		if diags.HasErrors() {
+			t.Fatal(diags)
+		}
+		outs = append(outs, ir.Print(m))
+	}
+	if outs[0] != outs[1] {
+		t.Errorf("two lowerings differ:\n%s\n---\n%s", outs[0], outs[1])
+	}
+	if n := strings.Count(outs[0], "data @"); n != 2 {
+		t.Errorf("equal string literals must share one data object; %d objects:\n%s", n, outs[0])
+	}
+}
+
+// TestLowerNestedLayout checks the offsets lowering reads from the
+// checker's layouts when a struct is used by value more than once.
+func TestLowerNestedLayout(t *testing.T) {
+	src := `
+struct P { x: i64, y: i64 }
+struct L { a: P, b: P }
+enum E { N, Q(P) }
+fn main() -> void {}
+`
+	f, diags := Parse("n.gen", []byte(src))
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	prog, diags := Check([]*File{f})
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	l, e := prog.Structs[1], prog.Enums[0]
+	if Sizeof(l) != 32 || l.Fields[1].Offset != 16 || Sizeof(e) != 24 {
+		t.Errorf("a struct used by value twice must keep its layout: "+
+			"sizeof L = %d, offset of L.b = %d, sizeof E = %d; want 32, 16, 24", Sizeof(l), l.Fields[1].Offset, Sizeof(e))
+	}
+}
