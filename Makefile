@@ -15,9 +15,12 @@ build:
 	$(GO) build $(BUILDFLAGS) -o $(BIN)/genesisc ./cmd/genesisc
 	$(GO) build $(BUILDFLAGS) -o $(BIN)/forge ./cmd/forge
 
-# demo: assemble a program, verify it, run it, and prove the run.
+# demo: compile Genesis and run it; assemble a program, verify it, run it,
+# and prove the run.
 demo: build
 	@mkdir -p $(BIN)/demo
+	$(BIN)/genesisc build -o $(BIN)/demo/factorial.frgp examples/factorial.gen
+	$(BIN)/forge exec $(BIN)/demo/factorial.frgp; echo
 	$(BIN)/genesisc build -o $(BIN)/demo/hello.frgp examples/hello.fasm
 	$(BIN)/forge verify $(BIN)/demo/hello.frgp
 	echo "Forge" | $(BIN)/forge exec --result $(BIN)/demo/result.json $(BIN)/demo/hello.frgp
