@@ -352,18 +352,27 @@ run:
 				taken := regs[n.a] < regs[n.b]
 				pc = branch(tr, taken, n.imm, pc+3)
 				continue run
-			case opLOADJZ, opLOADJNZ: // LOAD; JZ or JNZ
+			case opLOADJZ: // LOAD; JZ
 				addr := regs[in.b] + in.imm
 				mem := m.mem
 				if addr >= uint64(len(mem)) {
 					m.stop(Faulted, InvalidAddress, base+pc, spent(in, m.charged()))
 					return
 				}
-				v := uint64(mem[addr])
-				regs[in.a] = v
+				regs[in.a] = uint64(mem[addr])
 				n := at(code0, pc+1)
-				taken := (regs[n.a] == 0) == (in.op == opLOADJZ)
-				pc = branch(tr, taken, n.imm, pc+2)
+				pc = branch(tr, regs[n.a] == 0, n.imm, pc+2)
+				continue run
+			case opLOADJNZ: // LOAD; JNZ
+				addr := regs[in.b] + in.imm
+				mem := m.mem
+				if addr >= uint64(len(mem)) {
+					m.stop(Faulted, InvalidAddress, base+pc, spent(in, m.charged()))
+					return
+				}
+				regs[in.a] = uint64(mem[addr])
+				n := at(code0, pc+1)
+				pc = branch(tr, regs[n.a] != 0, n.imm, pc+2)
 				continue run
 			case opPOPPUSH: // POP; PUSH
 				sp := m.sp
