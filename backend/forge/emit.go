@@ -173,6 +173,25 @@ func writeInst(w *asmWriter, in *minst) {
 	}
 }
 
+// maxReturnTail bounds the straight-line instructions before a RET that a
+// jump to them is replaced by.
+const maxReturnTail = 2
+
+// returnTail returns the length of the tail at j, RET included, when it is
+// at most maxReturnTail simple instructions then a RET; else 0.
+func returnTail(code []*minst, j int) int {
+	for k := j; k < len(code) && k <= j+maxReturnTail; k++ {
+		switch code[k].op {
+		case mRet:
+			return k - j + 1
+		case mMove, mLI, mALU, mUnary:
+		default:
+			return 0
+		}
+	}
+	return 0
+}
+
 // peephole removes moves onto themselves, jumps to the next instruction,
 // unreachable instructions and unused local labels, threads jumps to
 // jumps, and turns "JZ x, L1; JMP L2; L1:" into "JNZ x, L2".
@@ -186,7 +205,11 @@ func peephole(code []*minst, fn string) []*minst {
 	}
 	code = out
 	rotations := 0 // bounded: duplicated tests could otherwise chase each other
-	for changed := true; changed; {
+	tails := false
+	for changed := true; changed || !tails; {
+		if !changed {
+			tails = true
+		}
 		changed = false
 		// Where each label leads: the first instruction after it.
 		next := map[string]int{}
@@ -208,6 +231,22 @@ func peephole(code []*minst, fn string) []*minst {
 					code[i] = &minst{op: mRet}
 					changed = true
 					continue
+				}
+				// A jump to a short tail that returns (a result move, an
+				// epilogue) is a copy of the tail. Only in the second
+				// round, once loops are rotated and skips inverted (which
+				// look for "Jcc; JMP").
+				if ok && tails && j != i+1 {
+					if n := returnTail(code, j); n > 0 {
+						tail := make([]*minst, n)
+						for k := range tail {
+							c := *code[j+k]
+							tail[k] = &c
+						}
+						code = slices.Insert(slices.Delete(code, i, i+1), i, tail...)
+						changed = true
+						break // positions moved: recompute next
+					}
 				}
 				// A jump to a loop test ("Jcc body; JMP exit") is the test:
 				// the back edge of a loop then costs no JMP (loop rotation).

@@ -29,8 +29,9 @@ type fnLower struct {
 	slots     map[string]int64
 	frameSize int64
 	fused     map[*ir.Value]*ir.Instr // comparisons evaluated by the branch that uses them
-	targets   map[string]*target      // loop and block labels
-	cold      []func()                // regions laid out after the body
+	uses      map[*ir.Value][]*ir.Instr
+	targets   map[string]*target // loop and block labels
+	cold      []func()           // regions laid out after the body
 	nlabel    int
 	failed    bool
 	clobbered regSet // after allocation: the registers the function may change
@@ -96,7 +97,12 @@ func (l *fnLower) val(v *ir.Value) reg {
 		// A fused comparison used where its value is needed after all.
 		r := l.newV()
 		l.vals[v] = r
-		l.setcc(r, in)
+		if in.Op == ir.OpNot {
+			l.li(rScratch0, 1)
+			l.alu("XOR", r, l.val(in.Args[0]), rScratch0)
+		} else {
+			l.setcc(r, in)
+		}
 		return r
 	}
 	if !l.failed { // else an earlier error left it undefined
@@ -130,7 +136,7 @@ func (l *fnLower) lowerFunc() {
 	l.vars = map[string]reg{}
 	l.slots = map[string]int64{}
 	l.targets = map[string]*target{}
-	l.fused = fusedCompares(f)
+	l.fused, l.uses = fusedCompares(f)
 	if len(f.Params) > maxArgs || len(f.Results) > maxArgs {
 		l.errorf(f.Pos, codeCodegen, "more than %d parameters or results", maxArgs)
 		return
@@ -198,18 +204,23 @@ func (l *fnLower) lowerFunc() {
 	}
 }
 
-// fusedCompares finds the comparisons whose only use is the condition of
-// an if: the branch evaluates them, so they are never materialized.
-func fusedCompares(f *ir.Func) map[*ir.Value]*ir.Instr {
-	uses := map[*ir.Value]int{}
-	condOf := map[*ir.Value]bool{}
+// fusedCompares finds the conditions of ifs that the branch evaluates, so
+// they are never materialized: a comparison whose only use is the
+// condition, or is a `not` (or a chain of them) that is. Each such value
+// maps to the comparison the branch tests, with the nots folded in (lt.u
+// under a not is ge.u); a chain of nots over any other bool maps to an
+// OpNot of that bool, tested with the inverted jump. It also reports the
+// uses of every value.
+func fusedCompares(f *ir.Func) (map[*ir.Value]*ir.Instr, map[*ir.Value][]*ir.Instr) {
+	uses := map[*ir.Value][]*ir.Instr{}
+	var conds []*ir.Value
 	var walk func(r *ir.Region)
 	walk = func(r *ir.Region) {
 		for _, in := range r.Instrs {
 			for i, a := range in.Args {
-				uses[a]++
+				uses[a] = append(uses[a], in)
 				if in.Op == ir.OpIf && i == 0 {
-					condOf[a] = true
+					conds = append(conds, a)
 				}
 			}
 			for _, sub := range in.Regions {
@@ -219,19 +230,78 @@ func fusedCompares(f *ir.Func) map[*ir.Value]*ir.Instr {
 	}
 	walk(f.Body)
 	fused := map[*ir.Value]*ir.Instr{}
-	var find func(r *ir.Region)
-	find = func(r *ir.Region) {
-		for _, in := range r.Instrs {
-			if isCompare(in.Op) && uses[in.Results[0]] == 1 && condOf[in.Results[0]] {
-				fused[in.Results[0]] = in
+	for _, c := range conds {
+		if len(uses[c]) != 1 {
+			continue
+		}
+		chain := []*ir.Value{c}
+		neg := false
+		v := c
+		for v.Def != nil && v.Def.Op == ir.OpNot && v.Def.Args[0].Type == ir.Bool && len(uses[v.Def.Args[0]]) == 1 {
+			neg = !neg
+			v = v.Def.Args[0]
+			chain = append(chain, v)
+		}
+		var test *ir.Instr
+		switch {
+		case v.Def != nil && isCompare(v.Def.Op):
+			test = v.Def
+			if neg {
+				test = &ir.Instr{Op: invertCompare[test.Op], Args: test.Args, Pos: test.Pos}
 			}
-			for _, sub := range in.Regions {
-				find(sub)
-			}
+		case neg:
+			chain = chain[:len(chain)-1] // v itself is an ordinary bool
+			test = &ir.Instr{Op: ir.OpNot, Args: []*ir.Value{v}}
+		default:
+			continue
+		}
+		for _, x := range chain {
+			fused[x] = test
 		}
 	}
-	find(f.Body)
-	return fused
+	return fused, uses
+}
+
+// invertCompare maps each comparison to its negation.
+var invertCompare = map[ir.Op]ir.Op{
+	ir.OpEq: ir.OpNe, ir.OpNe: ir.OpEq,
+	ir.OpLtS: ir.OpGeS, ir.OpGeS: ir.OpLtS, ir.OpLtU: ir.OpGeU, ir.OpGeU: ir.OpLtU,
+	ir.OpGtS: ir.OpLeS, ir.OpLeS: ir.OpGtS, ir.OpGtU: ir.OpLeU, ir.OpLeU: ir.OpGtU,
+}
+
+// isZeroConst reports whether v is an integer constant 0.
+func isZeroConst(v *ir.Value) bool {
+	return v.Def != nil && v.Def.Op == ir.OpConst && v.Def.Lit.Kind == ir.LitInt && v.Def.Lit.Int == 0
+}
+
+// constOf returns the value of an integer constant.
+func constOf(v *ir.Value) (int64, bool) {
+	if v.Def != nil && v.Def.Op == ir.OpConst && v.Def.Lit.Kind == ir.LitInt {
+		return v.Def.Lit.Int, true
+	}
+	return 0, false
+}
+
+// zeroTestedOnly reports whether every use of v compares it with 0 (eq or
+// ne): then a narrow v need not be sign-extended, since zero-extended and
+// sign-extended forms are zero together.
+func zeroTestedOnly(v *ir.Value, uses []*ir.Instr) bool {
+	if len(uses) == 0 {
+		return false
+	}
+	for _, u := range uses {
+		if u.Op != ir.OpEq && u.Op != ir.OpNe {
+			return false
+		}
+		other := u.Args[0]
+		if other == v {
+			other = u.Args[1]
+		}
+		if other == v || !isZeroConst(other) {
+			return false
+		}
+	}
+	return true
 }
 
 func b2i(b bool) int64 {
@@ -311,13 +381,19 @@ func (l *fnLower) lowerInstr(in *ir.Instr, yt *yieldTarget) {
 		l.errorf(in.Pos, codeCodegen, "%s is an agent-language operation, not supported by the Forge backend; compile with the Go backend", in.Op)
 		return
 	}
-	if isCompare(in.Op) && l.fused[in.Results[0]] != nil {
+	if (isCompare(in.Op) || in.Op == ir.OpNot) && l.fused[in.Results[0]] != nil {
 		return // evaluated by the branch
 	}
 	switch in.Op {
 	case ir.OpConst:
+		if _, ok := l.vals[in.Results[0]]; ok {
+			return // hoisted out of a loop
+		}
 		l.li(l.def(in.Results[0]), in.Lit.Int)
 	case ir.OpFuncRef:
+		if _, ok := l.vals[in.Results[0]]; ok {
+			return
+		}
 		l.li(l.def(in.Results[0]), int64(l.c.funcIndex(in.Sym)))
 	case ir.OpAddrOf:
 		d := l.def(in.Results[0])
@@ -402,9 +478,11 @@ func (l *fnLower) lowerInstr(in *ir.Instr, yt *yieldTarget) {
 	case ir.OpPtrAdd:
 		l.alu("ADD", l.def(in.Results[0]), l.val(in.Args[0]), l.val(in.Args[1]))
 	case ir.OpLoad:
-		l.load(l.def(in.Results[0]), in.Type, l.val(in.Args[0]), in.Int)
+		p, off := l.address(in.Args[0], in.Int, in.Type.Size())
+		l.load(l.def(in.Results[0]), in.Type, p, off, zeroTestedOnly(in.Results[0], l.uses[in.Results[0]]))
 	case ir.OpStore:
-		l.store(l.val(in.Args[0]), in.Args[0].Type, l.val(in.Args[1]), in.Int)
+		p, off := l.address(in.Args[1], in.Int, in.Args[0].Type.Size())
+		l.store(l.val(in.Args[0]), in.Args[0].Type, p, off)
 	case ir.OpCopy:
 		l.copyMem(in)
 	case ir.OpGet:
@@ -434,6 +512,7 @@ func (l *fnLower) lowerInstr(in *ir.Instr, yt *yieldTarget) {
 			t.params[i] = l.def(p)
 		}
 		l.parallelMove(t.params, l.args(in.Args))
+		l.hoistConstants(body)
 		l.targets[in.Label] = t
 		l.place(t.head)
 		if l.lowerRegion(body, nil) {
@@ -478,6 +557,53 @@ func (l *fnLower) lowerInstr(in *ir.Instr, yt *yieldTarget) {
 	}
 }
 
+// maxHoisted bounds the constants hoisted in front of one loop nest, so
+// that hoisting cannot push a function past the 250 registers.
+const maxHoisted = 32
+
+// hoistConstants loads the integer constants and function references of a
+// loop body (nested loops included) once, before the loop: a constant then
+// costs nothing per iteration. Equal constants share one register.
+// Constants used only where the branch tests against zero, or folded into
+// a memory offset, end up unused and are deleted with the dead code.
+func (l *fnLower) hoistConstants(body *ir.Region) {
+	type key struct {
+		fn  bool
+		imm int64
+	}
+	regs := map[key]reg{}
+	var walk func(r *ir.Region)
+	walk = func(r *ir.Region) {
+		for _, in := range r.Instrs {
+			switch in.Op {
+			case ir.OpConst, ir.OpFuncRef:
+				v := in.Results[0]
+				if _, done := l.vals[v]; done || v.Type == ir.Dyn || (in.Op == ir.OpConst && in.Lit.Kind != ir.LitInt) {
+					break
+				}
+				k := key{imm: in.Lit.Int}
+				if in.Op == ir.OpFuncRef {
+					k = key{fn: true, imm: int64(l.c.funcIndex(in.Sym))}
+				}
+				if rr, ok := regs[k]; ok {
+					l.vals[v] = rr
+					break
+				}
+				if len(regs) >= maxHoisted {
+					break
+				}
+				rr := l.def(v)
+				l.li(rr, k.imm)
+				regs[k] = rr
+			}
+			for _, sub := range in.Regions {
+				walk(sub)
+			}
+		}
+	}
+	walk(body)
+}
+
 func (l *fnLower) defs(vs []*ir.Value) []reg {
 	rs := make([]reg, len(vs))
 	for i, v := range vs {
@@ -516,6 +642,7 @@ type branch struct {
 	l                 *fnLower
 	op                ir.Op // a comparison, or OpInvalid for a bool register
 	a, b              reg
+	inv               bool // for a bool register: the condition is its negation
 	canTrue, canFalse bool
 }
 
@@ -523,6 +650,17 @@ func (l *fnLower) condition(c *ir.Value) *branch {
 	in := l.fused[c]
 	if in == nil {
 		return &branch{l: l, a: l.val(c), canTrue: true, canFalse: true}
+	}
+	if in.Op == ir.OpNot {
+		return &branch{l: l, a: l.val(in.Args[0]), inv: true, canTrue: true, canFalse: true}
+	}
+	if in.Op == ir.OpEq || in.Op == ir.OpNe {
+		// x == 0 and x != 0 test x itself: JZ / JNZ.
+		for k, a := range in.Args {
+			if isZeroConst(a) {
+				return &branch{l: l, a: l.val(in.Args[1-k]), inv: in.Op == ir.OpEq, canTrue: true, canFalse: true}
+			}
+		}
 	}
 	br := &branch{l: l, op: in.Op, a: l.val(in.Args[0]), b: l.val(in.Args[1])}
 	switch in.Op {
@@ -544,7 +682,7 @@ func (br *branch) jump(want bool, label string) {
 	}
 	switch br.op {
 	case ir.OpInvalid:
-		if want {
+		if want != br.inv {
 			jcc("JNZ", br.a)
 		} else {
 			jcc("JZ", br.a)
@@ -740,9 +878,28 @@ func (l *fnLower) memBase(p reg, off int64, size int64) (reg, int64) {
 	return b, 0
 }
 
+// address returns a base register and offset for the memory at p + off:
+// a ptradd of a constant folds the constant into the offset (its ADD is
+// then usually dead).
+func (l *fnLower) address(p *ir.Value, off, size int64) (reg, int64) {
+	if d := p.Def; d != nil && d.Op == ir.OpPtrAdd {
+		for k, a := range d.Args {
+			if c, ok := constOf(a); ok {
+				o := off + c
+				if (c >= 0) == (o >= off) && o >= math.MinInt32 && o <= math.MaxInt32-size+1 {
+					return l.val(d.Args[1-k]), o
+				}
+			}
+		}
+	}
+	return l.val(p), off
+}
+
 // load sets d to the value of type t at p + off. Memory below 8 bytes is
-// read a byte at a time: a LOADW could read past the end of memory.
-func (l *fnLower) load(d reg, t ir.Type, p reg, off int64) {
+// read a byte at a time: a LOADW could read past the end of memory. When
+// zeroOnly, a narrow integer is left zero-extended (only its zero-ness is
+// used).
+func (l *fnLower) load(d reg, t ir.Type, p reg, off int64, zeroOnly bool) {
 	size := t.Size()
 	p, off = l.memBase(p, off, size)
 	switch {
@@ -763,7 +920,9 @@ func (l *fnLower) load(d reg, t ir.Type, p reg, off int64) {
 				l.alu("OR", d, d, rScratch1)
 			}
 		}
-		l.normalize(d, d, t)
+		if !zeroOnly {
+			l.normalize(d, d, t)
+		}
 	}
 }
 

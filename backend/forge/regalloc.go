@@ -275,6 +275,8 @@ type allocation struct {
 func (l *fnLower) allocate(clobberOf func(*minst) regSet) *allocation {
 	nv := int(l.nextV - firstVirtual)
 	code := deadCode(l.code, nv)
+	code = l.splitAtCalls(code, nv, clobberOf)
+	nv = int(l.nextV - firstVirtual)
 	bs := blocks(code)
 	liveness(code, bs, nv)
 	vsegs, fixed := ranges(code, bs, nv)
@@ -406,4 +408,125 @@ func (l *fnLower) allocate(clobberOf func(*minst) regSet) *allocation {
 		}
 	}
 	return &allocation{code: code, assign: assign, vsegs: vsegs}
+}
+
+// splitAtCalls saves the values that live across a call changing every
+// register (a call within the recursive component, an indirect call)
+// explicitly: PUSH v as early as possible in the call's block, POP into a
+// fresh register v' after the call, and v' replaces v in the rest of the
+// block. v and v' are allocated independently, so the argument in r0 can
+// stay in r0 up to the call and a result can be pushed straight from r0.
+// Only values that are not live out of the block, are defined more than
+// by a single LI (those are re-loaded instead) and have no other def in
+// between qualify; the others are saved around the call by finish.
+func (l *fnLower) splitAtCalls(code []*minst, nv int, clobberOf func(*minst) regSet) []*minst {
+	any := false
+	for _, in := range code {
+		if (in.op == mCall || in.op == mCallInd) && clobberOf(in) == allAllocatable {
+			any = true
+		}
+	}
+	if !any {
+		return code
+	}
+	// Single-LI values are re-materialized by finish.
+	ndefs := make([]int, nv)
+	isLI := make([]bool, nv)
+	for _, in := range code {
+		for _, d := range in.defs {
+			if d.virtual() {
+				ndefs[d-firstVirtual]++
+				isLI[d-firstVirtual] = in.op == mLI
+			}
+		}
+	}
+	bs := blocks(code)
+	liveness(code, bs, nv)
+	var out []*minst
+	for _, b := range bs {
+		blk := append([]*minst(nil), code[b.start:b.end]...)
+		for ci := 0; ci < len(blk); ci++ {
+			c := blk[ci]
+			if !(c.op == mCall || c.op == mCallInd) || clobberOf(c) != allAllocatable {
+				continue
+			}
+			// Virtual registers live after the call, by a backward scan.
+			live := newBitset(nv)
+			live.copyFrom(b.liveOut)
+			for i := len(blk) - 1; i > ci; i-- {
+				for _, d := range blk[i].defs {
+					if d.virtual() {
+						live.remove(int(d - firstVirtual))
+					}
+				}
+				for _, u := range blk[i].uses {
+					if u.virtual() {
+						live.add(int(u - firstVirtual))
+					}
+				}
+			}
+			type save struct {
+				v, nv reg
+				at    int
+			}
+			var saves []save
+			live.each(func(v int) {
+				if b.liveOut.has(v) || (ndefs[v] == 1 && isLI[v]) {
+					return
+				}
+				// Where v is last defined before the call in this block.
+				at := 0
+				for i := 0; i < ci; i++ {
+					for _, d := range blk[i].defs {
+						if d == firstVirtual+reg(v) {
+							at = i + 1
+						}
+					}
+				}
+				// Labels stay at the head of the block.
+				for at < ci && blk[at].op == mLabel {
+					at++
+				}
+				saves = append(saves, save{v: firstVirtual + reg(v), nv: l.newV(), at: at})
+			})
+			if len(saves) == 0 {
+				continue
+			}
+			// Renames after the call, up to a redefinition.
+			for _, sv := range saves {
+				for i := ci + 1; i < len(blk); i++ {
+					in := blk[i]
+					for k, u := range in.uses {
+						if u == sv.v {
+							in.uses[k] = sv.nv
+						}
+					}
+					if slices.Contains(in.defs, sv.v) {
+						break
+					}
+				}
+			}
+			// PUSHes in order of position (the earliest first), POPs in
+			// reverse after the call.
+			slices.SortStableFunc(saves, func(x, y save) int { return x.at - y.at })
+			var nb []*minst
+			k := 0
+			for i := 0; i <= ci; i++ {
+				for k < len(saves) && saves[k].at == i {
+					nb = append(nb, &minst{op: mPush, uses: []reg{saves[k].v}})
+					k++
+				}
+				nb = append(nb, blk[i])
+			}
+			ncall := len(nb) - 1
+			for j := len(saves) - 1; j >= 0; j-- {
+				nb = append(nb, &minst{op: mPop, defs: []reg{saves[j].nv}})
+			}
+			nb = append(nb, blk[ci+1:]...)
+			ci = ncall + len(saves)
+			blk = nb
+		}
+		out = append(out, blk...)
+	}
+	return out
 }
