@@ -17,6 +17,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/genesis-toolchain/genesis/compiler"
 	bc "github.com/genesis-toolchain/genesis/forge/bytecode"
 	"github.com/genesis-toolchain/genesis/forge/vm"
 	"github.com/genesis-toolchain/genesis/frontend/fasm"
@@ -28,6 +29,15 @@ const (
 	testStack  = 64 << 10
 	testTicks  = 10_000_000_000
 )
+
+// wantGenesisTicks pins the tick count of each Genesis program compiled by
+// genesisc at -O2: a change of the compiler that makes them slower fails
+// here, and one that makes them faster updates the figure.
+var wantGenesisTicks = map[string]uint64{
+	"fib":   74016387,
+	"loop":  350000289,
+	"sieve": 109238438,
+}
 
 // wantTicks pins the exact tick count of each program: the programs are
 // part of the benchmark's definition, and the count is what a run costs
@@ -86,6 +96,46 @@ func TestPrograms(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestGenesisPrograms compiles bench/genesis/*.gen as the harness does and
+// checks their output and exact tick counts.
+func TestGenesisPrograms(t *testing.T) {
+	for _, p := range programs {
+		t.Run(p.name, func(t *testing.T) {
+			var out output
+			m := vm.New(genesisImage(t, p.name), vm.Config{Ticks: testTicks, Memory: testMemory, Stack: testStack}, &out)
+			if st := m.Run(); st != vm.Halted {
+				t.Fatalf("%v %v at pc %#x after %d ticks", st, m.Fault(), m.PC(), m.Ticks())
+			}
+			if got := out.String(); got != p.want {
+				t.Errorf("printed %q, want %q", got, p.want)
+			}
+			if m.Ticks() != wantGenesisTicks[p.name] {
+				t.Errorf("used %d ticks, want %d", m.Ticks(), wantGenesisTicks[p.name])
+			}
+		})
+	}
+}
+
+// genesisImage compiles bench/genesis/NAME.gen with print.gen.
+func genesisImage(t testing.TB, name string) *vm.Image {
+	t.Helper()
+	srcs, diags := compiler.ReadSources([]string{
+		filepath.Join("genesis", name+".gen"), filepath.Join("genesis", "print.gen"),
+	})
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	res, diags := compiler.Build(srcs, compiler.Options{OptLevel: 2})
+	if diags.HasErrors() {
+		t.Fatalf("%s", diags.Render(compiler.SourceMap(srcs)))
+	}
+	img, err := vm.NewImage(res.Program)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return img
 }
 
 // BenchmarkForge runs each program on a fresh machine per iteration, as
@@ -315,4 +365,27 @@ func (mx *mix) report(share float64) string {
 	}
 	list("triples inside a run:", rows)
 	return b.String()
+}
+
+// compileLines is the size of the compile-speed program.
+const compileLines = 20000
+
+// BenchmarkCompile compiles the generated 20,000-line program at -O2 to
+// Forge bytecode, everything genesisc build does but reading and writing
+// files, and reports lines per second.
+func BenchmarkCompile(b *testing.B) {
+	src, _ := bigProgram(compileLines)
+	printSrc, err := os.ReadFile(filepath.Join("genesis", "print.gen"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	srcs := []compiler.Source{{Name: "big.gen", Data: src}, {Name: "print.gen", Data: printSrc}}
+	lines := bytes.Count(src, []byte("\n")) + bytes.Count(printSrc, []byte("\n"))
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		if _, diags := compiler.Build(srcs, compiler.Options{OptLevel: 2}); diags.HasErrors() {
+			b.Fatalf("%s", diags.Render(compiler.SourceMap(srcs)))
+		}
+	}
+	b.ReportMetric(float64(lines)*float64(b.N)/b.Elapsed().Seconds(), "lines/s")
 }

@@ -1,23 +1,26 @@
-// Command bench measures the Forge Machine's interpreter against gcc -O2
-// and Lua 5.4 on three programs written by hand for each: recursive
-// fib(32), a 5e7-iteration sum += (i*i) % 7 loop, and a sieve of
-// Eratosthenes over 1e7 bytes. See docs/bench.md.
+// Command bench measures the Forge Machine's interpreter, and the code
+// genesisc compiles for it, against gcc -O2 and Lua 5.4 on three programs
+// written by hand for each: recursive fib(32), a 5e7-iteration
+// sum += (i*i) % 7 loop, and a sieve of Eratosthenes over 1e7 bytes. See
+// docs/bench.md.
 //
 // Run it from the module root (make bench does):
 //
 //	go run ./bench [-runs 5] [-strict]
 //
-// It builds bin/forge, assembles bench/programs/*.fasm with forge asm,
-// compiles bench/c/*.c with gcc -O2, then runs every implementation of
+// It builds bin/forge and bin/genesisc, assembles bench/programs/*.fasm
+// with forge asm, compiles bench/genesis/*.gen (each with print.gen) with
+// genesisc build and bench/c/*.c with gcc -O2, then runs every implementation of
 // every program as a child process, runs times over (interleaved), and
 // keeps each one's best CPU time: user + system time of the child from its
 // rusage. Forge programs run under forge exec with exact metering and an
 // explicit tick budget. All implementations of a program must print the
 // same (known) answer.
 //
-// It prints a table of times and the ratios Forge/C and Forge/Lua, and
-// checks them against the targets: the geometric mean of Forge/C at most
-// 8, and Forge faster than Lua on each program. A missed target prints
+// It prints a table of times and the ratios to C and Lua of the
+// hand-written Forge programs and of the compiled Genesis ones, and checks
+// them against the targets: the geometric mean of Forge/C at most 8 and of
+// Genesis/C at most 10, and both faster than Lua on each program. A missed target prints
 // FAIL; with -strict it also makes the exit status 1. A wrong answer or a
 // failed run is always exit status 1.
 package main
@@ -37,10 +40,12 @@ import (
 	"time"
 )
 
-// Targets of the issue.
+// Targets of the issues: the machine's (hand-written Forge assembly) and
+// the compiler's (Genesis compiled by genesisc).
 const (
-	maxGeomeanVsC = 8.0 // Forge/C, geometric mean over the programs
-	maxVsLua      = 1.0 // Forge/Lua, on each program (strictly below)
+	maxForgeVsC   = 8.0  // Forge/C, geometric mean over the programs
+	maxGenesisVsC = 10.0 // Genesis/C, geometric mean over the programs
+	maxVsLua      = 1.0  // Forge/Lua and Genesis/Lua, on each program (strictly below)
 )
 
 // Limits of the forge exec runs. The tick budget is far above what the
@@ -96,12 +101,16 @@ func main() {
 		goCmd = "go"
 	}
 	forge := filepath.Join("bin", "forge")
+	genesisc := filepath.Join("bin", "genesisc")
 	step(goCmd, "build", "-tags", "urfave_cli_no_docs", "-o", forge, "./cmd/forge")
+	step(goCmd, "build", "-tags", "urfave_cli_no_docs", "-o", genesisc, "./cmd/genesisc")
 	if _, err := exec.LookPath("gcc"); err != nil {
 		fatalf("gcc not found: install it (apt-get install -y gcc)")
 	}
 	for _, p := range programs {
 		step(forge, "asm", "-o", filepath.Join(out, p.name+".frgp"), filepath.Join("bench", "programs", p.name+".fasm"))
+		step(genesisc, "build", "-o", filepath.Join(out, p.name+"-gen.frgp"),
+			filepath.Join("bench", "genesis", p.name+".gen"), filepath.Join("bench", "genesis", "print.gen"))
 		step("gcc", "-O2", "-o", filepath.Join(out, p.name+"-c"), filepath.Join("bench", "c", p.name+".c"))
 	}
 	// The empty program of each implementation: what starting a process
@@ -110,6 +119,8 @@ func main() {
 	writeFile(filepath.Join(out, "null.lua"), "")
 	writeFile(filepath.Join(out, "null.fasm"), "    HALT\n")
 	step(forge, "asm", "-o", filepath.Join(out, "null.frgp"), filepath.Join(out, "null.fasm"))
+	writeFile(filepath.Join(out, "null.gen"), "fn main() -> void {}\n")
+	step(genesisc, "build", "-o", filepath.Join(out, "null-gen.frgp"), filepath.Join(out, "null.gen"))
 	step("gcc", "-O2", "-o", filepath.Join(out, "null-c"), filepath.Join(out, "null.c"))
 
 	impls := []impl{
@@ -131,20 +142,28 @@ func main() {
 			}})
 		}
 	}
-	impls = append(impls, impl{"Forge", func(p program) []string {
-		return []string{forge, "exec", "--ticks", tickBudget, "--memory", forgeMemory, "--stack", forgeStack,
-			filepath.Join(out, p.name+".frgp")}
-	}})
+	forgeImpl := func(name, suffix string) impl {
+		return impl{name, func(p program) []string {
+			return []string{forge, "exec", "--ticks", tickBudget, "--memory", forgeMemory, "--stack", forgeStack,
+				filepath.Join(out, p.name+suffix+".frgp")}
+		}}
+	}
+	forgeImpls := []impl{forgeImpl("Forge", ""), forgeImpl("Genesis", "-gen")}
+	impls = append(impls, forgeImpls...)
 
 	// A first run of each Forge program, not timed, reads the exact tick
 	// count from forge exec --result.
 	ticks := map[string]uint64{}
 	for _, p := range programs {
-		n, err := forgeTicks(forge, filepath.Join(out, p.name+".frgp"), filepath.Join(out, p.name+".result.json"), p.want)
-		if err != nil {
-			fatalf("%s: %v", p.name, err)
+		for _, im := range forgeImpls {
+			argv := im.cmd(p)
+			frgp := argv[len(argv)-1]
+			n, err := forgeTicks(forge, frgp, strings.TrimSuffix(frgp, ".frgp")+".result.json", p.want)
+			if err != nil {
+				fatalf("%s, %s: %v", p.name, im.name, err)
+			}
+			ticks[p.name+"/"+im.name] = n
 		}
-		ticks[p.name] = n
 	}
 
 	// Rounds are interleaved, so that a slow phase of a shared machine
@@ -166,50 +185,68 @@ func main() {
 		}
 	}
 
-	fmt.Printf("\nCPU time (user+sys of the process), best of %d; all implementations printed the expected answer.\n\n", *runs)
+	fmt.Printf("\nCPU time (user+sys of the process), best of %d; all implementations printed the expected answer.\n", *runs)
+	pass := true
+	for _, im := range forgeImpls {
+		target := maxForgeVsC
+		if im.name == "Genesis" {
+			target = maxGenesisVsC
+		}
+		pass = report(im.name, target, best, ticks, lua != "") && pass
+	}
+	fmt.Printf("\nStarting a process (an empty program; included in the times above): C %s", ms(best[nullProgram.name+"/C"]))
+	if lua != "" {
+		fmt.Printf(", Lua %s", ms(best[nullProgram.name+"/Lua"]))
+	}
+	fmt.Printf(", Forge %s, Genesis %s.\n", ms(best[nullProgram.name+"/Forge"]), ms(best[nullProgram.name+"/Genesis"]))
+	switch {
+	case pass && lua != "":
+		fmt.Println("\nbench: PASS")
+	case pass:
+		fmt.Println("\nbench: PASS against C; Lua not measured")
+	default:
+		fmt.Println("\nbench: FAIL")
+		if *strict {
+			os.Exit(1)
+		}
+	}
+}
+
+// report prints the table of one Forge implementation (hand-written
+// assembly or compiled Genesis) against C and Lua, and its verdicts:
+// the geometric mean of its ratios to C at most maxVsC, and below Lua on
+// every program. It reports whether both targets are met.
+func report(name string, maxVsC float64, best map[string]time.Duration, ticks map[string]uint64, withLua bool) bool {
+	fmt.Printf("\n%s:\n\n", name)
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "program\tC (gcc -O2)\tLua 5.4\tForge\tForge/C\tForge/Lua\tForge ticks\tns/tick\t")
+	fmt.Fprintf(tw, "program\tC (gcc -O2)\tLua 5.4\t%[1]s\t%[1]s/C\t%[1]s/Lua\tticks\tns/tick\t\n", name)
 	logSum, pass := 0.0, true
 	for _, p := range programs {
-		c, f := best[p.name+"/C"], best[p.name+"/Forge"]
+		c, f := best[p.name+"/C"], best[p.name+"/"+name]
 		vsC := ratio(f, c)
 		logSum += math.Log(vsC)
 		luaCol, vsLuaCol := "-", "-"
-		if lua != "" {
+		if withLua {
 			l := best[p.name+"/Lua"]
 			vsLua := ratio(f, l)
 			ok := vsLua < maxVsLua
 			pass = pass && ok
 			luaCol, vsLuaCol = ms(l), fmt.Sprintf("%.2f %s", vsLua, verdict(ok))
 		}
+		n := ticks[p.name+"/"+name]
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.1f×\t%s\t%d\t%.2f\t\n", p.name, ms(c), luaCol, ms(f), vsC, vsLuaCol,
-			ticks[p.name], float64(f)/float64(ticks[p.name]))
+			n, float64(f)/float64(n))
 	}
 	tw.Flush()
-	fmt.Printf("\nStarting a process (an empty program; included in the times above): C %s", ms(best[nullProgram.name+"/C"]))
-	if lua != "" {
-		fmt.Printf(", Lua %s", ms(best[nullProgram.name+"/Lua"]))
-	}
-	fmt.Printf(", Forge %s.\n", ms(best[nullProgram.name+"/Forge"]))
 	geo := math.Exp(logSum / float64(len(programs)))
-	okC := geo <= maxGeomeanVsC
-	pass = pass && okC
-	fmt.Printf("\nForge/C geometric mean: %.2f×  (target ≤ %.0f×)  %s\n", geo, maxGeomeanVsC, verdict(okC))
-	if lua != "" {
-		fmt.Printf("Forge/Lua on each program: target < %.1f  (see the table)\n", maxVsLua)
+	okC := geo <= maxVsC
+	fmt.Printf("\n%s/C geometric mean: %.2f×  (target ≤ %.0f×)  %s\n", name, geo, maxVsC, verdict(okC))
+	if withLua {
+		fmt.Printf("%s/Lua on each program: target < %.1f  (see the table)\n", name, maxVsLua)
 	} else {
-		fmt.Println("Forge/Lua: not measured (no lua5.4)")
+		fmt.Printf("%s/Lua: not measured (no lua5.4)\n", name)
 	}
-	if pass && lua != "" {
-		fmt.Println("bench: PASS")
-	} else if pass {
-		fmt.Println("bench: PASS against C; Lua not measured")
-	} else {
-		fmt.Println("bench: FAIL")
-		if *strict {
-			os.Exit(1)
-		}
-	}
+	return pass && okC
 }
 
 // measure runs argv once and returns the CPU time of the process, after

@@ -13,6 +13,19 @@ type Module struct {
 // NewModule returns an empty module.
 func NewModule() *Module { return &Module{} }
 
+// FuncMap returns the functions by name, the first of each name as Func
+// finds it: a snapshot, for callers that look up many names (Func is a
+// linear search).
+func (m *Module) FuncMap() map[string]*Func {
+	byName := make(map[string]*Func, len(m.Funcs))
+	for _, f := range m.Funcs {
+		if _, dup := byName[f.Name]; !dup {
+			byName[f.Name] = f
+		}
+	}
+	return byName
+}
+
 // Func returns the function named name, or nil.
 func (m *Module) Func(name string) *Func {
 	for _, f := range m.Funcs {

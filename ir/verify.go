@@ -31,8 +31,9 @@ const VerifyCode = "I002"
 //   - effects have a step name, i64 iteration counters and an identity
 //     (name and position) unique in the module.
 func Verify(m *Module) diag.List {
-	v := &verifier{m: m, steps: map[string]bool{}, syms: map[string]bool{}}
+	v := &verifier{m: m, funcs: m.FuncMap(), data: map[string]bool{}, steps: map[string]bool{}, syms: map[string]bool{}}
 	for _, d := range m.Data {
+		v.data[d.Name] = true
 		v.symbol(d.Name, d.Pos)
 		if d.Align < 0 || d.Align > 1 && d.Align&(d.Align-1) != 0 {
 			v.errorf(d.Pos, "data %s: alignment %d is not a power of two", sigilName('@', d.Name), d.Align)
@@ -57,6 +58,8 @@ const (
 
 type verifier struct {
 	m      *Module
+	funcs  map[string]*Func // m's functions by name
+	data   map[string]bool  // m's data names
 	f      *Func
 	diags  diag.List
 	syms   map[string]bool
@@ -313,7 +316,7 @@ func (v *verifier) check(in *Instr, kind regionKind, results []Type) {
 	case OpConst:
 		v.constant(in)
 	case OpFuncRef:
-		callee := v.m.Func(in.Sym)
+		callee := v.funcs[in.Sym]
 		switch {
 		case callee == nil:
 			v.instrErrorf(in, "no function %s", sigilName('@', in.Sym))
@@ -325,7 +328,7 @@ func (v *verifier) check(in *Instr, kind regionKind, results []Type) {
 			if l := v.f.Local(in.Local); l == nil || l.Kind != Slot {
 				v.instrErrorf(in, "no slot %s in %s", sigilName('$', in.Local), sigilName('@', v.f.Name))
 			}
-		} else if v.m.DataNamed(in.Sym) == nil {
+		} else if !v.data[in.Sym] {
 			v.instrErrorf(in, "no data %s", sigilName('@', in.Sym))
 		}
 	case OpSext, OpZext:
@@ -355,7 +358,7 @@ func (v *verifier) check(in *Instr, kind regionKind, results []Type) {
 			v.instrErrorf(in, "assigns %s to a var of type %s", in.Args[0].Type, l.Type)
 		}
 	case OpCall:
-		callee := v.m.Func(in.Sym)
+		callee := v.funcs[in.Sym]
 		if callee == nil {
 			v.instrErrorf(in, "no function %s", sigilName('@', in.Sym))
 			return

@@ -320,13 +320,18 @@ func (c *compiler) sccs() [][]*ir.Func {
 	var stack []*ir.Func
 	var res [][]*ir.Func
 	n := 0
+	funcs := c.m.FuncMap()
+	order := map[*ir.Func]int{}
+	for i, g := range c.m.Funcs {
+		order[g] = i
+	}
 	callees := func(f *ir.Func) []*ir.Func {
 		var cs []*ir.Func
 		var walk func(r *ir.Region)
 		walk = func(r *ir.Region) {
 			for _, in := range r.Instrs {
 				if in.Op == ir.OpCall {
-					if g := c.m.Func(in.Sym); g != nil {
+					if g := funcs[in.Sym]; g != nil {
 						cs = append(cs, g)
 					}
 				}
@@ -362,10 +367,6 @@ func (c *compiler) sccs() [][]*ir.Func {
 				if g == f {
 					break
 				}
-			}
-			order := map[*ir.Func]int{}
-			for i, g := range c.m.Funcs {
-				order[g] = i
 			}
 			sort.Slice(comp, func(i, j int) bool { return order[comp[i]] < order[comp[j]] })
 			res = append(res, comp)

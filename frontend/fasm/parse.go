@@ -83,6 +83,11 @@ func abbreviate(s string) string {
 // references to them do not cascade into more errors) and loses its
 // statement.
 func parse(file string, src []byte, diags *diag.List) []line {
+	return parseLines(file, src, diags, true)
+}
+
+// parseLines is parse, with quickScan's fast path or without it.
+func parseLines(file string, src []byte, diags *diag.List, quick bool) []line {
 	bad := map[int]bool{} // lines that already have a syntax error
 	checkUTF8(file, src, bad, diags)
 
@@ -101,6 +106,10 @@ func parse(file string, src []byte, diags *diag.List) []line {
 			continue
 		}
 		lp.line = i + 1
+		if ln, ok := lp.quickScan(text); ok && quick {
+			lines[i] = ln
+			continue
+		}
 		lexer.SetInputStream(antlr.NewInputStream(text))
 		p.SetInputStream(antlr.NewCommonTokenStream(lexer, antlr.TokenDefaultChannel))
 		lines[i] = lp.convert(p.Line())

@@ -1,6 +1,7 @@
 package genesis
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -25,10 +26,8 @@ func Parse(file string, src []byte) (f *File, diags diag.List) {
 		lexer := parser.NewGenesisLexer(antlr.NewInputStream(string(src)))
 		lexer.RemoveErrorListeners()
 		lexer.AddErrorListener(b)
-		p := parser.NewGenesisParser(antlr.NewCommonTokenStream(lexer, antlr.TokenDefaultChannel))
-		p.RemoveErrorListeners()
-		p.AddErrorListener(b)
-		tree := p.Program()
+		tokens := antlr.NewCommonTokenStream(lexer, antlr.TokenDefaultChannel)
+		tree := parseProgram(tokens, b)
 		for _, it := range tree.AllItem() {
 			if d := b.item(it); d != nil {
 				f.Decls = append(f.Decls, d)
@@ -37,6 +36,60 @@ func Parse(file string, src []byte) (f *File, diags diag.List) {
 	}()
 	return f, b.sortedDiags()
 }
+
+// parseProgram parses the tokens in two stages, the usual way to make an
+// ANTLR parser fast: first with SLL prediction, which decides most
+// choices from the cached DFA without full-context lookahead, and bails
+// out at the first syntax error without reporting it; only if that fails
+// (a syntax error, or a rare input that needs full LL context) the tokens
+// are parsed again by a fresh parser with full LL prediction and error
+// recovery, reporting to errs. On this grammar, which has no ambiguity,
+// a successful SLL parse is the LL parse. (A fresh parser, because one
+// that bailed out keeps state that changes its error recovery.)
+// Lexical errors are reported once: the token stream lexes each token
+// once and the second stage reuses them.
+func parseProgram(tokens *antlr.CommonTokenStream, errs antlr.ErrorListener) (tree parser.IProgramContext) {
+	p := parser.NewGenesisParser(tokens)
+	p.RemoveErrorListeners()
+	p.GetInterpreter().SetPredictionMode(antlr.PredictionModeSLL)
+	p.SetErrorHandler(bailStrategy{antlr.NewDefaultErrorStrategy()})
+	if tree = sllProgram(p); tree != nil {
+		return tree
+	}
+	tokens.Seek(0)
+	p = parser.NewGenesisParser(tokens)
+	p.RemoveErrorListeners()
+	p.AddErrorListener(errs)
+	return p.Program()
+}
+
+// sllProgram runs the first stage: the tree, or nil if the bail strategy
+// gave up.
+func sllProgram(p *parser.GenesisParser) (tree parser.IProgramContext) {
+	defer func() {
+		if r := recover(); r != nil {
+			if r != errBail {
+				panic(r)
+			}
+			tree = nil
+		}
+	}()
+	return p.Program()
+}
+
+// errBail is what bailStrategy panics with.
+var errBail = errors.New("genesis: SLL parse failed")
+
+// bailStrategy gives up at the first syntax error by panicking with
+// errBail. antlr's own BailErrorStrategy cannot serve: in the Go runtime
+// it records a ParseCancellationException whose methods panic when the
+// generated code reports it.
+type bailStrategy struct{ *antlr.DefaultErrorStrategy }
+
+func (bailStrategy) ReportError(antlr.Parser, antlr.RecognitionException) { panic(errBail) }
+func (bailStrategy) Recover(antlr.Parser, antlr.RecognitionException)     { panic(errBail) }
+func (bailStrategy) RecoverInline(antlr.Parser) antlr.Token               { panic(errBail) }
+func (bailStrategy) Sync(antlr.Parser)                                    {}
 
 // A builder turns the ANTLR parse tree of a file into the AST, and
 // reports syntax errors as the error listener of the lexer and parser.

@@ -30,6 +30,7 @@ const InlineBudget = 40
 // program's entry points need is the linker's business.
 func inline(m *ir.Module) {
 	recursive := recursiveFuncs(m)
+	funcs := m.FuncMap()
 	sizes := map[*ir.Func]int{}
 	for _, f := range bottomUp(m) {
 		in := &inliner{m: m, f: f}
@@ -37,7 +38,7 @@ func inline(m *ir.Module) {
 			if call.Op != ir.OpCall {
 				return
 			}
-			g := m.Func(call.Sym)
+			g := funcs[call.Sym]
 			if g == nil || g == f || recursive[g] || !inlinable(g, sizes) {
 				return
 			}
@@ -71,13 +72,14 @@ func inlinable(g *ir.Func, sizes map[*ir.Func]int) bool {
 	return n >= 0 && n <= InlineBudget
 }
 
-// calls returns the functions f calls directly, in order of first call.
-func calls(m *ir.Module, f *ir.Func) []*ir.Func {
+// calls returns the functions of funcs that f calls directly, in order of
+// first call.
+func calls(funcs map[string]*ir.Func, f *ir.Func) []*ir.Func {
 	var out []*ir.Func
 	seen := map[*ir.Func]bool{}
 	ir.Walk(f.Body, func(in *ir.Instr) {
 		if in.Op == ir.OpCall {
-			if g := m.Func(in.Sym); g != nil && !seen[g] {
+			if g := funcs[in.Sym]; g != nil && !seen[g] {
 				seen[g] = true
 				out = append(out, g)
 			}
@@ -91,6 +93,7 @@ func calls(m *ir.Module, f *ir.Func) []*ir.Func {
 // except along a cycle.
 func bottomUp(m *ir.Module) []*ir.Func {
 	var order []*ir.Func
+	funcs := m.FuncMap()
 	seen := map[*ir.Func]bool{}
 	var visit func(f *ir.Func)
 	visit = func(f *ir.Func) {
@@ -98,7 +101,7 @@ func bottomUp(m *ir.Module) []*ir.Func {
 			return
 		}
 		seen[f] = true
-		for _, g := range calls(m, f) {
+		for _, g := range calls(funcs, f) {
 			visit(g)
 		}
 		order = append(order, f)
@@ -113,8 +116,9 @@ func bottomUp(m *ir.Module) []*ir.Func {
 // graph (Tarjan's strongly connected components).
 func recursiveFuncs(m *ir.Module) map[*ir.Func]bool {
 	edges := map[*ir.Func][]*ir.Func{}
+	funcs := m.FuncMap()
 	for _, f := range m.Funcs {
-		edges[f] = calls(m, f)
+		edges[f] = calls(funcs, f)
 	}
 	index, low := map[*ir.Func]int{}, map[*ir.Func]int{}
 	onStack := map[*ir.Func]bool{}
