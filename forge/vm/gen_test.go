@@ -404,13 +404,18 @@ func (g *gen) superinstruction() {
 	}
 }
 
-// earlyReturn emits LI; JLT over a few instructions to a RET: the shape
-// the interpreter fuses with the RET (the leaf case of a recursion).
+// earlyReturn emits LI; JLT or LI; JLTS over a few instructions to a
+// RET: the shapes the interpreter fuses with the RET (the leaf case of a
+// recursion).
 func (g *gen) earlyReturn() {
 	b := &g.b
 	r := g.reg()
 	b.li(r, g.value())
-	j := b.jump(bc.JLT, g.reg(), r, -1)
+	cmp := bc.JLT
+	if g.n(2) == 0 {
+		cmp = bc.JLTS
+	}
+	j := b.jump(cmp, g.reg(), r, -1)
 	for i := g.n(3); i > 0; i-- {
 		g.simple()
 	}

@@ -64,11 +64,15 @@ const (
 	opLIJLT       // LI ra, imm; JLT
 	opLIJLTS      // LI ra, imm; JLTS
 	opLIJLTRET    // LI ra, imm; JLT whose target is a RET
+	opLIJLTSRET   // LI ra, imm; JLTS whose target is a RET
 	opLISUBCALL   // LI ra, imm; SUB; CALL
 	opADDJLT      // ADD; JLT
+	opADDJLTS     // ADD; JLTS
 	opADDJMP      // ADD; JMP
 	opADDADDJLT   // ADD; ADD; JLT
+	opADDADDJLTS  // ADD; ADD; JLTS
 	opMULMOD      // MUL; MOD
+	opMULMODS     // MUL; MODS
 	opSTOREADDJLT // STORE; ADD; JLT
 	opLOADJZ      // LOAD; JZ
 	opLOADJNZ     // LOAD; JNZ
@@ -89,8 +93,8 @@ const (
 // The dispatch switch lists the unused values numOps..opMask by hand; these
 // fail to compile when an op is added or removed, to say it needs updating.
 var (
-	_ [opMask + 1 - numOps - 9]struct{}
-	_ [numOps + 9 - opMask - 1]struct{}
+	_ [opMask + 1 - numOps - 5]struct{}
+	_ [numOps + 5 - opMask - 1]struct{}
 )
 
 var costOf [numOps]uint8
@@ -108,6 +112,7 @@ func init() {
 		canonicalOf[f.op] = f.seq[0]
 	}
 	costOf[opLIJLTRET], canonicalOf[opLIJLTRET] = costOf[opLI], opLI
+	costOf[opLIJLTSRET], canonicalOf[opLIJLTSRET] = costOf[opLI], opLI
 	canonicalOf[opEnd] = opEnd
 	canonicalOf[opOutOfTicks] = opOutOfTicks
 }
@@ -238,9 +243,12 @@ var fusions = []struct {
 	{opLIJLT, []op{opLI, opJLT}},
 	{opLIJLTS, []op{opLI, opJLTS}},
 	{opADDADDJLT, []op{opADD, opADD, opJLT}},
+	{opADDADDJLTS, []op{opADD, opADD, opJLTS}},
 	{opADDJLT, []op{opADD, opJLT}},
+	{opADDJLTS, []op{opADD, opJLTS}},
 	{opADDJMP, []op{opADD, opJMP}},
 	{opMULMOD, []op{opMUL, opMOD}},
+	{opMULMODS, []op{opMUL, opMODS}},
 	{opSTOREADDJLT, []op{opSTORE, opADD, opJLT}},
 	{opLOADJZ, []op{opLOAD, opJZ}},
 	{opLOADJNZ, []op{opLOAD, opJNZ}},
@@ -293,6 +301,9 @@ func fuse(code []inst) {
 	for i := range code {
 		if code[i].op == opLIJLT && code[code[i+2].imm].op == opRET {
 			code[i].op = opLIJLTRET
+		}
+		if code[i].op == opLIJLTS && code[code[i+2].imm].op == opRET {
+			code[i].op = opLIJLTSRET
 		}
 	}
 }

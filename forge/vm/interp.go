@@ -201,10 +201,13 @@ run:
 				store64(m.mem, sp, (base+pc+1)<<3)
 				pc = in.imm
 				continue run
-			case opLIJLTRET: // LI ra, imm; JLT to a RET: the leaf case of a recursion
+			case opLIJLTRET, opLIJLTSRET: // LI ra, imm; JLT or JLTS to a RET: the leaf case of a recursion
 				regs[in.a] = in.imm
 				n := at(code0, pc+2)
 				taken := regs[n.a] < regs[n.b]
+				if in.op == opLIJLTSRET {
+					taken = int64(regs[n.a]) < int64(regs[n.b])
+				}
 				pc = branch(tr, taken, n.imm, pc+3)
 				if !taken {
 					continue run
@@ -316,6 +319,12 @@ run:
 				taken := regs[n.a] < regs[n.b]
 				pc = branch(tr, taken, n.imm, pc+2)
 				continue run
+			case opADDJLTS: // ADD; JLTS
+				regs[in.a] = regs[in.b] + regs[in.c]
+				n := at(code0, pc+1)
+				taken := int64(regs[n.a]) < int64(regs[n.b])
+				pc = branch(tr, taken, n.imm, pc+2)
+				continue run
 			case opADDJMP: // ADD; JMP
 				regs[in.a] = regs[in.b] + regs[in.c]
 				pc = at(code0, pc+1).imm
@@ -328,6 +337,24 @@ run:
 				taken := regs[n.a] < regs[n.b]
 				pc = branch(tr, taken, n.imm, pc+3)
 				continue run
+			case opADDADDJLTS: // ADD; ADD; JLTS
+				regs[in.a] = regs[in.b] + regs[in.c]
+				n := at(code0, pc+1)
+				regs[n.a] = regs[n.b] + regs[n.c]
+				n = at(code0, pc+2)
+				taken := int64(regs[n.a]) < int64(regs[n.b])
+				pc = branch(tr, taken, n.imm, pc+3)
+				continue run
+			case opMULMODS: // MUL; MODS
+				regs[in.a] = regs[in.b] * regs[in.c]
+				n := at(code0, pc+1)
+				d := int64(regs[n.c])
+				if d == 0 {
+					m.stop(Faulted, DivideByZero, base+pc+1, spent(n, m.charged()))
+					return
+				}
+				regs[n.a] = uint64(int64(regs[n.b]) % d)
+				pc += 2
 			case opMULMOD: // MUL; MOD
 				regs[in.a] = regs[in.b] * regs[in.c]
 				n := at(code0, pc+1)
@@ -427,8 +454,7 @@ run:
 			case opOutOfTicks: // the first instruction of a tail that does not fit
 				m.stop(Faulted, OutOfTicks, base+pc, m.charged())
 				return
-			case opInvalid, numOps, numOps + 1, numOps + 2, numOps + 3, numOps + 4,
-				numOps + 5, numOps + 6, numOps + 7, numOps + 8:
+			case opInvalid, numOps, numOps + 1, numOps + 2, numOps + 3, numOps + 4:
 				// Unreachable in a verified image. The unused values up to
 				// opMask are listed so that the switch covers them all;
 				// adding an op makes one of them a duplicate case.

@@ -69,7 +69,7 @@ func TestMatchesReference(t *testing.T) {
 	t.Logf("outcomes: %v", seen)
 	// The generator must reach every way a run can end, and emit every
 	// fused sequence, or this test proves less than it claims.
-	want := []string{"HALTED", "BLOCKED", "READY", "resumed", "LI;JLT->RET"}
+	want := []string{"HALTED", "BLOCKED", "READY", "resumed", "LI;JLT->RET", "LI;JLTS->RET"}
 	for _, seq := range vm.Superinstructions() {
 		want = append(want, seqName(seq))
 	}
@@ -135,8 +135,8 @@ func countPatterns(code []byte, seen map[string]int) {
 		opAt[uint64(offs[i])] = in.Op
 	}
 	for i := 0; i+1 < len(insts); i++ {
-		if insts[i].Op == bc.LI && insts[i+1].Op == bc.JLT && opAt[insts[i+1].Imm] == bc.RET {
-			seen["LI;JLT->RET"]++
+		if insts[i].Op == bc.LI && (insts[i+1].Op == bc.JLT || insts[i+1].Op == bc.JLTS) && opAt[insts[i+1].Imm] == bc.RET {
+			seen["LI;"+insts[i+1].Op.String()+"->RET"]++
 		}
 	}
 	for _, seq := range vm.Superinstructions() {
