@@ -382,6 +382,7 @@ func BenchmarkCompile(b *testing.B) {
 	srcs := []compiler.Source{{Name: "big.gen", Data: src}, {Name: "print.gen", Data: printSrc}}
 	lines := bytes.Count(src, []byte("\n")) + bytes.Count(printSrc, []byte("\n"))
 	b.ReportAllocs()
+	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		if _, diags := compiler.Build(srcs, compiler.Options{OptLevel: 2}); diags.HasErrors() {
 			b.Fatalf("%s", diags.Render(compiler.SourceMap(srcs)))

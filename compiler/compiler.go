@@ -168,7 +168,15 @@ func genesisModule(srcs []Source) (*ir.Module, diag.List) {
 // compileModule runs the IR pipeline: verify, optimize, then emit the IR
 // or hand it to the Forge backend. name names the output program in
 // diagnostics.
-func compileModule(m *ir.Module, name string, opts Options) (*Output, diag.List) {
+func compileModule(m *ir.Module, name string, opts Options) (out *Output, diags diag.List) {
+	// A panic of the optimizer or the backend is a bug of this compiler:
+	// it becomes a diagnostic, never a crash of genesisc.
+	defer func() {
+		if p := recover(); p != nil {
+			out, diags = nil, nil
+			diags.Errorf(diag.Pos{File: name}, "0x08FF", "internal compiler error: %v", p)
+		}
+	}()
 	if ds := ir.Verify(m); ds.HasErrors() {
 		return nil, ds
 	}

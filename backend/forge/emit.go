@@ -3,13 +3,19 @@ package forge
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 )
 
-// asmWriter accumulates assembly text.
-type asmWriter struct{ b strings.Builder }
+// asmWriter accumulates assembly text. Instructions are written either
+// with ins, a format, or, on the hot path of writeInst, operand by operand
+// (op, then reg, int and sym, then end), which formats nothing through fmt.
+type asmWriter struct {
+	b        []byte
+	operands int // of the instruction being written
+}
 
-func (w *asmWriter) line(s string) { w.b.WriteString(s); w.b.WriteByte('\n') }
+func (w *asmWriter) line(s string) { w.b = append(append(w.b, s...), '\n') }
 
 func (w *asmWriter) label(name string) { w.line(quoteName(name) + ":") }
 
@@ -17,12 +23,43 @@ func (w *asmWriter) ins(format string, args ...any) { w.line("    " + fmt.Sprint
 
 func (w *asmWriter) comment(s string) { w.line("; " + s) }
 
-func (w *asmWriter) String() string { return w.b.String() }
+func (w *asmWriter) String() string { return string(w.b) }
+
+// op starts an instruction line.
+func (w *asmWriter) op(mnemonic string) {
+	w.b = append(append(w.b, "    "...), mnemonic...)
+	w.operands = 0
+}
+
+func (w *asmWriter) sep() {
+	if w.operands == 0 {
+		w.b = append(w.b, ' ')
+	} else {
+		w.b = append(w.b, ", "...)
+	}
+	w.operands++
+}
+
+func (w *asmWriter) reg(r reg) {
+	w.sep()
+	if r.virtual() { // only in debugging output: allocation maps them all
+		w.b = append(w.b, r.String()...)
+		return
+	}
+	w.b = strconv.AppendInt(append(w.b, 'r'), int64(r), 10)
+}
+
+func (w *asmWriter) int(v int64) { w.sep(); w.b = strconv.AppendInt(w.b, v, 10) }
+
+func (w *asmWriter) sym(name string) { w.sep(); w.b = append(w.b, quoteName(name)...) }
+
+// end ends an instruction line.
+func (w *asmWriter) end() { w.b = append(w.b, '\n') }
 
 // finish rewrites the allocated code onto machine registers, adds the saves
-// around calls and the epilogues, cleans up jumps and returns the
-// function's assembly lines.
-func (l *fnLower) finish(a *allocation) []string {
+// around calls and the epilogues, cleans up jumps and writes the
+// function's assembly to w.
+func (l *fnLower) finish(a *allocation, w *asmWriter) {
 	phys := func(r reg) reg {
 		if r.virtual() {
 			return a.assign[r-firstVirtual]
@@ -118,59 +155,83 @@ func (l *fnLower) finish(a *allocation) []string {
 	}
 	out = peephole(out, l.f.Name)
 
-	var w asmWriter
 	w.label(l.f.Name)
 	for _, in := range out {
-		writeInst(&w, in)
+		writeInst(w, in)
 	}
-	return strings.Split(strings.TrimSuffix(w.String(), "\n"), "\n")
 }
 
 func writeInst(w *asmWriter, in *minst) {
 	switch in.op {
 	case mLabel:
 		w.label(in.sym)
+		return
 	case mMove:
-		w.ins("OR %s, %s, %s", in.defs[0], in.uses[0], in.uses[0])
+		w.op("OR")
+		w.reg(in.defs[0])
+		w.reg(in.uses[0])
+		w.reg(in.uses[0])
 	case mLI:
+		w.op("LI")
+		w.reg(in.defs[0])
 		if in.sym != "" {
-			w.ins("LI %s, %s", in.defs[0], quoteName(in.sym))
+			w.sym(in.sym)
 		} else {
-			w.ins("LI %s, %d", in.defs[0], in.imm)
+			w.int(in.imm)
 		}
 	case mALU:
-		w.ins("%s %s, %s, %s", in.name, in.defs[0], in.uses[0], in.uses[1])
+		w.op(in.name)
+		w.reg(in.defs[0])
+		w.reg(in.uses[0])
+		w.reg(in.uses[1])
 	case mUnary:
-		w.ins("%s %s, %s", in.name, in.defs[0], in.uses[0])
+		w.op(in.name)
+		w.reg(in.defs[0])
+		w.reg(in.uses[0])
 	case mLoad:
-		w.ins("%s %s, %s, %d", in.name, in.defs[0], in.uses[0], in.imm)
+		w.op(in.name)
+		w.reg(in.defs[0])
+		w.reg(in.uses[0])
+		w.int(in.imm)
 	case mStore:
-		w.ins("%s %s, %s, %d", in.name, in.uses[0], in.uses[1], in.imm)
+		w.op(in.name)
+		w.reg(in.uses[0])
+		w.reg(in.uses[1])
+		w.int(in.imm)
 	case mJmp:
-		w.ins("JMP %s", quoteName(in.sym))
+		w.op("JMP")
+		w.sym(in.sym)
 	case mJcc:
-		if len(in.uses) == 1 {
-			w.ins("%s %s, %s", in.name, in.uses[0], quoteName(in.sym))
-		} else {
-			w.ins("%s %s, %s, %s", in.name, in.uses[0], in.uses[1], quoteName(in.sym))
+		w.op(in.name)
+		for _, u := range in.uses {
+			w.reg(u)
 		}
+		w.sym(in.sym)
 	case mCall:
-		w.ins("CALL %s", quoteName(in.sym))
+		w.op("CALL")
+		w.sym(in.sym)
 	case mRet:
-		w.ins("RET")
+		w.op("RET")
 	case mFault:
-		w.ins("FAULT %d", in.imm)
+		w.op("FAULT")
+		w.int(in.imm)
 	case mPush:
-		w.ins("PUSH %s", in.uses[0])
+		w.op("PUSH")
+		w.reg(in.uses[0])
 	case mPop:
-		w.ins("POP %s", in.defs[0])
+		w.op("POP")
+		w.reg(in.defs[0])
 	case mAsm:
 		w.comment("asm")
 		for _, line := range strings.Split(in.text, "\n") {
-			w.ins("%s", strings.TrimSpace(line))
+			w.line("    " + strings.TrimSpace(line))
 		}
 		w.comment("end asm")
+		return
+	default:
+		return
 	}
+	w.end()
 }
 
 // maxReturnTail bounds the straight-line instructions before a RET that a

@@ -12,7 +12,6 @@ package forge
 
 import (
 	"fmt"
-	"regexp"
 	"sort"
 	"strconv"
 
@@ -220,7 +219,7 @@ func (c *compiler) compile() (string, diag.List) {
 	// Compile callees before callers, so a caller knows what its calls
 	// clobber: the strongly connected components of the call graph in
 	// reverse topological order.
-	out := map[string][]string{}
+	out := map[string]*asmWriter{}
 	for _, scc := range c.sccs() {
 		allocs := map[string]*allocation{}
 		lowers := map[string]*fnLower{}
@@ -246,7 +245,9 @@ func (c *compiler) compile() (string, diag.List) {
 		}
 		for _, f := range scc {
 			if a := allocs[f.Name]; a != nil {
-				out[f.Name] = lowers[f.Name].finish(a)
+				w := &asmWriter{}
+				lowers[f.Name].finish(a, w)
+				out[f.Name] = w
 			}
 		}
 	}
@@ -267,8 +268,8 @@ func (c *compiler) compile() (string, diag.List) {
 	w.ins("HALT")
 	for _, f := range c.m.Funcs {
 		w.line("")
-		for _, s := range out[f.Name] {
-			w.line(s)
+		if fw := out[f.Name]; fw != nil {
+			w.b = append(w.b, fw.b...)
 		}
 	}
 	c.writeDispatches(&w)
@@ -436,14 +437,11 @@ func (c *compiler) writeDispatches(w *asmWriter) {
 	}
 }
 
-var nameForm = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.]*$`)
-var regForm = regexp.MustCompile(`^[rR][0-9]+$`)
-var hashForm = regexp.MustCompile(`^[0-9a-fA-F]{64}$`)
 
 // quoteName returns a label as fasm reads it: bare when it has the name
 // form, else quoted.
 func quoteName(s string) string {
-	if nameForm.MatchString(s) && !regForm.MatchString(s) && !hashForm.MatchString(s) {
+	if fasm.IsIdent(s) {
 		return s
 	}
 	return quoteString([]byte(s))

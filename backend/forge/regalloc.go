@@ -451,7 +451,9 @@ func (l *fnLower) splitAtCalls(code []*minst, nv int, clobberOf func(*minst) reg
 				continue
 			}
 			// Virtual registers live after the call, by a backward scan.
-			live := newBitset(nv)
+			// The values of earlier splits in this block (numbered from
+			// nv) are counted too: they may live across this call.
+			live := newBitset(int(l.nextV - firstVirtual))
 			live.copyFrom(b.liveOut)
 			for i := len(blk) - 1; i > ci; i-- {
 				for _, d := range blk[i].defs {
@@ -471,8 +473,8 @@ func (l *fnLower) splitAtCalls(code []*minst, nv int, clobberOf func(*minst) reg
 			}
 			var saves []save
 			live.each(func(v int) {
-				if b.liveOut.has(v) || (ndefs[v] == 1 && isLI[v]) {
-					return
+				if v < nv && (b.liveOut.has(v) || (ndefs[v] == 1 && isLI[v])) {
+					return // (a split's value is defined once, by a POP, and dies in the block)
 				}
 				// Where v is last defined before the call in this block.
 				at := 0

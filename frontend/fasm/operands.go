@@ -185,9 +185,9 @@ func isHex(c byte) bool {
 // maxName is the longest symbol name FRGP can hold (a u16 length).
 const maxName = 1<<16 - 1
 
-// isIdent reports whether s lexes as one IDENT token of the grammar, and
+// IsIdent reports whether s lexes as one IDENT token of the grammar, and
 // so can be written without quotes.
-func isIdent(s string) bool {
+func IsIdent(s string) bool {
 	if s == "" || !(isLetter(s[0]) || s[0] == '_') {
 		return false
 	}
@@ -265,7 +265,7 @@ func quote(b []byte) string {
 // quoteName writes a symbol name: as is if it is an identifier, else
 // quoted.
 func quoteName(name string) string {
-	if isIdent(name) {
+	if IsIdent(name) {
 		return name
 	}
 	return quote([]byte(name))

@@ -151,6 +151,8 @@ type lineParser struct {
 	line  int          // the number of the line being parsed
 	bad   map[int]bool // lines that already have a syntax error
 	diags *diag.List
+
+	quickBuf []quickToken // quickScan's token buffer, reused from line to line
 }
 
 // pos is the position of a token of the current line. ANTLR's column, like

@@ -35,7 +35,8 @@ type quickToken struct {
 // quickScan parses one line (without its newline) as the grammar's line
 // rule would; ok is false when it declines the line.
 func (lp *lineParser) quickScan(text string) (ln line, ok bool) {
-	toks, ok := quickTokens(text)
+	toks, ok := quickTokens(text, lp.quickBuf[:0])
+	lp.quickBuf = toks[:0]
 	if !ok {
 		return line{}, false
 	}
@@ -52,6 +53,9 @@ func (lp *lineParser) quickScan(text string) (ln line, ok bool) {
 	}
 	s := &statement{name: lp.quickTokenAt(toks[i])}
 	i++
+	if i < len(toks) {
+		s.ops = make([]operand, 0, (len(toks)-i+1)/2)
+	}
 	for i < len(toks) {
 		if len(s.ops) > 0 {
 			if toks[i].kind != qComma || i+1 == len(toks) {
@@ -102,10 +106,10 @@ func (lp *lineParser) quickOperand(t quickToken) operand {
 }
 
 // quickTokens splits a line into tokens by the lexer rules of FASM.g4,
-// longest match first; ok is false for anything the fast path leaves to
-// ANTLR. A run of 64 or more word characters may hold a HASH, so it is
-// declined too.
-func quickTokens(text string) (toks []quickToken, ok bool) {
+// longest match first, appending them to toks; ok is false for anything
+// the fast path leaves to ANTLR. A run of 64 or more word characters may
+// hold a HASH, so it is declined too.
+func quickTokens(text string, toks []quickToken) (_ []quickToken, ok bool) {
 	for i := 0; i < len(text); {
 		c := text[i]
 		start := i
@@ -116,7 +120,7 @@ func quickTokens(text string) (toks []quickToken, ok bool) {
 		case c == ';' || c == '/' && i+1 < len(text) && text[i+1] == '/':
 			for j := i; j < len(text); j++ {
 				if text[j] >= 0x80 {
-					return nil, false // the comment's columns do not matter, but keep to ASCII
+					return toks, false // the comment's columns do not matter, but keep to ASCII
 				}
 			}
 			return toks, true
@@ -136,24 +140,24 @@ func quickTokens(text string) (toks []quickToken, ok bool) {
 			i++
 			for i < len(text) && text[i] != '"' {
 				if text[i] >= 0x80 {
-					return nil, false
+					return toks, false
 				}
 				if text[i] == '\\' {
 					if i++; i < len(text) && text[i] >= 0x80 {
-						return nil, false
+						return toks, false
 					}
 				}
 				i++
 			}
 			if i >= len(text) {
-				return nil, false // unterminated
+				return toks, false // unterminated
 			}
 			i++
 			toks = append(toks, quickToken{qString, text[start:i], start + 1})
 			continue
 		case c == '.':
 			if i+1 == len(text) || !isWordStart(text[i+1]) {
-				return nil, false
+				return toks, false
 			}
 			i += 2
 			for i < len(text) && isWordChar(text[i]) {
@@ -163,14 +167,14 @@ func quickTokens(text string) (toks []quickToken, ok bool) {
 			continue
 		case isWordChar(c):
 		default:
-			return nil, false
+			return toks, false
 		}
 		run := i
 		for run < len(text) && (isWordChar(text[run]) || text[run] == '.') {
 			run++
 		}
 		if run-i >= 64 {
-			return nil, false
+			return toks, false
 		}
 		if isDigit(c) { // INT stops at a dot
 			for i < len(text) && isWordChar(text[i]) {
