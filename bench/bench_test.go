@@ -390,3 +390,27 @@ func BenchmarkCompile(b *testing.B) {
 	}
 	b.ReportMetric(float64(lines)*float64(b.N)/b.Elapsed().Seconds(), "lines/s")
 }
+
+// TestCompileDeterministic compiles a generated program of many functions
+// twice: the backend compiles functions concurrently, and the assembly
+// must not depend on the scheduling.
+func TestCompileDeterministic(t *testing.T) {
+	src, _ := bigProgram(3000)
+	printSrc, err := os.ReadFile(filepath.Join("genesis", "print.gen"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srcs := []compiler.Source{{Name: "big.gen", Data: src}, {Name: "print.gen", Data: printSrc}}
+	var first string
+	for i := 0; i < 3; i++ {
+		res, diags := compiler.Build(srcs, compiler.Options{OptLevel: 2, Emit: compiler.EmitAsm})
+		if diags.HasErrors() {
+			t.Fatalf("%s", diags.Render(compiler.SourceMap(srcs)))
+		}
+		if i == 0 {
+			first = res.Text
+		} else if res.Text != first {
+			t.Fatalf("build %d emitted different assembly", i)
+		}
+	}
+}

@@ -12,8 +12,10 @@ package forge
 
 import (
 	"fmt"
+	"runtime"
 	"sort"
 	"strconv"
+	"sync"
 
 	"github.com/genesis-toolchain/genesis/forge/bytecode"
 	"github.com/genesis-toolchain/genesis/frontend/diag"
@@ -102,12 +104,13 @@ type compiler struct {
 	names *names
 	diags diag.List
 
-	funcIdx    map[string]int // func_ref index of each referenced function
-	dispatches map[string]*dispatch
-	clobbers   map[string]regSet // registers each compiled function may change
-	done       map[string]bool
-	usesFrames bool
-	overflow   string // label of the shadow stack overflow stub, when used
+	funcIdx      map[string]int // func_ref index of each referenced function
+	dispatches   map[string]*dispatch
+	clobbers     map[string]regSet // registers each compiled function may change
+	done         map[string]bool
+	usesFrames   bool
+	overflow     string // label of the shadow stack overflow stub
+	usesOverflow bool   // some function checks its frame against it
 }
 
 // dispatch is the routine that call_indirect of one function type calls.
@@ -143,33 +146,23 @@ func (n *names) unique(base string) string {
 
 func (c *compiler) funcIndex(name string) int { return c.funcIdx[name] }
 
-func (c *compiler) dispatchFor(t ir.Type) string {
-	d, ok := c.dispatches[t.String()]
-	if !ok {
-		d = &dispatch{label: c.names.unique("__dispatch")}
-		c.dispatches[t.String()] = d
-	}
-	d.used = true
-	return d.label
-}
-
-func (c *compiler) shadowOverflow() string {
-	if c.overflow == "" {
-		c.overflow = c.names.unique("__shadow_overflow")
-	}
-	return c.overflow
-}
-
 // numberFuncRefs gives every function named by a func_ref an index, from
 // 1 (0 is the zero value of function types, no function), grouped by
-// type so that each dispatch routine covers one contiguous range.
+// type so that each dispatch routine covers one contiguous range. It
+// creates the dispatch of every function type that is referenced or
+// called through call_indirect, so that functions compiled concurrently
+// only look them up.
 func (c *compiler) numberFuncRefs() {
 	refs := map[string]bool{}
+	called := map[string]bool{}
 	var walk func(r *ir.Region)
 	walk = func(r *ir.Region) {
 		for _, in := range r.Instrs {
-			if in.Op == ir.OpFuncRef {
+			switch in.Op {
+			case ir.OpFuncRef:
 				refs[in.Sym] = true
+			case ir.OpCallIndirect:
+				called[in.Args[0].Type.String()] = true
 			}
 			for _, s := range in.Regions {
 				walk(s)
@@ -188,6 +181,11 @@ func (c *compiler) numberFuncRefs() {
 				types = append(types, t)
 			}
 			byType[t] = append(byType[t], f.Name)
+		}
+	}
+	for t := range called {
+		if byType[t] == nil {
+			types = append(types, t)
 		}
 	}
 	sort.Strings(types)
@@ -216,40 +214,10 @@ func (c *compiler) compile() (string, diag.List) {
 	c.numberFuncRefs()
 	start := c.names.unique("_start")
 
-	// Compile callees before callers, so a caller knows what its calls
-	// clobber: the strongly connected components of the call graph in
-	// reverse topological order.
-	out := map[string]*asmWriter{}
-	for _, scc := range c.sccs() {
-		allocs := map[string]*allocation{}
-		lowers := map[string]*fnLower{}
-		for _, f := range scc {
-			l := &fnLower{c: c, f: f, nextV: firstVirtual}
-			l.lowerFunc()
-			if l.failed {
-				continue
-			}
-			a := l.allocate(c.clobberOf)
-			if a == nil {
-				continue
-			}
-			allocs[f.Name], lowers[f.Name] = a, l
-		}
-		var clob regSet
-		for name := range allocs {
-			clob.union(&lowers[name].clobbered)
-		}
-		for _, f := range scc {
-			c.clobbers[f.Name] = clob
-			c.done[f.Name] = true
-		}
-		for _, f := range scc {
-			if a := allocs[f.Name]; a != nil {
-				w := &asmWriter{}
-				lowers[f.Name].finish(a, w)
-				out[f.Name] = w
-			}
-		}
+	c.overflow = c.names.unique("__shadow_overflow")
+	out := c.compileFuncs()
+	if !c.usesOverflow {
+		c.overflow = ""
 	}
 	if c.diags.HasErrors() {
 		c.diags.Sort()
@@ -292,6 +260,120 @@ func (c *compiler) compile() (string, diag.List) {
 		}
 	}
 	return w.String(), c.diags
+}
+
+// compileFuncs compiles every function, callees before callers, so that a
+// caller knows what its calls clobber: the strongly connected components
+// of the call graph, in waves. A component's wave is one more than the
+// highest wave of the components it calls; the components of a wave
+// depend only on earlier waves and compile concurrently. Everything they
+// share is read-only meanwhile (the module, c.names, c.dispatches, and
+// c.done and c.clobbers of earlier waves); what they find is merged in
+// module order when the wave ends, so the output does not depend on
+// scheduling. It returns each function's assembly.
+func (c *compiler) compileFuncs() map[string]*asmWriter {
+	sccs := c.sccs()
+	compOf := map[*ir.Func]int{}
+	for i, scc := range sccs {
+		for _, f := range scc {
+			compOf[f] = i
+		}
+	}
+	funcs := c.m.FuncMap()
+	wave := make([]int, len(sccs))
+	var waves [][]int
+	for i, scc := range sccs { // callees come first: their waves are known
+		for _, f := range scc {
+			ir.Walk(f.Body, func(in *ir.Instr) {
+				if g := funcs[in.Sym]; in.Op == ir.OpCall && g != nil && compOf[g] != i {
+					wave[i] = max(wave[i], wave[compOf[g]]+1)
+				}
+			})
+		}
+		for len(waves) <= wave[i] {
+			waves = append(waves, nil)
+		}
+		waves[wave[i]] = append(waves[wave[i]], i)
+	}
+
+	out := map[string]*asmWriter{}
+	workers := runtime.GOMAXPROCS(0)
+	for _, members := range waves {
+		results := make([]sccResult, len(members))
+		var wg sync.WaitGroup
+		next := make(chan int)
+		for range min(workers, len(members)) {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for k := range next {
+					results[k] = c.compileSCC(sccs[members[k]])
+				}
+			}()
+		}
+		for k := range members {
+			next <- k
+		}
+		close(next)
+		wg.Wait()
+		for k, i := range members {
+			r := &results[k]
+			for _, f := range sccs[i] {
+				c.clobbers[f.Name] = r.clobbered
+				c.done[f.Name] = true
+			}
+			for _, l := range r.lowers {
+				c.diags = append(c.diags, l.diags...)
+				c.usesFrames = c.usesFrames || l.usesFrames
+				c.usesOverflow = c.usesOverflow || l.usesOverflow
+				for _, key := range l.usedDispatches {
+					c.dispatches[key].used = true
+				}
+				for name := range l.labels {
+					c.names.used[name] = true
+				}
+				if l.asm != nil {
+					out[l.f.Name] = l.asm
+				}
+			}
+		}
+	}
+	return out
+}
+
+// sccResult is what compiling one component produced.
+type sccResult struct {
+	lowers    []*fnLower // its functions, in module order
+	clobbered regSet     // the registers a call to any of them may change
+}
+
+// compileSCC lowers, allocates and emits the functions of one strongly
+// connected component of the call graph. A call within the component
+// counts as changing every register; the component's clobber set is the
+// union of its members'.
+func (c *compiler) compileSCC(scc []*ir.Func) sccResult {
+	var r sccResult
+	var allocs []*allocation
+	for _, f := range scc {
+		l := &fnLower{c: c, f: f, nextV: firstVirtual}
+		r.lowers = append(r.lowers, l)
+		l.lowerFunc()
+		var a *allocation
+		if !l.failed {
+			a = l.allocate(c.clobberOf)
+		}
+		if a != nil {
+			r.clobbered.union(&l.clobbered)
+		}
+		allocs = append(allocs, a)
+	}
+	for k, l := range r.lowers {
+		if allocs[k] != nil {
+			l.asm = &asmWriter{}
+			l.finish(allocs[k], l.asm)
+		}
+	}
+	return r
 }
 
 // clobberOf returns the registers a call instruction may change.
@@ -436,7 +518,6 @@ func (c *compiler) writeDispatches(w *asmWriter) {
 		w.ins("FAULT %d", faultBadFuncRef)
 	}
 }
-
 
 // quoteName returns a label as fasm reads it: bare when it has the name
 // form, else quoted.

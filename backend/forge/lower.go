@@ -3,6 +3,7 @@ package forge
 import (
 	"fmt"
 	"math"
+	"strconv"
 
 	"github.com/genesis-toolchain/genesis/frontend/diag"
 	"github.com/genesis-toolchain/genesis/ir"
@@ -33,8 +34,17 @@ type fnLower struct {
 	targets   map[string]*target // loop and block labels
 	cold      []func()           // regions laid out after the body
 	nlabel    int
+	labels    map[string]bool // the function's labels (label)
 	failed    bool
 	clobbered regSet // after allocation: the registers the function may change
+
+	// What lowering found, merged into the compiler once the functions
+	// compiled concurrently with this one are done (compileSCC).
+	diags          diag.List
+	usesFrames     bool
+	usesOverflow   bool
+	usedDispatches []string   // type keys of the dispatches called
+	asm            *asmWriter // the function's assembly, when it compiled
 }
 
 // target is what break and continue of one label jump to.
@@ -55,7 +65,7 @@ func (l *fnLower) errorf(pos diag.Pos, code, format string, args ...any) {
 	if pos == (diag.Pos{}) {
 		pos = l.f.Pos
 	}
-	l.c.diags.Errorf(pos, code, "%s", fmt.Sprintf("in function @%s: ", l.f.Name)+fmt.Sprintf(format, args...))
+	l.diags.Errorf(pos, code, "%s", fmt.Sprintf("in function @%s: ", l.f.Name)+fmt.Sprintf(format, args...))
 	l.failed = true
 }
 
@@ -65,9 +75,23 @@ func (l *fnLower) newV() reg {
 	return r
 }
 
+// label returns a new label of the function. Labels are the function's
+// name, a dot and a number, kept apart from every module symbol and
+// reserved name (c.names, read-only while functions compile) and from
+// the function's other labels; two functions' labels differ by their
+// prefix, so functions can be compiled concurrently.
 func (l *fnLower) label() string {
 	l.nlabel++
-	return l.c.names.unique(fmt.Sprintf("%s.%d", l.f.Name, l.nlabel))
+	base := l.f.Name + "." + strconv.Itoa(l.nlabel)
+	s := base
+	for i := 0; l.c.names.used[s] || l.labels[s]; i++ {
+		s = base + "_" + strconv.Itoa(i)
+	}
+	if l.labels == nil {
+		l.labels = map[string]bool{}
+	}
+	l.labels[s] = true
+	return s
 }
 
 func (l *fnLower) emit(in *minst) { l.code = append(l.code, in) }
@@ -176,10 +200,10 @@ func (l *fnLower) lowerFunc() {
 		l.move(l.def(p), reg(i))
 	}
 	if l.frameSize > 0 {
-		l.c.usesFrames = true
+		l.usesFrames, l.usesOverflow = true, true
 		l.li(rScratch0, l.frameSize)
 		l.alu("SUB", rFrame, rFrame, rScratch0)
-		l.emit(&minst{op: mJcc, name: "JLT", uses: []reg{rFrame, rShadowLimit}, sym: l.c.shadowOverflow()})
+		l.emit(&minst{op: mJcc, name: "JLT", uses: []reg{rFrame, rShadowLimit}, sym: l.c.overflow})
 	}
 	for _, loc := range f.Locals {
 		if loc.Kind == ir.Var {
@@ -1047,7 +1071,9 @@ func (l *fnLower) call(in *ir.Instr) {
 	if in.Op == ir.OpCallIndirect {
 		fn := l.val(args[0])
 		args = args[1:]
-		c = &minst{op: mCallInd, uses: []reg{fn}, sym: l.c.dispatchFor(in.Args[0].Type)}
+		key := in.Args[0].Type.String()
+		l.usedDispatches = append(l.usedDispatches, key)
+		c = &minst{op: mCallInd, uses: []reg{fn}, sym: l.c.dispatches[key].label}
 	}
 	if len(args) > maxArgs || len(in.Results) > maxArgs {
 		l.errorf(in.Pos, codeCodegen, "more than %d arguments or results", maxArgs)
