@@ -367,9 +367,6 @@ func (mx *mix) report(share float64) string {
 	return b.String()
 }
 
-// compileLines is the size of the compile-speed program.
-const compileLines = 20000
-
 // BenchmarkCompile compiles the generated 20,000-line program at -O2 to
 // Forge bytecode, everything genesisc build does but reading and writing
 // files, and reports lines per second.

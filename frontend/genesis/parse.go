@@ -18,8 +18,19 @@ import (
 // good for tooling: Check must not be given it. Parse never panics,
 // whatever src holds, and may be called from several goroutines at once.
 func Parse(file string, src []byte) (f *File, diags diag.List) {
-	b := &builder{file: file}
+	return parse(file, src, true)
+}
+
+// parse is Parse, with the concurrent path for large files or without it.
+func parse(file string, src []byte, concurrent bool) (f *File, diags diag.List) {
 	f = &File{Name: file, Src: src}
+	if concurrent {
+		if decls, ok := parseConcurrently(file, src); ok {
+			f.Decls = decls
+			return f, nil
+		}
+	}
+	b := &builder{file: file}
 	func() {
 		defer b.recoverPhase(file)
 		b.checkUTF8(src)
