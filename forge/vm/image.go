@@ -59,25 +59,27 @@ const (
 	// canonical sequence (see fusions); the following instructions keep
 	// their own slots, so a jump into the middle of a sequence runs the
 	// canonical code.
-	opLIADD       // LI ra, imm; ADD
-	opLISUB       // LI ra, imm; SUB
-	opLIJLT       // LI ra, imm; JLT
-	opLIJLTS      // LI ra, imm; JLTS
-	opLIJLTRET    // LI ra, imm; JLT whose target is a RET
-	opLIJLTSRET   // LI ra, imm; JLTS whose target is a RET
-	opLISUBCALL   // LI ra, imm; SUB; CALL
-	opADDJLT      // ADD; JLT
-	opADDJLTS     // ADD; JLTS
-	opADDJMP      // ADD; JMP
-	opADDADDJLT   // ADD; ADD; JLT
-	opADDADDJLTS  // ADD; ADD; JLTS
-	opMULMOD      // MUL; MOD
-	opMULMODS     // MUL; MODS
-	opSTOREADDJLT // STORE; ADD; JLT
-	opLOADJZ      // LOAD; JZ
-	opLOADJNZ     // LOAD; JNZ
-	opPOPPUSH     // POP; PUSH
-	opPOPADDRET   // POP; ADD; RET
+	opLIADD            // LI ra, imm; ADD
+	opLISUB            // LI ra, imm; SUB
+	opLIJLT            // LI ra, imm; JLT
+	opLIJLTS           // LI ra, imm; JLTS
+	opLIJLTRET         // LI ra, imm; JLT whose target is a RET
+	opLIJLTSRET        // LI ra, imm; JLTS whose target is a RET
+	opLISUBCALL        // LI ra, imm; SUB; CALL
+	opPUSHLISUBCALL    // PUSH; LI ra, imm; SUB; CALL
+	opPOPPUSHLISUBCALL // POP; PUSH; LI ra, imm; SUB; CALL
+	opADDJLT           // ADD; JLT
+	opADDJLTS          // ADD; JLTS
+	opADDJMP           // ADD; JMP
+	opADDADDJLT        // ADD; ADD; JLT
+	opADDADDJLTS       // ADD; ADD; JLTS
+	opMULMOD           // MUL; MOD
+	opMULMODS          // MUL; MODS
+	opSTOREADDJLT      // STORE; ADD; JLT
+	opLOADJZ           // LOAD; JZ
+	opLOADJNZ          // LOAD; JNZ
+	opPOPPUSH          // POP; PUSH
+	opPOPADDRET        // POP; ADD; RET
 
 	numOps
 
@@ -93,8 +95,8 @@ const (
 // The dispatch switch lists the unused values numOps..opMask by hand; these
 // fail to compile when an op is added or removed, to say it needs updating.
 var (
-	_ [opMask + 1 - numOps - 5]struct{}
-	_ [numOps + 5 - opMask - 1]struct{}
+	_ [opMask + 1 - numOps - 3]struct{}
+	_ [numOps + 3 - opMask - 1]struct{}
 )
 
 var costOf [numOps]uint8
@@ -238,6 +240,8 @@ var fusions = []struct {
 	seq []op
 }{
 	{opLISUBCALL, []op{opLI, opSUB, opCALL}},
+	{opPUSHLISUBCALL, []op{opPUSH, opLI, opSUB, opCALL}},
+	{opPOPPUSHLISUBCALL, []op{opPOP, opPUSH, opLI, opSUB, opCALL}},
 	{opLIADD, []op{opLI, opADD}},
 	{opLISUB, []op{opLI, opSUB}},
 	{opLIJLT, []op{opLI, opJLT}},

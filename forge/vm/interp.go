@@ -313,6 +313,57 @@ run:
 				store64(m.mem, sp, (base+pc+4)<<3)
 				pc = at(code0, pc+3).imm
 				continue run
+			case opPUSHLISUBCALL: // PUSH; LI ra, imm; SUB; CALL: a recursive call saving a value
+				sp := m.sp
+				if sp < m.heapEnd+16 {
+					// The PUSH or the CALL overflows: run the canonical
+					// sequence up to the faulting instruction.
+					if sp < m.heapEnd+8 {
+						m.stop(Faulted, StackOverflow, base+pc, spent(in, m.charged()))
+						return
+					}
+					m.sp = sp - 8
+					store64(m.mem, sp-8, regs[in.a])
+					li := at(code0, pc+1)
+					regs[li.a] = li.imm
+					n := at(code0, pc+3)
+					regs[n.a] = regs[n.b] - regs[n.c]
+					m.stop(Faulted, StackOverflow, base+pc+4, spent(at(code0, pc+4), m.charged()))
+					return
+				}
+				mem := m.mem
+				store64(mem, sp-8, regs[in.a])
+				li := at(code0, pc+1)
+				regs[li.a] = li.imm
+				n := at(code0, pc+3)
+				regs[n.a] = regs[n.b] - regs[n.c]
+				m.sp = sp - 16
+				store64(mem, sp-16, (base+pc+5)<<3)
+				pc = at(code0, pc+4).imm
+				continue run
+			case opPOPPUSHLISUBCALL: // POP; PUSH; LI ra, imm; SUB; CALL: the second call of a recursion
+				sp := m.sp
+				mem := m.mem
+				if sp > uint64(len(mem))-8 {
+					m.stop(Faulted, StackUnderflow, base+pc, spent(in, m.charged()))
+					return
+				}
+				// The POP frees the slot the PUSH refills, so the PUSH
+				// cannot overflow; the CALL can.
+				regs[in.a] = load64(mem, sp)
+				store64(mem, sp, regs[at(code0, pc+1).a])
+				li := at(code0, pc+2)
+				regs[li.a] = li.imm
+				n := at(code0, pc+4)
+				regs[n.a] = regs[n.b] - regs[n.c]
+				if sp < m.heapEnd+8 {
+					m.stop(Faulted, StackOverflow, base+pc+5, spent(at(code0, pc+5), m.charged()))
+					return
+				}
+				m.sp = sp - 8
+				store64(mem, sp-8, (base+pc+6)<<3)
+				pc = at(code0, pc+5).imm
+				continue run
 			case opADDJLT: // ADD; JLT
 				regs[in.a] = regs[in.b] + regs[in.c]
 				n := at(code0, pc+1)
@@ -454,7 +505,7 @@ run:
 			case opOutOfTicks: // the first instruction of a tail that does not fit
 				m.stop(Faulted, OutOfTicks, base+pc, m.charged())
 				return
-			case opInvalid, numOps, numOps + 1, numOps + 2, numOps + 3, numOps + 4:
+			case opInvalid, numOps, numOps + 1, numOps + 2:
 				// Unreachable in a verified image. The unused values up to
 				// opMask are listed so that the switch covers them all;
 				// adding an op makes one of them a duplicate case.
