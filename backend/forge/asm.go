@@ -96,20 +96,49 @@ func (l *fnLower) lowerAsm(in *ir.Instr) {
 		a.uses = append(a.uses, reg(r))
 	}
 	a.uses = append(a.uses, resUses...)
-	var outMoves [][2]reg
+	// An out register holds 64 arbitrary bits; a result of a narrower
+	// type is brought to its canonical form afterwards (docs/ir.md: the
+	// low bits, sign-extended; for a bool, nonzero is true).
+	type outResult struct {
+		dst, src reg
+		t        ir.Type
+	}
+	var outs []outResult
 	var resDefs []reg
 	for i, r := range in.Regs[nin:] {
+		res := in.Results[i]
+		dst := l.def(res)
+		src := reg(r)
 		if reg(r) >= rShadowLimit {
-			resDefs = append(resDefs, l.def(in.Results[i]))
+			src = dst
+			if needsCanonical(res.Type) {
+				src = l.newV()
+			}
+			resDefs = append(resDefs, src)
 			a.resOut = append(a.resOut, reg(r))
-			continue
+		} else {
+			a.defs = append(a.defs, reg(r))
 		}
-		a.defs = append(a.defs, reg(r))
-		outMoves = append(outMoves, [2]reg{l.def(in.Results[i]), reg(r)})
+		outs = append(outs, outResult{dst, src, res.Type})
 	}
 	a.defs = append(a.defs, resDefs...)
 	l.emit(a)
-	for _, m := range outMoves {
-		l.move(m[0], m[1])
+	for _, o := range outs {
+		switch {
+		case o.t == ir.Bool:
+			// (x | -x) >> 63: 1 for every nonzero x.
+			l.emit(&minst{op: mUnary, name: "NEG", defs: []reg{o.dst}, uses: []reg{o.src}})
+			l.alu("OR", o.dst, o.dst, o.src)
+			l.li(rScratch0, 63)
+			l.alu("SHR", o.dst, o.dst, rScratch0)
+		case needsCanonical(o.t):
+			l.normalize(o.dst, o.src, o.t)
+		default:
+			l.move(o.dst, o.src)
+		}
 	}
 }
+
+// needsCanonical reports whether a register holding any 64 bits must be
+// brought to the canonical form of t.
+func needsCanonical(t ir.Type) bool { return t == ir.Bool || t.IsInt() && t.Bits() < 64 }

@@ -445,6 +445,9 @@ func (l *fnLower) splitAtCalls(code []*minst, nv int, clobberOf func(*minst) reg
 	var out []*minst
 	for _, b := range bs {
 		blk := append([]*minst(nil), code[b.start:b.end]...)
+		// The saves of a call are pushed after the POPs of the call split
+		// before it in the block, so that each call's PUSHes and POPs nest.
+		floor := 0
 		for ci := 0; ci < len(blk); ci++ {
 			c := blk[ci]
 			if !(c.op == mCall || c.op == mCallInd) || clobberOf(c) != allAllocatable {
@@ -489,6 +492,7 @@ func (l *fnLower) splitAtCalls(code []*minst, nv int, clobberOf func(*minst) reg
 				for at < ci && blk[at].op == mLabel {
 					at++
 				}
+				at = max(at, floor)
 				saves = append(saves, save{v: firstVirtual + reg(v), nv: l.newV(), at: at})
 			})
 			if len(saves) == 0 {
@@ -526,6 +530,7 @@ func (l *fnLower) splitAtCalls(code []*minst, nv int, clobberOf func(*minst) reg
 			}
 			nb = append(nb, blk[ci+1:]...)
 			ci = ncall + len(saves)
+			floor = ci + 1
 			blk = nb
 		}
 		out = append(out, blk...)
