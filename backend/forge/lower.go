@@ -25,6 +25,7 @@ type fnLower struct {
 	code []*minst
 
 	nextV     reg
+	frameLI   *minst // the prologue's LI of the frame size, if the function has a frame
 	vals      map[*ir.Value]reg
 	vars      map[string]reg
 	slots     map[string]int64
@@ -95,6 +96,17 @@ func (l *fnLower) label() string {
 }
 
 func (l *fnLower) emit(in *minst) { l.code = append(l.code, in) }
+
+// emitPrologue emits the frame's allocation: rFrame moves down by the
+// frame size, checked against the shadow stack's limit. The size is
+// l.frameLI's immediate, which spilling may raise later.
+func (l *fnLower) emitPrologue() {
+	l.usesFrames, l.usesOverflow = true, true
+	l.frameLI = &minst{op: mLI, defs: []reg{rScratch0}, imm: l.frameSize}
+	l.emit(l.frameLI)
+	l.alu("SUB", rFrame, rFrame, rScratch0)
+	l.emit(&minst{op: mJcc, name: "JLT", uses: []reg{rFrame, rShadowLimit}, sym: l.c.overflow})
+}
 
 func (l *fnLower) move(d, s reg) {
 	if d != s {
@@ -200,10 +212,7 @@ func (l *fnLower) lowerFunc() {
 		l.move(l.def(p), reg(i))
 	}
 	if l.frameSize > 0 {
-		l.usesFrames, l.usesOverflow = true, true
-		l.li(rScratch0, l.frameSize)
-		l.alu("SUB", rFrame, rFrame, rScratch0)
-		l.emit(&minst{op: mJcc, name: "JLT", uses: []reg{rFrame, rShadowLimit}, sym: l.c.overflow})
+		l.emitPrologue()
 	}
 	for _, loc := range f.Locals {
 		if loc.Kind == ir.Var {

@@ -270,9 +270,96 @@ type allocation struct {
 	vsegs  [][]seg
 }
 
+// maxSpillRounds bounds the rounds of allocate: the values a round
+// spills are replaced by ones live for a single instruction, so a second
+// round succeeds unless one instruction needs more registers than exist.
+const maxSpillRounds = 3
+
 // allocate assigns machine registers to the virtual registers of l.code.
-// clobberOf gives the registers a call instruction may change.
+// clobberOf gives the registers a call instruction may change. When more
+// values are live at once than there are registers, the values that found
+// none are spilled to the function's frame (spill) and allocation runs
+// again.
 func (l *fnLower) allocate(clobberOf func(*minst) regSet) *allocation {
+	for round := 0; ; round++ {
+		a, unassigned := l.tryAllocate(clobberOf)
+		if len(unassigned) == 0 {
+			return a
+		}
+		if round+1 == maxSpillRounds {
+			l.errorf(l.f.Pos, codeCodegen, "one instruction needs more than %d registers", numAllocatable)
+			return nil
+		}
+		l.spill(a.code, chooseSpills(a, unassigned))
+	}
+}
+
+// spillMargin is the registers kept free where values are spilled, for
+// the short-lived registers that load and store the spilled values and
+// for the machine registers instructions use directly.
+const spillMargin = 16
+
+// chooseSpills picks the values to spill after a failed round: those that
+// found no register, and then the values with the longest live ranges
+// among those live where more than numAllocatable − spillMargin values
+// are live at once, until nowhere are there more. Freeing registers only
+// where the failures happened would not do: the long-lived values there
+// would keep every register, and the loads of the spilled values find
+// none.
+func chooseSpills(a *allocation, unassigned []reg) []reg {
+	const limit = numAllocatable - spillMargin
+	live := make([]int32, 2*len(a.code)+2)
+	length := make([]int32, len(a.vsegs))
+	for v, segs := range a.vsegs {
+		for _, sg := range segs {
+			for p := sg.s + 1; p <= sg.e; p++ {
+				live[p]++
+			}
+			length[v] += sg.e - sg.s
+		}
+	}
+	spilled := map[int]bool{}
+	drop := func(v int) {
+		spilled[v] = true
+		for _, sg := range a.vsegs[v] {
+			for p := sg.s + 1; p <= sg.e; p++ {
+				live[p]--
+			}
+		}
+	}
+	for _, r := range unassigned {
+		drop(int(r - firstVirtual))
+	}
+	order := make([]int, 0, len(a.vsegs))
+	for v := range a.vsegs {
+		if !spilled[v] && length[v] > 0 {
+			order = append(order, v)
+		}
+	}
+	slices.SortStableFunc(order, func(x, y int) int { return int(length[y] - length[x]) })
+	for _, v := range order {
+		crowded := false
+		for _, sg := range a.vsegs[v] {
+			for p := sg.s + 1; p <= sg.e && !crowded; p++ {
+				crowded = live[p] > limit
+			}
+		}
+		if crowded {
+			drop(v)
+		}
+	}
+	out := make([]reg, 0, len(spilled))
+	for v := range a.vsegs {
+		if spilled[v] {
+			out = append(out, firstVirtual+reg(v))
+		}
+	}
+	return out
+}
+
+// tryAllocate is one round of allocate: the allocation, with -1 for the
+// virtual registers listed in unassigned, which found no register.
+func (l *fnLower) tryAllocate(clobberOf func(*minst) regSet) (_ *allocation, unassigned []reg) {
 	nv := int(l.nextV - firstVirtual)
 	code := deadCode(l.code, nv)
 	code = l.splitAtCalls(code, nv, clobberOf)
@@ -383,8 +470,8 @@ func (l *fnLower) allocate(clobberOf func(*minst) regSet) *allocation {
 			}
 		}
 		if chosen < 0 {
-			l.errorf(l.f.Pos, codeCodegen, "more than %d values live at once: spilling to memory is not implemented", numAllocatable)
-			return nil
+			unassigned = append(unassigned, firstVirtual+reg(v))
+			continue
 		}
 		assign[v] = chosen
 		occ[chosen] = append(occ[chosen], segs...)
@@ -407,7 +494,56 @@ func (l *fnLower) allocate(clobberOf func(*minst) regSet) *allocation {
 			l.clobbered.union(&in.clob)
 		}
 	}
-	return &allocation{code: code, assign: assign, vsegs: vsegs}
+	return &allocation{code: code, assign: assign, vsegs: vsegs}, unassigned
+}
+
+// spill moves the virtual registers vs of code to 8-byte slots of the
+// function's frame, and makes code the function's code again: every
+// definition of a spilled value goes to a fresh register stored to the
+// slot right after, every use reads the slot into a fresh register right
+// before. The fresh registers live within one instruction. A function
+// without a frame gets one (its prologue after the entry; finish adds the
+// epilogues from the frame size).
+func (l *fnLower) spill(code []*minst, vs []reg) {
+	slot := map[reg]int64{}
+	for _, v := range vs {
+		slot[v] = l.frameSize
+		l.frameSize += 8
+	}
+	l.frameSize = (l.frameSize + maxFrameAlign - 1) &^ (maxFrameAlign - 1)
+	var out []*minst
+	if l.frameLI == nil {
+		// The prologue goes right after the entry, which comes first.
+		saved := l.code
+		l.code = nil
+		l.emitPrologue()
+		prologue := l.code
+		l.code = saved
+		out = append(out, code[0])
+		out = append(out, prologue...)
+		code = code[1:]
+	}
+	l.frameLI.imm = l.frameSize
+	for _, in := range code {
+		var stores []*minst
+		for k, u := range in.uses {
+			if off, ok := slot[u]; ok {
+				t := l.newV()
+				out = append(out, &minst{op: mLoad, name: "LOADW", defs: []reg{t}, uses: []reg{rFrame}, imm: off})
+				in.uses[k] = t
+			}
+		}
+		for k, d := range in.defs {
+			if off, ok := slot[d]; ok {
+				t := l.newV()
+				in.defs[k] = t
+				stores = append(stores, &minst{op: mStore, name: "STOREW", uses: []reg{t, rFrame}, imm: off})
+			}
+		}
+		out = append(out, in)
+		out = append(out, stores...)
+	}
+	l.code = out
 }
 
 // splitAtCalls saves the values that live across a call changing every
