@@ -18,11 +18,12 @@ import "unsafe"
 // in one dispatch; a fault in the sequence stops at the faulting
 // instruction's slot with the effects of the instructions before it.
 //
-// Keeping it fast: only regs, code0 and pc are hot locals; everything else
-// is read from m where needed. No value but the loop invariants may stay
-// live across a call, or the Go compiler spills it on every dispatch: the
-// calls that continue (channelOp, the tracer's slow paths) take pc and
-// return the next pc. The switch is on op&opMask with every value a case,
+// Keeping it fast: only regs, code0, pc and left (the remaining budget)
+// are hot locals; everything else is read from m where needed. No value
+// but the loop invariants may stay live across a call, or the Go compiler
+// spills it on every dispatch: the calls that continue (channelOp, the
+// tracer) take pc and left and return them. left is written back to
+// m.left wherever exec stops (exit) and before calls that read it. The switch is on op&opMask with every value a case,
 // so it compiles to a jump table with no range check. Measure any change
 // with `go test ./bench -bench Forge` and cachegrind (docs/bench.md).
 
@@ -36,18 +37,24 @@ func (m *Machine) exec(code []inst, base, pc uint64) {
 	regs := &m.regs
 	code0 := unsafe.Pointer(&code[0])
 	tr := m.tracer
+	// The remaining budget lives in a local, so the run entry of every
+	// dispatch is register arithmetic, not a load that waits for the
+	// store of the dispatch before. It goes back to m.left before any
+	// call that may read it and wherever exec returns (exit).
+	left := m.left
 
 run:
 	for {
 		// A run starts at pc: charge it whole, or finish exactly.
 		r := uint64(at(code0, pc).run)
-		if r > m.left {
-			m.ticks = m.budget - m.left
+		if r > left {
+			m.left = left
+			m.ticks = m.budget - left
 			m.pc = uint32(base + pc)
-			m.tail()
+			m.tail() // runs exec on a scratch copy, which sets m.left
 			return
 		}
-		m.left -= r
+		left -= r
 		for {
 			in := at(code0, pc)
 			switch in.op & opMask {
@@ -63,16 +70,16 @@ run:
 			case opDIV: // rd = rs1 / rs2, unsigned
 				d := regs[in.c]
 				if d == 0 {
-					m.stop(Faulted, DivideByZero, base+pc, spent(in, m.charged()))
-					return
+					m.stop(Faulted, DivideByZero, base+pc, spent(in, m.budget-left))
+					goto exit
 				}
 				regs[in.a] = regs[in.b] / d
 				pc++
 			case opMOD: // rd = rs1 % rs2, unsigned
 				d := regs[in.c]
 				if d == 0 {
-					m.stop(Faulted, DivideByZero, base+pc, spent(in, m.charged()))
-					return
+					m.stop(Faulted, DivideByZero, base+pc, spent(in, m.budget-left))
+					goto exit
 				}
 				regs[in.a] = regs[in.b] % d
 				pc++
@@ -82,16 +89,16 @@ run:
 			case opDIVS: // rd = rs1 / rs2, signed, toward zero; MinInt64 / -1 wraps
 				d := int64(regs[in.c])
 				if d == 0 {
-					m.stop(Faulted, DivideByZero, base+pc, spent(in, m.charged()))
-					return
+					m.stop(Faulted, DivideByZero, base+pc, spent(in, m.budget-left))
+					goto exit
 				}
 				regs[in.a] = uint64(int64(regs[in.b]) / d)
 				pc++
 			case opMODS: // rd = rs1 % rs2, signed, sign of the dividend
 				d := int64(regs[in.c])
 				if d == 0 {
-					m.stop(Faulted, DivideByZero, base+pc, spent(in, m.charged()))
-					return
+					m.stop(Faulted, DivideByZero, base+pc, spent(in, m.budget-left))
+					goto exit
 				}
 				regs[in.a] = uint64(int64(regs[in.b]) % d)
 				pc++
@@ -120,8 +127,8 @@ run:
 				addr := regs[in.b] + in.imm
 				mem := m.mem
 				if addr >= uint64(len(mem)) {
-					m.stop(Faulted, InvalidAddress, base+pc, spent(in, m.charged()))
-					return
+					m.stop(Faulted, InvalidAddress, base+pc, spent(in, m.budget-left))
+					goto exit
 				}
 				regs[in.a] = uint64(mem[addr])
 				pc++
@@ -129,8 +136,8 @@ run:
 				addr := regs[in.b] + in.imm
 				mem := m.mem
 				if addr < m.img.heapStart || addr >= uint64(len(mem)) {
-					m.stop(Faulted, InvalidAddress, base+pc, spent(in, m.charged()))
-					return
+					m.stop(Faulted, InvalidAddress, base+pc, spent(in, m.budget-left))
+					goto exit
 				}
 				mem[addr] = byte(regs[in.a])
 				pc++
@@ -138,8 +145,8 @@ run:
 				addr := regs[in.b] + in.imm
 				mem := m.mem
 				if addr > uint64(len(mem))-8 {
-					m.stop(Faulted, InvalidAddress, base+pc, spent(in, m.charged()))
-					return
+					m.stop(Faulted, InvalidAddress, base+pc, spent(in, m.budget-left))
+					goto exit
 				}
 				regs[in.a] = load64(mem, addr)
 				pc++
@@ -147,16 +154,16 @@ run:
 				addr := regs[in.b] + in.imm
 				mem := m.mem
 				if addr < m.img.heapStart || addr > uint64(len(mem))-8 {
-					m.stop(Faulted, InvalidAddress, base+pc, spent(in, m.charged()))
-					return
+					m.stop(Faulted, InvalidAddress, base+pc, spent(in, m.budget-left))
+					goto exit
 				}
 				store64(mem, addr, regs[in.a])
 				pc++
 			case opPUSH: // sp -= 8; mem[sp] = rs
 				sp := m.sp
 				if sp < m.heapEnd+8 {
-					m.stop(Faulted, StackOverflow, base+pc, spent(in, m.charged()))
-					return
+					m.stop(Faulted, StackOverflow, base+pc, spent(in, m.budget-left))
+					goto exit
 				}
 				sp -= 8
 				m.sp = sp
@@ -165,8 +172,8 @@ run:
 			case opPOP: // rd = mem[sp]; sp += 8
 				sp := m.sp
 				if sp > uint64(len(m.mem))-8 {
-					m.stop(Faulted, StackUnderflow, base+pc, spent(in, m.charged()))
-					return
+					m.stop(Faulted, StackUnderflow, base+pc, spent(in, m.budget-left))
+					goto exit
 				}
 				regs[in.a] = load64(m.mem, sp)
 				m.sp = sp + 8
@@ -176,25 +183,37 @@ run:
 				continue run
 			case opJZ: // if rs == 0: pc = target
 				taken := regs[in.a] == 0
-				pc = branch(tr, taken, in.imm, pc+1)
+				pc = pick(taken, in.imm, pc+1)
+				if tr != nil {
+					pc, left = tr.branch(taken, pc, left)
+				}
 				continue run
 			case opJNZ: // if rs != 0: pc = target
 				taken := regs[in.a] != 0
-				pc = branch(tr, taken, in.imm, pc+1)
+				pc = pick(taken, in.imm, pc+1)
+				if tr != nil {
+					pc, left = tr.branch(taken, pc, left)
+				}
 				continue run
 			case opJLT: // if rs1 < rs2 (unsigned): pc = target
 				taken := regs[in.a] < regs[in.b]
-				pc = branch(tr, taken, in.imm, pc+1)
+				pc = pick(taken, in.imm, pc+1)
+				if tr != nil {
+					pc, left = tr.branch(taken, pc, left)
+				}
 				continue run
 			case opJLTS: // if rs1 < rs2 (signed): pc = target
 				taken := int64(regs[in.a]) < int64(regs[in.b])
-				pc = branch(tr, taken, in.imm, pc+1)
+				pc = pick(taken, in.imm, pc+1)
+				if tr != nil {
+					pc, left = tr.branch(taken, pc, left)
+				}
 				continue run
 			case opCALL: // sp -= 8; mem[sp] = address of the next instruction; pc = target
 				sp := m.sp
 				if sp < m.heapEnd+8 {
-					m.stop(Faulted, StackOverflow, base+pc, spent(in, m.charged()))
-					return
+					m.stop(Faulted, StackOverflow, base+pc, spent(in, m.budget-left))
+					goto exit
 				}
 				sp -= 8
 				m.sp = sp
@@ -208,15 +227,18 @@ run:
 				if in.op == opLIJLTSRET {
 					taken = int64(regs[n.a]) < int64(regs[n.b])
 				}
-				pc = branch(tr, taken, n.imm, pc+3)
+				pc = pick(taken, n.imm, pc+3)
+				if tr != nil {
+					pc, left = tr.branch(taken, pc, left)
+				}
 				if !taken {
 					continue run
 				}
 				// The RET is a run of its own: charge it here, or let the
 				// run entry handle a budget it does not fit.
 				in = at(code0, pc)
-				if r := uint64(in.run); r <= m.left {
-					m.left -= r
+				if r := uint64(in.run); r <= left {
+					left -= r
 				} else {
 					continue run
 				}
@@ -224,53 +246,53 @@ run:
 			case opRET: // pc = mem[sp]; sp += 8
 				sp := m.sp
 				if sp > uint64(len(m.mem))-8 {
-					m.stop(Faulted, StackUnderflow, base+pc, spent(in, m.charged()))
-					return
+					m.stop(Faulted, StackUnderflow, base+pc, spent(in, m.budget-left))
+					goto exit
 				}
 				to := load64(m.mem, sp)
 				if to&7 != 0 || to>>3 >= uint64(len(code)-1) || at(code0, to>>3).op == opInvalid {
-					m.stop(Faulted, InvalidAddress, base+pc, spent(in, m.charged()))
-					return
+					m.stop(Faulted, InvalidAddress, base+pc, spent(in, m.budget-left))
+					goto exit
 				}
 				m.sp = sp + 8
 				pc = to >> 3
 				if tr != nil {
-					pc = tr.ret(pc)
+					pc, left = tr.ret(pc, left)
 				}
 				continue run
 			case opLI: // rd = imm64
 				regs[in.a] = in.imm
 				pc += 2
 			case opHALT: // stop: HALTED
-				m.stop(Halted, NoFault, base+pc, m.charged())
-				return
+				m.stop(Halted, NoFault, base+pc, m.budget-left)
+				goto exit
 			case opFAULT: // stop: FAULTED with USER_FAULT and the user code
 				m.userCode = uint32(in.imm)
-				m.stop(Faulted, UserFault, base+pc, m.charged())
-				return
+				m.stop(Faulted, UserFault, base+pc, m.budget-left)
+				goto exit
 			case opNOP: // nothing
 				pc++
 			case opSEND: // channel c receives mem[rs .. rs+len) as one message
 				var ok bool
-				if pc, ok = m.channelOp(in, base, pc); !ok {
-					return
+				if pc, ok, left = m.channelOp(in, base, pc, left); !ok {
+					goto exit
 				}
 			case opRECV: // copy up to len bytes of channel c's head message to mem[rs..]; block if none
 				var ok bool
-				if pc, ok = m.channelOp(in, base, pc); !ok {
-					return
+				if pc, ok, left = m.channelOp(in, base, pc, left); !ok {
+					goto exit
 				}
 				continue run
 			case opPOLL: // rd = bytes left in channel c's head message, 0 if none
 				var ok bool
-				if pc, ok = m.channelOp(in, base, pc); !ok {
-					return
+				if pc, ok, left = m.channelOp(in, base, pc, left); !ok {
+					goto exit
 				}
 			case opTICK: // yield to the host: Run returns READY
-				m.stop(Ready, NoFault, base+pc+1, m.charged())
-				return
+				m.stop(Ready, NoFault, base+pc+1, m.budget-left)
+				goto exit
 			case opBUDGET: // rd = ticks left after this instruction
-				regs[in.a] = m.budget - spent(in, m.charged())
+				regs[in.a] = m.budget - spent(in, m.budget-left)
 				pc++
 
 			case opLIADD: // LI ra, imm; ADD
@@ -287,13 +309,19 @@ run:
 				regs[in.a] = in.imm
 				n := at(code0, pc+2)
 				taken := regs[n.a] < regs[n.b]
-				pc = branch(tr, taken, n.imm, pc+3)
+				pc = pick(taken, n.imm, pc+3)
+				if tr != nil {
+					pc, left = tr.branch(taken, pc, left)
+				}
 				continue run
 			case opLIJLTS: // LI ra, imm; JLTS
 				regs[in.a] = in.imm
 				n := at(code0, pc+2)
 				taken := int64(regs[n.a]) < int64(regs[n.b])
-				pc = branch(tr, taken, n.imm, pc+3)
+				pc = pick(taken, n.imm, pc+3)
+				if tr != nil {
+					pc, left = tr.branch(taken, pc, left)
+				}
 				continue run
 			case opLISUBCALL: // LI ra, imm; SUB; CALL
 				sp := m.sp
@@ -302,8 +330,8 @@ run:
 					regs[in.a] = in.imm
 					n := at(code0, pc+2)
 					regs[n.a] = regs[n.b] - regs[n.c]
-					m.stop(Faulted, StackOverflow, base+pc+3, spent(at(code0, pc+3), m.charged()))
-					return
+					m.stop(Faulted, StackOverflow, base+pc+3, spent(at(code0, pc+3), m.budget-left))
+					goto exit
 				}
 				regs[in.a] = in.imm
 				n := at(code0, pc+2)
@@ -319,8 +347,8 @@ run:
 					// The PUSH or the CALL overflows: run the canonical
 					// sequence up to the faulting instruction.
 					if sp < m.heapEnd+8 {
-						m.stop(Faulted, StackOverflow, base+pc, spent(in, m.charged()))
-						return
+						m.stop(Faulted, StackOverflow, base+pc, spent(in, m.budget-left))
+						goto exit
 					}
 					m.sp = sp - 8
 					store64(m.mem, sp-8, regs[in.a])
@@ -328,8 +356,8 @@ run:
 					regs[li.a] = li.imm
 					n := at(code0, pc+3)
 					regs[n.a] = regs[n.b] - regs[n.c]
-					m.stop(Faulted, StackOverflow, base+pc+4, spent(at(code0, pc+4), m.charged()))
-					return
+					m.stop(Faulted, StackOverflow, base+pc+4, spent(at(code0, pc+4), m.budget-left))
+					goto exit
 				}
 				mem := m.mem
 				store64(mem, sp-8, regs[in.a])
@@ -345,8 +373,8 @@ run:
 				sp := m.sp
 				mem := m.mem
 				if sp > uint64(len(mem))-8 {
-					m.stop(Faulted, StackUnderflow, base+pc, spent(in, m.charged()))
-					return
+					m.stop(Faulted, StackUnderflow, base+pc, spent(in, m.budget-left))
+					goto exit
 				}
 				// The POP frees the slot the PUSH refills, so the PUSH
 				// cannot overflow; the CALL can.
@@ -357,8 +385,8 @@ run:
 				n := at(code0, pc+4)
 				regs[n.a] = regs[n.b] - regs[n.c]
 				if sp < m.heapEnd+8 {
-					m.stop(Faulted, StackOverflow, base+pc+5, spent(at(code0, pc+5), m.charged()))
-					return
+					m.stop(Faulted, StackOverflow, base+pc+5, spent(at(code0, pc+5), m.budget-left))
+					goto exit
 				}
 				m.sp = sp - 8
 				store64(mem, sp-8, (base+pc+6)<<3)
@@ -368,13 +396,19 @@ run:
 				regs[in.a] = regs[in.b] + regs[in.c]
 				n := at(code0, pc+1)
 				taken := regs[n.a] < regs[n.b]
-				pc = branch(tr, taken, n.imm, pc+2)
+				pc = pick(taken, n.imm, pc+2)
+				if tr != nil {
+					pc, left = tr.branch(taken, pc, left)
+				}
 				continue run
 			case opADDJLTS: // ADD; JLTS
 				regs[in.a] = regs[in.b] + regs[in.c]
 				n := at(code0, pc+1)
 				taken := int64(regs[n.a]) < int64(regs[n.b])
-				pc = branch(tr, taken, n.imm, pc+2)
+				pc = pick(taken, n.imm, pc+2)
+				if tr != nil {
+					pc, left = tr.branch(taken, pc, left)
+				}
 				continue run
 			case opADDJMP: // ADD; JMP
 				regs[in.a] = regs[in.b] + regs[in.c]
@@ -386,7 +420,10 @@ run:
 				regs[n.a] = regs[n.b] + regs[n.c]
 				n = at(code0, pc+2)
 				taken := regs[n.a] < regs[n.b]
-				pc = branch(tr, taken, n.imm, pc+3)
+				pc = pick(taken, n.imm, pc+3)
+				if tr != nil {
+					pc, left = tr.branch(taken, pc, left)
+				}
 				continue run
 			case opADDADDJLTS: // ADD; ADD; JLTS
 				regs[in.a] = regs[in.b] + regs[in.c]
@@ -394,15 +431,18 @@ run:
 				regs[n.a] = regs[n.b] + regs[n.c]
 				n = at(code0, pc+2)
 				taken := int64(regs[n.a]) < int64(regs[n.b])
-				pc = branch(tr, taken, n.imm, pc+3)
+				pc = pick(taken, n.imm, pc+3)
+				if tr != nil {
+					pc, left = tr.branch(taken, pc, left)
+				}
 				continue run
 			case opMULMODS: // MUL; MODS
 				regs[in.a] = regs[in.b] * regs[in.c]
 				n := at(code0, pc+1)
 				d := int64(regs[n.c])
 				if d == 0 {
-					m.stop(Faulted, DivideByZero, base+pc+1, spent(n, m.charged()))
-					return
+					m.stop(Faulted, DivideByZero, base+pc+1, spent(n, m.budget-left))
+					goto exit
 				}
 				regs[n.a] = uint64(int64(regs[n.b]) % d)
 				pc += 2
@@ -411,8 +451,8 @@ run:
 				n := at(code0, pc+1)
 				d := regs[n.c]
 				if d == 0 {
-					m.stop(Faulted, DivideByZero, base+pc+1, spent(n, m.charged()))
-					return
+					m.stop(Faulted, DivideByZero, base+pc+1, spent(n, m.budget-left))
+					goto exit
 				}
 				regs[n.a] = regs[n.b] % d
 				pc += 2
@@ -420,43 +460,54 @@ run:
 				addr := regs[in.b] + in.imm
 				mem := m.mem
 				if addr < m.img.heapStart || addr >= uint64(len(mem)) {
-					m.stop(Faulted, InvalidAddress, base+pc, spent(in, m.charged()))
-					return
+					m.stop(Faulted, InvalidAddress, base+pc, spent(in, m.budget-left))
+					goto exit
 				}
 				mem[addr] = byte(regs[in.a])
 				n := at(code0, pc+1)
 				regs[n.a] = regs[n.b] + regs[n.c]
 				n = at(code0, pc+2)
 				taken := regs[n.a] < regs[n.b]
-				pc = branch(tr, taken, n.imm, pc+3)
+				pc = pick(taken, n.imm, pc+3)
+				if tr != nil {
+					pc, left = tr.branch(taken, pc, left)
+				}
 				continue run
 			case opLOADJZ: // LOAD; JZ
 				addr := regs[in.b] + in.imm
 				mem := m.mem
 				if addr >= uint64(len(mem)) {
-					m.stop(Faulted, InvalidAddress, base+pc, spent(in, m.charged()))
-					return
+					m.stop(Faulted, InvalidAddress, base+pc, spent(in, m.budget-left))
+					goto exit
 				}
 				regs[in.a] = uint64(mem[addr])
 				n := at(code0, pc+1)
-				pc = branch(tr, regs[n.a] == 0, n.imm, pc+2)
+				taken := regs[n.a] == 0
+				pc = pick(taken, n.imm, pc+2)
+				if tr != nil {
+					pc, left = tr.branch(taken, pc, left)
+				}
 				continue run
 			case opLOADJNZ: // LOAD; JNZ
 				addr := regs[in.b] + in.imm
 				mem := m.mem
 				if addr >= uint64(len(mem)) {
-					m.stop(Faulted, InvalidAddress, base+pc, spent(in, m.charged()))
-					return
+					m.stop(Faulted, InvalidAddress, base+pc, spent(in, m.budget-left))
+					goto exit
 				}
 				regs[in.a] = uint64(mem[addr])
 				n := at(code0, pc+1)
-				pc = branch(tr, regs[n.a] != 0, n.imm, pc+2)
+				taken := regs[n.a] != 0
+				pc = pick(taken, n.imm, pc+2)
+				if tr != nil {
+					pc, left = tr.branch(taken, pc, left)
+				}
 				continue run
 			case opPOPPUSH: // POP; PUSH
 				sp := m.sp
 				if sp > uint64(len(m.mem))-8 {
-					m.stop(Faulted, StackUnderflow, base+pc, spent(in, m.charged()))
-					return
+					m.stop(Faulted, StackUnderflow, base+pc, spent(in, m.budget-left))
+					goto exit
 				}
 				// The POP frees the slot the PUSH refills, so the PUSH
 				// cannot overflow.
@@ -470,15 +521,15 @@ run:
 				if sp > uint64(len(mem))-16 {
 					// POP or RET underflows: run the canonical sequence.
 					if sp > uint64(len(mem))-8 {
-						m.stop(Faulted, StackUnderflow, base+pc, spent(in, m.charged()))
-						return
+						m.stop(Faulted, StackUnderflow, base+pc, spent(in, m.budget-left))
+						goto exit
 					}
 					regs[in.a] = load64(mem, sp)
 					n := at(code0, pc+1)
 					regs[n.a] = regs[n.b] + regs[n.c]
 					m.sp = sp + 8
-					m.stop(Faulted, StackUnderflow, base+pc+2, spent(at(code0, pc+2), m.charged()))
-					return
+					m.stop(Faulted, StackUnderflow, base+pc+2, spent(at(code0, pc+2), m.budget-left))
+					goto exit
 				}
 				to := load64(mem, sp+8)
 				if to&7 != 0 || to>>3 >= uint64(len(code)-1) || at(code0, to>>3).op == opInvalid {
@@ -486,8 +537,8 @@ run:
 					n := at(code0, pc+1)
 					regs[n.a] = regs[n.b] + regs[n.c]
 					m.sp = sp + 8
-					m.stop(Faulted, InvalidAddress, base+pc+2, spent(at(code0, pc+2), m.charged()))
-					return
+					m.stop(Faulted, InvalidAddress, base+pc+2, spent(at(code0, pc+2), m.budget-left))
+					goto exit
 				}
 				regs[in.a] = load64(mem, sp)
 				n := at(code0, pc+1)
@@ -495,32 +546,36 @@ run:
 				m.sp = sp + 16
 				pc = to >> 3
 				if tr != nil {
-					pc = tr.ret(pc)
+					pc, left = tr.ret(pc, left)
 				}
 				continue run
 
 			case opEnd: // execution ran past the last instruction
-				m.stop(Faulted, InvalidAddress, base+pc, m.charged())
-				return
+				m.stop(Faulted, InvalidAddress, base+pc, m.budget-left)
+				goto exit
 			case opOutOfTicks: // the first instruction of a tail that does not fit
-				m.stop(Faulted, OutOfTicks, base+pc, m.charged())
-				return
+				m.stop(Faulted, OutOfTicks, base+pc, m.budget-left)
+				goto exit
 			case opInvalid, numOps, numOps + 1, numOps + 2:
 				// Unreachable in a verified image. The unused values up to
 				// opMask are listed so that the switch covers them all;
 				// adding an op makes one of them a duplicate case.
-				m.stop(Faulted, InvalidInstruction, base+pc, spent(in, m.charged()))
-				return
+				m.stop(Faulted, InvalidInstruction, base+pc, spent(in, m.budget-left))
+				goto exit
 			}
 		}
 	}
+exit:
+	m.left = left
+
 }
 
 // channelOp runs SEND, RECV or POLL at slot pc. It returns the next slot
 // and true, or false when the machine stopped (fault or block). It takes
 // and returns pc, rather than leaving pc live across the call, so that the
 // Go compiler does not spill pc on every dispatch.
-func (m *Machine) channelOp(in *inst, base, pc uint64) (uint64, bool) {
+func (m *Machine) channelOp(in *inst, base, pc, left uint64) (uint64, bool, uint64) {
+	m.left = left
 	var f Fault
 	switch in.op {
 	case opSEND:
@@ -531,7 +586,7 @@ func (m *Machine) channelOp(in *inst, base, pc uint64) (uint64, bool) {
 		if blocked {
 			m.blockCh = in.c
 			m.stop(Blocked, NoFault, base+pc, m.charged()-uint64(in.run))
-			return pc, false
+			return pc, false, left
 		}
 	case opPOLL:
 		var n uint64
@@ -541,19 +596,17 @@ func (m *Machine) channelOp(in *inst, base, pc uint64) (uint64, bool) {
 	}
 	if f != NoFault {
 		m.stop(Faulted, f, base+pc, spent(in, m.charged()))
-		return pc, false
+		return pc, false, left
 	}
-	return pc + 1, true
+	return pc + 1, true, left
 }
 
-// branch returns where a conditional branch goes, target if taken and next
-// otherwise, and records the outcome when tracing.
-func branch(tr *tracer, taken bool, target, next uint64) uint64 {
+// pick is a conditional branch's next slot. (The tracer is called at each
+// branch, not here: pick must stay small enough to inline, and the call
+// must take and return the budget.)
+func pick(taken bool, target, next uint64) uint64 {
 	if taken {
-		next = target
-	}
-	if tr != nil {
-		next = tr.branch(taken, next)
+		return target
 	}
 	return next
 }

@@ -35,44 +35,44 @@ func newTracer() *tracer { return &tracer{h: sha256.New()} }
 
 // branch records a conditional branch's outcome; ret records the slot a
 // RET returns to. Both are small enough to be inlined into the interpreter
-// loop, and pass the next pc through so that the loop's pc is not live
-// across their out-of-line slow paths (which would make the Go compiler
-// spill it on every dispatch).
-func (t *tracer) branch(taken bool, pc uint64) uint64 {
+// loop, and pass the next pc and the remaining budget through, so that the
+// loop's pc and budget are not live across their out-of-line slow paths
+// (which would make the Go compiler spill them on every dispatch).
+func (t *tracer) branch(taken bool, pc, left uint64) (uint64, uint64) {
 	if t.nbits == 63 {
-		return t.lastBit(taken, pc)
+		return t.lastBit(taken, pc, left)
 	}
 	if taken {
 		t.bits |= 1 << t.nbits
 	}
 	t.nbits++
-	return pc
+	return pc, left
 }
 
-func (t *tracer) ret(pc uint64) uint64 {
+func (t *tracer) ret(pc, left uint64) (uint64, uint64) {
 	if t.n >= len(t.buf)-1 {
-		return t.retFlush(pc)
+		return t.retFlush(pc, left)
 	}
 	t.buf[t.n] = uint32(pc << 3)
 	t.n++
-	return pc
+	return pc, left
 }
 
 //go:noinline
-func (t *tracer) lastBit(taken bool, pc uint64) uint64 {
+func (t *tracer) lastBit(taken bool, pc, left uint64) (uint64, uint64) {
 	if taken {
 		t.bits |= 1 << 63
 	}
 	t.put(uint32(t.bits))
 	t.put(uint32(t.bits >> 32))
 	t.bits, t.nbits = 0, 0
-	return pc
+	return pc, left
 }
 
 //go:noinline
-func (t *tracer) retFlush(pc uint64) uint64 {
+func (t *tracer) retFlush(pc, left uint64) (uint64, uint64) {
 	t.put(uint32(pc << 3))
-	return pc
+	return pc, left
 }
 
 // put appends one 4-byte unit to the stream.
