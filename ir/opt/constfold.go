@@ -19,11 +19,11 @@ import "github.com/genesis-toolchain/genesis/ir"
 // switch on a constant by the region it selects; the instructions left
 // unused are deadcode's.
 func constfold(m *ir.Module) {
-	for _, f := range m.Funcs {
+	forEachFunc(m, func(f *ir.Func) {
 		c := &folder{f: f, subst: map[*ir.Value]*ir.Value{}}
 		c.region(f.Body)
 		ir.ReplaceUses(f, c.subst)
-	}
+	})
 }
 
 type folder struct {

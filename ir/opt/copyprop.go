@@ -17,9 +17,7 @@ import "github.com/genesis-toolchain/genesis/ir"
 // that fed it, and its uses are rewritten to v. Removing one can make
 // another trivial, so the pass repeats until nothing changes.
 func copyprop(m *ir.Module) {
-	for _, f := range m.Funcs {
-		propagate(f)
-	}
+	forEachFunc(m, propagate)
 }
 
 func propagate(f *ir.Func) {

@@ -28,10 +28,10 @@ import "github.com/genesis-toolchain/genesis/ir"
 // only feed themselves (a counter nobody reads) go this way. Finally,
 // slots whose address is never taken are dropped.
 func deadcode(m *ir.Module) {
-	for _, f := range m.Funcs {
+	forEachFunc(m, func(f *ir.Func) {
 		eliminate(f)
 		deadSlots(f)
-	}
+	})
 }
 
 type eliminator struct {

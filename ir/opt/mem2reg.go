@@ -24,9 +24,7 @@ import "github.com/genesis-toolchain/genesis/ir"
 // carry a value through are removed by copyprop, those nobody reads by
 // deadcode.
 func mem2reg(m *ir.Module) {
-	for _, f := range m.Funcs {
-		promote(f)
-	}
+	forEachFunc(m, promote)
 }
 
 // promoter is mem2reg's state for one function.

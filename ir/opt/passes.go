@@ -8,7 +8,12 @@
 // docs/opt.md describes every pass and the reasons for the order.
 package opt
 
-import "github.com/genesis-toolchain/genesis/ir"
+import (
+	"runtime"
+	"sync"
+
+	"github.com/genesis-toolchain/genesis/ir"
+)
 
 // Pass is one entry of the pass table.
 type Pass struct {
@@ -110,3 +115,36 @@ func Run(m *ir.Module, level int, hooks *Hooks) {
 		}
 	}
 }
+
+// forEachFunc calls fn on every function of m, concurrently when there
+// are enough of them to pay for it. The function passes (all but inline)
+// read and write nothing outside the function they are given, so the
+// result does not depend on scheduling.
+func forEachFunc(m *ir.Module, fn func(f *ir.Func)) {
+	workers := min(runtime.GOMAXPROCS(0), len(m.Funcs)/minFuncsPerWorker)
+	if workers < 2 {
+		for _, f := range m.Funcs {
+			fn(f)
+		}
+		return
+	}
+	next := make(chan *ir.Func)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for f := range next {
+				fn(f)
+			}
+		}()
+	}
+	for _, f := range m.Funcs {
+		next <- f
+	}
+	close(next)
+	wg.Wait()
+}
+
+// minFuncsPerWorker keeps small modules on one goroutine.
+const minFuncsPerWorker = 16

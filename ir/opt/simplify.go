@@ -28,11 +28,11 @@ import (
 //     that nothing breaks out of), ending the region with unreachable when
 //     it must end in a terminator.
 func simplify(m *ir.Module) {
-	for _, f := range m.Funcs {
+	forEachFunc(m, func(f *ir.Func) {
 		s := &simplifier{f: f, fl: analyze(f), subst: map[*ir.Value]*ir.Value{}}
 		s.region(f.Body)
 		ir.ReplaceUses(f, s.subst)
-	}
+	})
 }
 
 type simplifier struct {
