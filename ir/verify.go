@@ -3,7 +3,10 @@ package ir
 import (
 	"fmt"
 	"math"
+	"runtime"
+	"slices"
 	"strings"
+	"sync"
 
 	"github.com/genesis-toolchain/genesis/frontend/diag"
 )
@@ -42,10 +45,74 @@ func Verify(m *Module) diag.List {
 	for _, f := range m.Funcs {
 		v.symbol(f.Name, f.Pos)
 	}
-	for _, f := range m.Funcs {
-		v.fn(f)
+	// Functions are verified independently, concurrently in a large
+	// module; only the uniqueness of step identities spans functions, and
+	// is checked when the results are joined, in module order, so the
+	// diagnostics are exactly those of one pass over the functions.
+	fvs := make([]*verifier, len(m.Funcs))
+	each(len(m.Funcs), func(i int) {
+		fv := &verifier{m: m, funcs: v.funcs, data: v.data, steps: map[string]bool{}}
+		fv.fn(m.Funcs[i])
+		fvs[i] = fv
+	})
+	seen := map[string]bool{} // step identities of the functions before
+	for _, fv := range fvs {
+		ds := fv.diags
+		inserted := 0
+		for _, u := range fv.stepLog {
+			if seen[u.id] && !u.dupInFunc {
+				sv := *fv
+				sv.diags = nil
+				sv.stepNotUnique(u.in)
+				ds = slices.Insert(ds, u.at+inserted, sv.diags...)
+				inserted++
+			}
+		}
+		for _, u := range fv.stepLog {
+			seen[u.id] = true
+		}
+		v.diags = append(v.diags, ds...)
 	}
 	return v.diags
+}
+
+// stepUse is an effect's step identity met while verifying a function.
+type stepUse struct {
+	id        string
+	in        *Instr
+	at        int  // the function's diagnostics before it
+	dupInFunc bool // already met in the same function, and reported
+}
+
+func (v *verifier) stepNotUnique(in *Instr) {
+	v.instrErrorf(in, "step %q at %s is not unique: another effect has the same name and position", in.Str, in.Pos)
+}
+
+// each calls fn(0) … fn(n-1), on several goroutines when n is large.
+func each(n int, fn func(i int)) {
+	workers := min(runtime.GOMAXPROCS(0), n/32)
+	if workers < 2 {
+		for i := range n {
+			fn(i)
+		}
+		return
+	}
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				fn(i)
+			}
+		}()
+	}
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
 }
 
 type regionKind uint8
@@ -57,17 +124,20 @@ const (
 )
 
 type verifier struct {
-	m      *Module
-	funcs  map[string]*Func // m's functions by name
-	data   map[string]bool  // m's data names
-	f      *Func
-	diags  diag.List
-	syms   map[string]bool
-	steps  map[string]bool
-	scope  map[*Value]bool
-	names  map[string]bool
-	pnames map[*Value]string // printed names, for messages
-	labels map[string]bool
+	m     *Module
+	funcs map[string]*Func // m's functions by name
+	data  map[string]bool  // m's data names
+	f     *Func
+	diags diag.List
+	syms  map[string]bool
+	steps map[string]bool // the step identities of the function
+	// stepLog lists the function's effects, for the check across
+	// functions.
+	stepLog []stepUse
+	scope   map[*Value]bool
+	names   map[string]bool
+	pnames  map[*Value]string // printed names, for messages
+	labels  map[string]bool
 	// targets are the enclosing loops and blocks, innermost last.
 	targets []*Instr
 }
@@ -472,10 +542,12 @@ func (v *verifier) check(in *Instr, kind regionKind, results []Type) {
 			}
 		}
 		id := in.Str + "\x00" + in.Pos.String()
-		if v.steps[id] {
-			v.instrErrorf(in, "step %q at %s is not unique: another effect has the same name and position", in.Str, in.Pos)
+		u := stepUse{id: id, in: in, at: len(v.diags), dupInFunc: v.steps[id]}
+		if u.dupInFunc {
+			v.stepNotUnique(in)
 		}
 		v.steps[id] = true
+		v.stepLog = append(v.stepLog, u)
 	case OpAsm:
 		v.asm(in)
 	}
