@@ -248,6 +248,45 @@ func (a *assembler) number(op operand, what string, minNeg, max uint64) (number,
 }
 
 // register returns the number of a regOperand.
+// validOperand returns the value of op in slot sl when op is a valid
+// register or number for it; otherwise operand reports what is wrong.
+func validOperand(sl slot, op operand) (uint64, bool) {
+	var minNeg, max uint64
+	switch sl.kind {
+	case slotReg:
+		if op.kind != regOperand {
+			return 0, false
+		}
+		n, err := parseUint(op.tok.text[1:])
+		return n, err == nil && n <= maxU8
+	case slotChan:
+		max = maxU8
+	case slotU32:
+		max = maxU32
+	case slotOffset:
+		minNeg, max = minInt32, maxU32
+	case slotImm64:
+		minNeg, max = minInt64, maxU64
+	default:
+		return 0, false // targets are resolved later
+	}
+	if op.kind != intOperand {
+		return 0, false
+	}
+	mag, err := parseUint(op.tok.text)
+	n := number{neg: op.neg, mag: mag}
+	if err != nil || !n.within(minNeg, max) {
+		return 0, false
+	}
+	switch sl.kind {
+	case slotOffset:
+		return uint64(uint32(n.bits())), true
+	case slotImm64:
+		return n.bits(), true
+	}
+	return n.mag, true
+}
+
 func (a *assembler) register(op operand, what string) (uint8, bool) {
 	if op.kind != regOperand {
 		a.errorf(op.pos, codeOperand, "%s must be a register, not the %s", what, op.describe())
@@ -312,6 +351,10 @@ func (a *assembler) instruction(s *statement) {
 // A name has no value yet: operand records it in it.ref, to be resolved
 // once every label is known, and returns false, as it does on an error.
 func (a *assembler) operand(it *inst, sl slot, op operand, mnemonic string) (uint64, bool) {
+	// The common case, a valid register or number, needs no description.
+	if v, ok := validOperand(sl, op); ok {
+		return v, true
+	}
 	what := sl.name + " of " + mnemonic
 	switch sl.kind {
 	case slotReg:
