@@ -146,13 +146,13 @@ func Build(srcs []Source, opts Options) (*Output, diag.List) {
 // genesisModule parses, checks and lowers Genesis files, which together
 // form one program.
 func genesisModule(srcs []Source) (*ir.Module, diag.List) {
-	var diags diag.List
-	var files []*genesis.File
-	for _, src := range srcs {
-		f, ds := genesis.Parse(src.Name, src.Data)
-		diags = append(diags, ds...)
-		files = append(files, f)
+	gsrcs := make([]genesis.Source, len(srcs))
+	for i, src := range srcs {
+		gsrcs[i] = genesis.Source{Name: src.Name, Data: src.Data}
 	}
+	// One error cap for all the files (and phases: each runs only if
+	// those before it found no error).
+	files, diags := genesis.ParseFiles(gsrcs)
 	if diags.HasErrors() {
 		return nil, diags
 	}

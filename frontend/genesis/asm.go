@@ -38,18 +38,20 @@ func (c *checker) asm(s *AsmStmt) {
 }
 
 // asmOut checks the lvalue of an out binding: a place, mutable (§7), that
-// a register can be copied into.
+// a register can be copied into. The binding assigns its target, so a
+// target that could not be assigned with = is the same type error as
+// there (requirements §9.5: "a type error if the lvalue is not mut").
 func (c *checker) asmOut(b *AsmBinding) {
 	t := c.expr(b.Value, nil)
 	if isInvalid(t) {
 		return
 	}
 	if !isPlace(b.Value) {
-		c.errorf(b.Value.Pos(), CodeAsm, "the target of an out binding must be a variable, *p, a[i], s.f or p->f")
+		c.errorf(b.Value.Pos(), CodeType, "cannot assign to %s; the target of an out binding must be a variable, *p, a[i], s.f or p->f", describeExpr(b.Value))
 		return
 	}
 	if ok, why := mutable(b.Value); !ok {
-		c.errorf(b.Value.Pos(), CodeAsm, "the target of an out binding must be mut: cannot assign to %s", why)
+		c.errorf(b.Value.Pos(), CodeType, "the target of an out binding must be mut: cannot assign to %s", why)
 		return
 	}
 	if !fitsRegister(t) {

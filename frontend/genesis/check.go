@@ -277,7 +277,7 @@ func (c *checker) expr(e Expr, want Type) Type {
 	case *BadExpr:
 		return record(e, Invalid)
 	case *IntLit:
-		return record(e, c.intLit(e, want, false))
+		return record(e, c.intLit(e, want, nil))
 	case *ByteLit:
 		return record(e, U8)
 	case *BoolLit:
@@ -372,19 +372,20 @@ func isUntyped(e Expr) bool {
 }
 
 // intLit types an integer literal: the expected type if that is an integer
-// type, else u64. The value must fit the type; neg says the literal is
-// the operand of a unary minus, so -128 is an i8.
-func (c *checker) intLit(e *IntLit, want Type, neg bool) Type {
+// type, else u64. The value must fit the type; minus is the unary minus
+// the literal is the operand of, if any: the literal is then negative
+// (-128 is an i8) and starts at the minus sign.
+func (c *checker) intLit(e *IntLit, want Type, minus *UnaryExpr) Type {
 	t := Type(U64)
 	if IsInteger(want) {
 		t = want
 	}
-	if !fits(e.Value, neg, t) {
-		text := e.Text
-		if neg {
-			text = "-" + text
+	if !fits(e.Value, minus != nil, t) {
+		text, at := e.Text, e.Pos()
+		if minus != nil {
+			text, at = "-"+text, minus.Pos()
 		}
-		c.errorf(e.Pos(), CodeType, "integer literal %s does not fit in %s", text, t)
+		c.errorf(at, CodeType, "integer literal %s does not fit in %s", text, t)
 	}
 	return record(e, t)
 }
@@ -412,7 +413,7 @@ func (c *checker) unary(e *UnaryExpr, want Type) Type {
 	case OpNeg:
 		var t Type
 		if lit, ok := e.X.(*IntLit); ok {
-			t = c.intLit(lit, want, true)
+			t = c.intLit(lit, want, e)
 		} else {
 			t = c.expr(e.X, want)
 		}
@@ -616,7 +617,7 @@ func (c *checker) call(e *CallExpr) Type {
 			record(id, v.Enum)
 			if len(v.Payload) == 0 {
 				c.errorf(e.Pos(), CodeType, "variant %s of %s carries no value: write %s without parentheses", v.name, v.Enum.Name, v.name)
-				c.args(e, nil)
+				c.argsAlone(e)
 				return Invalid
 			}
 			if !c.args(e, v.PayloadTypes()) {
@@ -627,39 +628,39 @@ func (c *checker) call(e *CallExpr) Type {
 	}
 	t := c.expr(e.Fun, nil)
 	if isInvalid(t) {
-		c.args(e, nil)
+		c.argsAlone(e)
 		return Invalid
 	}
 	ft, ok := t.(*FuncType)
 	if !ok {
 		c.errorf(e.Pos(), CodeType, "cannot call %s, which is not a function", t)
-		c.args(e, nil)
+		c.argsAlone(e)
 		return Invalid
 	}
 	c.args(e, ft.Params)
 	return ft.Result
 }
 
-// args checks a call's arguments against params (nil: check them alone,
-// after an error); false if their number is wrong.
+// args checks a call's arguments against params, which may be empty;
+// false if their number is wrong.
 func (c *checker) args(e *CallExpr, params []Type) bool {
-	if params == nil {
-		for _, a := range e.Args {
-			c.expr(a, nil)
-		}
-		return false
-	}
 	if len(e.Args) != len(params) {
 		c.errorf(e.Pos(), CodeType, "wrong number of arguments: %d given, %d expected", len(e.Args), len(params))
-		for _, a := range e.Args {
-			c.expr(a, nil)
-		}
+		c.argsAlone(e)
 		return false
 	}
 	for i, a := range e.Args {
 		c.assign(a, params[i], "argument "+strconv.Itoa(i+1))
 	}
 	return true
+}
+
+// argsAlone checks a call's arguments without parameters to check them
+// against, after an error about the callee.
+func (c *checker) argsAlone(e *CallExpr) {
+	for _, a := range e.Args {
+		c.expr(a, nil)
+	}
 }
 
 func (c *checker) index(e *IndexExpr) Type {
@@ -714,7 +715,7 @@ func (c *checker) field(e *FieldExpr) Type {
 			return f.Type
 		}
 	}
-	c.errorf(e.Name.Pos(), CodeType, "struct %s has no field %s", st.Name, e.Name.Name)
+	c.errorf(e.Name.Pos(), CodeSymbol, "struct %s has no field %s", st.Name, e.Name.Name)
 	return Invalid
 }
 
@@ -747,7 +748,7 @@ func (c *checker) structLit(e *StructLit) Type {
 			}
 		}
 		if f == nil {
-			c.errorf(fi.Name.Pos(), CodeType, "struct %s has no field %s", st.Name, fi.Name.Name)
+			c.errorf(fi.Name.Pos(), CodeSymbol, "struct %s has no field %s", st.Name, fi.Name.Name)
 			c.expr(fi.Value, nil)
 			continue
 		}

@@ -33,14 +33,18 @@ const (
 	CodeInternal = "0x08FF" // a bug of this compiler
 )
 
-// MaxErrors is how many errors one phase reports before it stops with a
-// CodeTooMany diagnostic (requirements-GENESIS.md §7: "reports up to 20
-// errors").
+// MaxErrors is how many errors one compilation reports before it stops
+// with a CodeTooMany diagnostic (requirements-GENESIS.md §7: "reports up
+// to 20 errors"). The count is the compilation's, not a file's: ParseFiles
+// carries it from file to file, and a later phase runs only when the
+// phases before it found no error.
 const MaxErrors = 20
 
-// reporter collects the diagnostics of one phase, up to MaxErrors; the
-// error after that is replaced by a CodeTooMany diagnostic and ends the
-// phase by panicking with bailout, which the phase's entry point recovers.
+// reporter collects the diagnostics of one phase (or of one file's parse),
+// counting the errors from n, the number reported before it; the error
+// after the MaxErrors-th is replaced by a CodeTooMany diagnostic, which
+// sets n to MaxErrors+1 and ends the phase by panicking with bailout,
+// which the phase's entry point recovers.
 type reporter struct {
 	diags diag.List
 	n     int
@@ -50,8 +54,9 @@ type reporter struct {
 type bailout struct{}
 
 func (r *reporter) errorf(pos diag.Pos, code, format string, args ...any) {
-	if r.n == MaxErrors {
+	if r.n >= MaxErrors {
 		r.diags.Errorf(pos, CodeTooMany, "too many errors; stopping after %d", MaxErrors)
+		r.n = MaxErrors + 1
 		panic(bailout{})
 	}
 	r.n++

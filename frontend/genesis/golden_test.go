@@ -44,15 +44,15 @@ func parseAll(t *testing.T, c *golden.Case) ([]*File, diag.Sources, diag.List) {
 	if len(names) == 0 {
 		t.Fatal("no .gen section")
 	}
-	var files []*File
-	var all diag.List
+	var in []Source
 	for _, name := range names {
-		f, diags := Parse(name, srcs[name])
+		in = append(in, Source{Name: name, Data: srcs[name]})
+	}
+	files, all := ParseFiles(in)
+	for i, f := range files {
 		if f == nil {
-			t.Fatalf("Parse(%s) returned no file", name)
+			t.Fatalf("ParseFiles returned no file for %s", names[i])
 		}
-		files = append(files, f)
-		all = append(all, diags...)
 	}
 	return files, srcs, all
 }

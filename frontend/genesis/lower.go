@@ -366,7 +366,7 @@ func (l *fnLower) store(t Type, v *ir.Value, p place) {
 	case isAggregate(t):
 		size := Sizeof(t)
 		if size > math.MaxUint32 {
-			l.errorf(l.b.Pos(), CodeCodegen, "cannot copy a value of %s: %d bytes exceed the 4 GiB a copy can move", t, size)
+			l.errorf(l.b.Pos(), CodeCodegen, "cannot copy a value of %s: it is %d bytes, and a copy moves less than 4 GiB", t, size)
 			return
 		}
 		l.b.Copy(l.ptr(p), v, int64(size))

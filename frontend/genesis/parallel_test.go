@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/genesis-toolchain/genesis/frontend/diag"
 	"github.com/genesis-toolchain/genesis/internal/golden"
 )
 
@@ -44,8 +45,8 @@ func TestParseConcurrently(t *testing.T) {
 	if _, ok := parseConcurrently("big.gen", src); !ok {
 		t.Fatal("the concurrent parser declined a large, valid file")
 	}
-	want, wantDiags := parse("big.gen", src, false)
-	got, gotDiags := parse("big.gen", src, true)
+	want, wantDiags := parseWith("big.gen", src, false)
+	got, gotDiags := parseWith("big.gen", src, true)
 	if len(wantDiags) > 0 || len(gotDiags) > 0 {
 		t.Fatalf("diagnostics: sequential %v, concurrent %v", wantDiags, gotDiags)
 	}
@@ -57,8 +58,8 @@ func TestParseConcurrently(t *testing.T) {
 		// Insert bad at the first item boundary after the middle.
 		at := len(src)/2 + bytes.Index(src[len(src)/2:], []byte("\nfn ")) + 1
 		src := append(append(append([]byte(nil), src[:at]...), bad...), src[at:]...)
-		_, wantDiags := parse("big.gen", src, false)
-		_, gotDiags := parse("big.gen", src, true)
+		_, wantDiags := parseWith("big.gen", src, false)
+		_, gotDiags := parseWith("big.gen", src, true)
 		if len(wantDiags) == 0 {
 			t.Fatalf("%q: no diagnostic", bad)
 		}
@@ -66,4 +67,10 @@ func TestParseConcurrently(t *testing.T) {
 			t.Errorf("%q: diagnostics differ (-sequential +concurrent):\n%s", bad, d)
 		}
 	}
+}
+
+// parseWith is Parse, with the concurrent path or without it.
+func parseWith(file string, src []byte, concurrent bool) (*File, diag.List) {
+	f, r := parse(file, src, concurrent, 0)
+	return f, r.sortedDiags()
 }

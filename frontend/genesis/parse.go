@@ -18,19 +18,50 @@ import (
 // good for tooling: Check must not be given it. Parse never panics,
 // whatever src holds, and may be called from several goroutines at once.
 func Parse(file string, src []byte) (f *File, diags diag.List) {
-	return parse(file, src, true)
+	f, r := parse(file, src, true, 0)
+	return f, r.sortedDiags()
+}
+
+// Source is one source file of a program, for ParseFiles.
+type Source struct {
+	Name string
+	Data []byte
+}
+
+// ParseFiles parses the files of one program, in order, as Parse does,
+// with one error cap for them all (MaxErrors): once it is reached, the
+// files after are not parsed and their Files are empty. It returns a File
+// for every source, and the diagnostics file by file.
+func ParseFiles(srcs []Source) ([]*File, diag.List) {
+	var files []*File
+	var all diag.List
+	errs := 0
+	for _, s := range srcs {
+		if errs > MaxErrors {
+			files = append(files, &File{Name: s.Name, Src: s.Data})
+			continue
+		}
+		f, r := parse(s.Name, s.Data, true, errs)
+		files = append(files, f)
+		all = append(all, r.sortedDiags()...)
+		errs = r.n
+	}
+	return files, all
 }
 
 // parse is Parse, with the concurrent path for large files or without it.
-func parse(file string, src []byte, concurrent bool) (f *File, diags diag.List) {
+// errs is the number of errors reported before, by the files parsed
+// before this one; the returned reporter holds this file's diagnostics and
+// the count after it.
+func parse(file string, src []byte, concurrent bool, errs int) (f *File, r *reporter) {
 	f = &File{Name: file, Src: src}
 	if concurrent {
 		if decls, ok := parseConcurrently(file, src); ok {
 			f.Decls = decls
-			return f, nil
+			return f, &reporter{n: errs}
 		}
 	}
-	b := &builder{file: file}
+	b := &builder{file: file, reporter: reporter{n: errs}}
 	func() {
 		defer b.recoverPhase(file)
 		b.checkUTF8(src)
@@ -45,7 +76,7 @@ func parse(file string, src []byte, concurrent bool) (f *File, diags diag.List) 
 			}
 		}
 	}()
-	return f, b.sortedDiags()
+	return f, &b.reporter
 }
 
 // parseProgram parses the tokens in two stages, the usual way to make an
@@ -360,9 +391,18 @@ func (b *builder) checkLvalue(e Expr) bool {
 	return false
 }
 
-// describeExpr names the kind of an expression for a message.
+// describeExpr names the kind of an expression for a message; a name, by
+// what it refers to once Check has resolved it.
 func describeExpr(e Expr) string {
 	switch e := e.(type) {
+	case *Ident:
+		switch obj := e.Obj.(type) {
+		case *Func:
+			return e.Name + ", which is a function"
+		case *Variant:
+			return e.Name + ", which is a variant of " + obj.Enum.Name
+		}
+		return e.Name
 	case *IntLit, *ByteLit, *BoolLit, *StringLit:
 		return "a literal"
 	case *UnaryExpr:
@@ -373,6 +413,12 @@ func describeExpr(e Expr) string {
 		return "a cast"
 	case *CallExpr:
 		return "a call"
+	case *IndexExpr:
+		return "an element of " + describeExpr(e.X)
+	case *FieldExpr:
+		if e.Name != nil {
+			return "field " + e.Name.Name + " of " + describeExpr(e.X)
+		}
 	case *ArrayLit:
 		return "an array literal"
 	case *StructLit:
@@ -833,6 +879,12 @@ func (b *builder) integer(n antlr.TerminalNode) (v uint64, ok bool) {
 		return 0, false
 	}
 	text := n.GetText()
+	if strings.HasPrefix(text, "0y") {
+		// Not a BYTE token (§3.2: 0y and exactly two hexadecimal
+		// digits), so the lexer took it for a number.
+		b.errorf(b.tpos(n), CodeSyntax, "malformed byte literal %s: a byte literal is 0y and two hexadecimal digits", abbreviate(text))
+		return 0, false
+	}
 	digits, base := text, 10
 	switch {
 	case strings.HasPrefix(text, "0x"):
@@ -957,7 +1009,7 @@ func abbreviate(s string) string {
 
 // SyntaxError reports a lexer or parser error. Only the first error of a
 // line is reported: the ones after it are mostly its consequences.
-func (b *builder) SyntaxError(rec antlr.Recognizer, sym any, line, col int, msg string, _ antlr.RecognitionException) {
+func (b *builder) SyntaxError(rec antlr.Recognizer, sym any, line, col int, msg string, ex antlr.RecognitionException) {
 	if line == b.lastError {
 		return
 	}
@@ -983,14 +1035,259 @@ func (b *builder) SyntaxError(rec antlr.Recognizer, sym any, line, col int, msg 
 	}
 	m := "unexpected " + describeToken(t)
 	if p, ok := rec.(antlr.Parser); ok {
-		expected := p.GetExpectedTokens()
-		if isComparisonToken(t.GetTokenType()) && !hasToken(expected, t.GetTokenType()) {
+		if what := b.assignedExpr(p, t, ex); what != "" {
+			b.errorf(pos, CodeSyntax, "cannot assign to %s; the target must be a variable, *p, a[i], s.f or p->f", what)
+			return
+		}
+		expected := expectedAt(p, t, ex)
+		switch {
+		case isComparisonToken(t.GetTokenType()) && !hasToken(expected, t.GetTokenType()) && endsOperand(p.GetTokenStream(), t):
 			m += "; comparison operators do not chain, use parentheses or &&"
-		} else if want := describeExpected(expected); want != "" {
-			m += ", expected " + want
+		case onlyToken(expected, parser.GenesisLexerELSE):
+			m += ", expected 'else': an if used as a value needs an else branch"
+		default:
+			if want := describeExpected(expected); want != "" {
+				m += ", expected " + want
+			}
 		}
 	}
 	b.errorf(pos, CodeSyntax, "%s", m)
+}
+
+// expectedAt is the set of tokens the parser could have accepted instead
+// of t, the token it failed at; nil if unknown. The parser's own set is
+// the one at its current state, which is t's except after a failed
+// prediction that read tokens past the decision (`f(1, 2;` fails at ';'
+// but is decided at f): its set is then what could start the statement.
+// Those tokens are probed instead.
+func expectedAt(p antlr.Parser, t antlr.Token, ex antlr.RecognitionException) tokenSet {
+	_, nva := ex.(*antlr.NoViableAltException)
+	// A failed prediction leaves the parser at the decision's first token.
+	cur := p.GetCurrentToken()
+	if !nva || cur == nil || cur.GetTokenIndex() >= t.GetTokenIndex() {
+		return setOf(p.GetExpectedTokens())
+	}
+	return probeExpected(p.GetTokenStream(), p.GetParserRuleContext(), cur, t)
+}
+
+// probeTokens are the tokens probeExpected tries: those describeExpected
+// names (BANG standing for an expression's start), and DOT, which tells
+// that an operand has just ended.
+var probeTokens = []int{
+	parser.GenesisLexerLET, parser.GenesisLexerBANG, parser.GenesisLexerUNDERSCORE,
+	parser.GenesisLexerINTEGER, parser.GenesisLexerIDENT, parser.GenesisLexerSEMI,
+	parser.GenesisLexerCOMMA, parser.GenesisLexerCOLON, parser.GenesisLexerASSIGN,
+	parser.GenesisLexerARROW, parser.GenesisLexerFAT_ARROW, parser.GenesisLexerLBRACE,
+	parser.GenesisLexerRPAREN, parser.GenesisLexerRBRACK, parser.GenesisLexerRBRACE,
+	parser.GenesisLexerLPAREN, parser.GenesisLexerELSE, parser.GenesisLexerDOT,
+}
+
+// maxProbeTokens bounds the prefix probeExpected parses again, so that
+// errors in a huge function stay cheap.
+const maxProbeTokens = 2000
+
+// probeExpected finds which of probeTokens could stand in place of bad,
+// where a prediction of the parser, in rule context ctx, failed after
+// reading the tokens from from on. For each, it parses again the tokens
+// before bad with the token in bad's place: it is expected if the parse
+// gets past it. The tokens parsed again are those of the statement from
+// starts, in a function of its own, when the prediction chose between
+// statements; else those of the top-level item bad is in. The result is
+// nil when it cannot be trusted: the tokens do not parse up to bad (an
+// earlier error), or bad itself would be accepted (the reporting parser
+// was in another state, after recovering from an earlier error).
+func probeExpected(ts antlr.TokenStream, ctx antlr.ParserRuleContext, from, bad antlr.Token) tokenSet {
+	lexer, ok := ts.GetTokenSource().(*parser.GenesisLexer)
+	if !ok {
+		return nil
+	}
+	end := bad.GetTokenIndex()
+	var toks []antlr.Token
+	start := 0
+	switch ctx.(type) {
+	case *parser.BlockContext, *parser.StatementContext:
+		// fn f() -> t { and the statement
+		for _, typ := range []int{parser.GenesisLexerFN, parser.GenesisLexerIDENT, parser.GenesisLexerLPAREN,
+			parser.GenesisLexerRPAREN, parser.GenesisLexerARROW, parser.GenesisLexerIDENT, parser.GenesisLexerLBRACE} {
+			toks = append(toks, copyToken(from, typ))
+		}
+		start = from.GetTokenIndex()
+	default:
+		depth := 0
+		for i := 0; i < end; i++ {
+			switch ts.Get(i).GetTokenType() {
+			case parser.GenesisLexerLBRACE, parser.GenesisLexerLPAREN, parser.GenesisLexerLBRACK:
+				depth++
+			case parser.GenesisLexerRBRACE, parser.GenesisLexerRPAREN, parser.GenesisLexerRBRACK:
+				depth = max(depth-1, 0)
+			case parser.GenesisLexerFN, parser.GenesisLexerSTRUCT, parser.GenesisLexerENUM, parser.GenesisLexerTYPE:
+				if depth == 0 {
+					start = i
+				}
+			}
+		}
+	}
+	if end-start > maxProbeTokens {
+		return nil
+	}
+	// Copies: a token stream numbers the tokens it hands out.
+	for i := start; i < end; i++ {
+		toks = append(toks, copyToken(ts.Get(i), ts.Get(i).GetTokenType()))
+	}
+	toks = append(toks, nil)
+	eof := copyToken(bad, antlr.TokenEOF)
+	if probe(lexer, toks, bad, bad.GetTokenType(), eof) {
+		return nil
+	}
+	set := tokenSet{}
+	for _, typ := range probeTokens {
+		if probe(lexer, toks, bad, typ, eof) {
+			set[typ] = true
+		}
+	}
+	if len(set) == 0 {
+		return nil
+	}
+	return set
+}
+
+// probe reports whether toks, whose last element is left for it, parses
+// up to and past a token of type typ put there, at bad's place.
+func probe(lexer *parser.GenesisLexer, toks []antlr.Token, bad antlr.Token, typ int, eof antlr.Token) (past bool) {
+	at := len(toks) - 1
+	toks[at] = copyToken(bad, typ)
+	failed := -1
+	defer func() {
+		if r := recover(); r != nil {
+			past = r == errBail && failed > at
+		}
+	}()
+	p := parser.NewGenesisParser(antlr.NewCommonTokenStream(&sliceSource{GenesisLexer: lexer, toks: toks, eof: eof}, antlr.TokenDefaultChannel))
+	newProbeStrategy(p, &failed)
+	p.Program()
+	return true
+}
+
+// copyToken copies t, with the token type typ.
+func copyToken(t antlr.Token, typ int) antlr.Token {
+	return antlr.CommonTokenFactoryDEFAULT.Create(t.GetSource(), typ, t.GetText(),
+		t.GetChannel(), t.GetStart(), t.GetStop(), t.GetLine(), t.GetColumn())
+}
+
+// probeStrategy ends a probe's parse at its first syntax error, which it
+// records: the index of the token the parse failed at. The default
+// ReportError reports the error to the strategy as the parser's error
+// listener, with the right token (a NoViableAltException's own
+// GetOffendingToken is where the failed prediction started).
+type probeStrategy struct {
+	*antlr.DefaultErrorStrategy
+	*antlr.DefaultErrorListener
+	failed *int
+}
+
+func newProbeStrategy(p *parser.GenesisParser, failed *int) {
+	s := probeStrategy{antlr.NewDefaultErrorStrategy(), antlr.NewDefaultErrorListener(), failed}
+	p.RemoveErrorListeners()
+	p.AddErrorListener(s)
+	p.SetErrorHandler(s)
+}
+
+func (s probeStrategy) SyntaxError(_ antlr.Recognizer, sym any, _, _ int, _ string, _ antlr.RecognitionException) {
+	if t, ok := sym.(antlr.Token); ok && *s.failed < 0 {
+		*s.failed = t.GetTokenIndex()
+	}
+	panic(errBail)
+}
+func (probeStrategy) Recover(antlr.Parser, antlr.RecognitionException) { panic(errBail) }
+func (s probeStrategy) RecoverInline(p antlr.Parser) antlr.Token {
+	s.SyntaxError(p, p.GetCurrentToken(), 0, 0, "", nil)
+	return nil
+}
+func (probeStrategy) Sync(antlr.Parser) {}
+
+// assignedExpr recognizes `e = …` where e is an expression that is not a
+// unary one (`x as u8 = 5`, `a + b = c`), which the grammar cannot take
+// as an assignment: it names e for a message like checkLvalue's, or
+// returns "".
+func (b *builder) assignedExpr(p antlr.Parser, t antlr.Token, ex antlr.RecognitionException) string {
+	if _, nva := ex.(*antlr.NoViableAltException); !nva || t.GetTokenType() != parser.GenesisLexerASSIGN {
+		return ""
+	}
+	switch p.GetParserRuleContext().(type) {
+	case *parser.BlockContext, *parser.StatementContext:
+	default:
+		return ""
+	}
+	ts := p.GetTokenStream()
+	lexer, ok := ts.GetTokenSource().(*parser.GenesisLexer)
+	cur := p.GetCurrentToken()
+	if !ok || cur == nil || cur.GetTokenIndex() >= t.GetTokenIndex() {
+		return ""
+	}
+	// Parse the tokens from the statement's start to the '=' as an
+	// expression.
+	var toks []antlr.Token
+	for i := cur.GetTokenIndex(); i < t.GetTokenIndex(); i++ {
+		toks = append(toks, copyToken(ts.Get(i), ts.Get(i).GetTokenType()))
+	}
+	failed := -1
+	var e Expr
+	func() {
+		defer func() {
+			if recover() != nil {
+				e = nil
+			}
+		}()
+		q := parser.NewGenesisParser(antlr.NewCommonTokenStream(&sliceSource{GenesisLexer: lexer, toks: toks, eof: copyToken(t, antlr.TokenEOF)}, antlr.TokenDefaultChannel))
+		newProbeStrategy(q, &failed)
+		tree := q.Expression()
+		if q.GetCurrentToken().GetTokenType() != antlr.TokenEOF {
+			return
+		}
+		e = (&builder{file: b.file}).expr(tree)
+	}()
+	if e == nil {
+		return ""
+	}
+	return describeExpr(e)
+}
+
+// endsOperand reports whether the token before t ends an operand, so
+// that an operator could follow it.
+func endsOperand(ts antlr.TokenStream, t antlr.Token) bool {
+	i := t.GetTokenIndex() - 1
+	if i < 0 {
+		return false
+	}
+	switch ts.Get(i).GetTokenType() {
+	case parser.GenesisLexerIDENT, parser.GenesisLexerINTEGER, parser.GenesisLexerBYTE,
+		parser.GenesisLexerSTRING, parser.GenesisLexerTRUE, parser.GenesisLexerFALSE,
+		parser.GenesisLexerRPAREN, parser.GenesisLexerRBRACK, parser.GenesisLexerRBRACE:
+		return true
+	}
+	return false
+}
+
+// tokenSet is a set of token types.
+type tokenSet map[int]bool
+
+// setOf converts an ANTLR set of token types.
+func setOf(iv *antlr.IntervalSet) tokenSet {
+	set := tokenSet{}
+	if iv == nil {
+		return set
+	}
+	for _, in := range iv.GetIntervals() {
+		for typ := in.Start; typ < in.Stop; typ++ {
+			set[typ] = true
+		}
+	}
+	return set
+}
+
+// onlyToken reports whether set is exactly {typ}.
+func onlyToken(set tokenSet, typ int) bool {
+	return len(set) == 1 && set[typ]
 }
 
 func isComparisonToken(typ int) bool {
@@ -1002,17 +1299,7 @@ func isComparisonToken(typ int) bool {
 	return false
 }
 
-func hasToken(set *antlr.IntervalSet, typ int) bool {
-	if set == nil {
-		return false
-	}
-	for _, iv := range set.GetIntervals() {
-		if typ >= iv.Start && typ < iv.Stop {
-			return true
-		}
-	}
-	return false
-}
+func hasToken(set tokenSet, typ int) bool { return set[typ] }
 
 // describeToken names a token for a syntax error message.
 func describeToken(t antlr.Token) string {
@@ -1034,13 +1321,17 @@ func describeToken(t antlr.Token) string {
 }
 
 // expectedNames lists, in the order messages give them, the tokens worth
-// naming when the parser expected them. An expression can start with
-// many tokens; INTEGER stands for them all.
+// naming when the parser expected them. Some stand for a whole class:
+// only a statement starts with let, only an expression (or a statement)
+// with !, and an integer literal with `_` only in a pattern.
 var expectedNames = []struct {
 	typ  int
 	name string
 }{
-	{parser.GenesisLexerINTEGER, "an expression"},
+	{parser.GenesisLexerLET, "a statement"},
+	{parser.GenesisLexerBANG, "an expression"},
+	{parser.GenesisLexerUNDERSCORE, "a pattern"},
+	{parser.GenesisLexerINTEGER, "an integer literal"},
 	{parser.GenesisLexerIDENT, "a name"},
 	{parser.GenesisLexerSEMI, "';'"},
 	{parser.GenesisLexerCOMMA, "','"},
@@ -1053,26 +1344,62 @@ var expectedNames = []struct {
 	{parser.GenesisLexerRBRACK, "']'"},
 	{parser.GenesisLexerRBRACE, "'}'"},
 	{parser.GenesisLexerLPAREN, "'('"},
+	{parser.GenesisLexerELSE, "'else'"},
 	{parser.GenesisLexerFN, "'fn'"},
+	{parser.GenesisLexerSTRUCT, "'struct'"},
+	{parser.GenesisLexerENUM, "'enum'"},
+	{parser.GenesisLexerTYPE, "'type'"},
 	{antlr.TokenEOF, "end of file"},
 }
 
-// describeExpected names the useful tokens of set, at most four.
-func describeExpected(set *antlr.IntervalSet) string {
-	var names []string
-	exprStart := hasToken(set, parser.GenesisLexerINTEGER)
-	for _, e := range expectedNames {
-		if !hasToken(set, e.typ) {
-			continue
+// describeExpected names the useful tokens of set, at most five.
+func describeExpected(set tokenSet) string {
+	// What a class covers is not named again.
+	covered := tokenSet{}
+	cover := func(typs ...int) {
+		for _, t := range typs {
+			covered[t] = true
 		}
-		// An expression start also covers names and '('.
-		if exprStart && (e.typ == parser.GenesisLexerIDENT || e.typ == parser.GenesisLexerLPAREN) {
-			continue
-		}
-		names = append(names, e.name)
 	}
-	if len(names) > 4 {
-		names = names[:4]
+	switch {
+	case set[parser.GenesisLexerLET]:
+		cover(parser.GenesisLexerBANG, parser.GenesisLexerUNDERSCORE, parser.GenesisLexerINTEGER,
+			parser.GenesisLexerIDENT, parser.GenesisLexerLBRACE, parser.GenesisLexerLPAREN)
+	case set[parser.GenesisLexerBANG]:
+		cover(parser.GenesisLexerINTEGER, parser.GenesisLexerIDENT, parser.GenesisLexerLBRACE, parser.GenesisLexerLPAREN)
+	case set[parser.GenesisLexerUNDERSCORE] && set[parser.GenesisLexerINTEGER]:
+		cover(parser.GenesisLexerINTEGER, parser.GenesisLexerIDENT)
+	}
+	binding := set[parser.GenesisLexerUNDERSCORE] && !set[parser.GenesisLexerINTEGER]
+	if binding {
+		// A pattern binding: a name or _, named last.
+		cover(parser.GenesisLexerUNDERSCORE)
+	}
+	if set[parser.GenesisLexerDOT] {
+		// An operand has just ended: '(' would call it, '->' reach a
+		// field; neither is what is missing. Nor, where the expression
+		// could end, are '=' (of an assignment) and '{' (of a struct
+		// literal; a block's '{' cannot follow where a ';', ',' or a
+		// closing bracket can).
+		cover(parser.GenesisLexerLPAREN, parser.GenesisLexerARROW)
+		for _, typ := range []int{parser.GenesisLexerSEMI, parser.GenesisLexerCOMMA, parser.GenesisLexerRPAREN,
+			parser.GenesisLexerRBRACK, parser.GenesisLexerRBRACE} {
+			if set[typ] {
+				cover(parser.GenesisLexerASSIGN, parser.GenesisLexerLBRACE)
+			}
+		}
+	}
+	var names []string
+	for _, e := range expectedNames {
+		if set[e.typ] && !covered[e.typ] {
+			names = append(names, e.name)
+		}
+	}
+	if binding {
+		names = append(names, "'_'")
+	}
+	if len(names) > 5 {
+		names = names[:5]
 	}
 	switch len(names) {
 	case 0:

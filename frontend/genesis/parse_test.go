@@ -84,3 +84,24 @@ fn main() -> void {
 		t.Errorf("p must be address-taken, q not")
 	}
 }
+
+// TestParseFilesErrorCap checks that the error cap is the program's, not
+// a file's: 12 errors in each of two files make 20 errors and a
+// CodeTooMany, and a third file is not parsed.
+func TestParseFilesErrorCap(t *testing.T) {
+	src := "fn main() -> void {\n"
+	for i := 0; i < 12; i++ {
+		src += fmt.Sprintf("  let x%d u64 = %d;\n", i, i)
+	}
+	src += "}\n"
+	files, diags := ParseFiles([]Source{{"a.gen", []byte(src)}, {"b.gen", []byte(src)}, {"c.gen", []byte(src)}})
+	if len(files) != 3 || files[2] == nil || len(files[2].Decls) != 0 {
+		t.Fatalf("files: %v", files)
+	}
+	if len(diags) != MaxErrors+1 {
+		t.Fatalf("%d diagnostics, want %d:\n%v", len(diags), MaxErrors+1, diags)
+	}
+	if last := diags[MaxErrors]; last.Code != CodeTooMany || last.Pos.File != "b.gen" || last.Pos.Line != 10 {
+		t.Errorf("last diagnostic %s, want a %s at b.gen:10", last, CodeTooMany)
+	}
+}

@@ -106,6 +106,7 @@ func (c *checker) declare(files []*File) {
 				if c.declareType(d.Name, &TypeName{name: en.Name, pos: d.Name.Pos(), Type: en, decl: d}) {
 					c.prog.Enums = append(c.prog.Enums, en)
 					c.enums = append(c.enums, d)
+					c.declareVariants(d)
 				}
 			case *AliasDecl:
 				tn := &TypeName{name: d.Name.Name, pos: d.Name.Pos(), decl: d}
@@ -115,14 +116,17 @@ func (c *checker) declare(files []*File) {
 			}
 		}
 	}
-	// Variants are values: `Square(5)`, `Empty`. They share the namespace
-	// of functions, so two enums cannot both have a variant Empty.
-	for _, d := range c.enums {
-		for i, vd := range d.Variants {
-			v := &Variant{name: vd.Name.Name, pos: vd.Name.Pos(), Enum: d.Type, Index: i}
-			d.Type.Variants = append(d.Type.Variants, v)
-			c.declareValue(vd.Name, v)
-		}
+}
+
+// declareVariants enters the variants of an enum, in source order with
+// the other declarations so that a clash is reported at the later one.
+// Variants are values: `Square(5)`, `Empty`. They share the namespace of
+// functions, so two enums cannot both have a variant Empty.
+func (c *checker) declareVariants(d *EnumDecl) {
+	for i, vd := range d.Variants {
+		v := &Variant{name: vd.Name.Name, pos: vd.Name.Pos(), Enum: d.Type, Index: i}
+		d.Type.Variants = append(d.Type.Variants, v)
+		c.declareValue(vd.Name, v)
 	}
 }
 
