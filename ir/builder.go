@@ -342,9 +342,10 @@ func (b *Builder) Return(vals ...*Value) *Instr { return b.emit(&Instr{Op: OpRet
 // Unreachable marks the current point unreachable.
 func (b *Builder) Unreachable() *Instr { return b.emit(&Instr{Op: OpUnreachable}) }
 
-// Effect appends the effect op (OpLLM … OpWait) with step name step, the
+// Effect appends the effect op (OpLLM … OpTrace) with step name step, the
 // iteration counters iters of the enclosing loops and its operands args.
-// It returns the effect's result, or nil for emit and state.put.
+// It returns the effect's result, or nil for emit, state.put, stop and
+// trace.
 func (b *Builder) Effect(op Op, step string, iters []*Value, args ...*Value) *Value {
 	in := &Instr{Op: op, Str: step, Args: append(append([]*Value(nil), args...), iters...), Iters: len(iters)}
 	b.emit(in)

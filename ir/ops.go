@@ -82,6 +82,8 @@ const (
 	OpStateGet
 	OpStatePut
 	OpWait
+	OpStop
+	OpTrace
 
 	// Inline assembly.
 	OpAsm
@@ -359,9 +361,13 @@ var opTable = [numOps]OpInfo{
 		Doc: "state.put \"step\" [iters] key, v: sets the persistent state at key to v."},
 	OpWait: {Name: "wait", Form: FormEffect, Args: valArgs(1), Result: RValue, Flags: Effect,
 		Doc: "wait \"step\" [iters] request: suspends until the request (a duration, or a pending tool's resume) is satisfied; the resume payload."},
+	OpStop: {Name: "stop", Form: FormEffect, Args: valArgs(2), Flags: Effect | Terminator,
+		Doc: "stop \"step\" [iters] status, error: ends the run with status (a string value: \"failed\", \"budget_exceeded\", \"stalled\" or \"suspended\") and error (an error value, or unit) at this step; control does not return."},
+	OpTrace: {Name: "trace", Form: FormEffect, Args: valArgs(2), Flags: Effect,
+		Doc: "trace \"step\" [iters] event, payload: records an event of a step that performs no other effect (event a string value: \"completed\", \"skipped\" or \"failed\"; payload its output or reason) in the run's trace; it asks nothing of the world, so journals do not record it."},
 
 	OpAsm: {Name: "asm", Form: FormAsm, Variadic: true, Result: RExplicit,
-		Doc: "asm \"text\" in(rN = %a, ...) out(rN: T, ...): Forge assembly text run with each in register holding its operand; each out register's content afterwards is a result. Registers not bound are saved and restored around the block."},
+		Doc: "asm \"text\" in(rN = %a, ...) out(rN: T, ...): Forge assembly text run with each in register holding its operand; each out register's content afterwards is a result: for a narrow integer type its low bits, sign-extended, for bool whether it is nonzero. Registers not bound are saved and restored around the block."},
 }
 
 var opByName = func() map[string]Op {

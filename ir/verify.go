@@ -532,7 +532,7 @@ func (v *verifier) check(in *Instr, kind regionKind, results []Type) {
 		}
 	case OpReturn:
 		v.matchTypes(in, "returns", in.Args, v.f.Results)
-	case OpLLM, OpJudge, OpTool, OpEmit, OpStateGet, OpStatePut, OpWait:
+	case OpLLM, OpJudge, OpTool, OpEmit, OpStateGet, OpStatePut, OpWait, OpStop, OpTrace:
 		if in.Str == "" {
 			v.instrErrorf(in, "an effect needs a step name")
 		}
