@@ -1,0 +1,234 @@
+// Package nanovm_test is the golden suite of the nano-vm frontend
+// (docs/nanovm.md) and its corpus test.
+//
+// A golden case, *.txtar, has one program section, named *.json, *.yaml
+// or *.yml, and
+//
+//	out/ir      the lowered module, printed, when the program compiles;
+//	            it must verify and round-trip through the IR parser
+//	out/errors  the rendered diagnostics (errors and warnings), when
+//	            there are any
+//
+// The case's comment may pin diagnostics by hand, one per line, as
+// "want CODE LINE:COL" (e.g. "want N004 7:15"): each must be among the
+// diagnostics. Cases whose name starts with err_ must not compile.
+//
+// The corpus test compiles every program of corpus/ (a copy of
+// ../shared/corpus/nanovm, the programs extracted from nano-vm and
+// nano-vm-mcp): those nano-vm accepts must compile to verifying IR, those
+// it rejects (INDEX.md: INVALID) must get errors.
+//
+// go test ./tests/nanovm -update rewrites the out/ sections.
+package nanovm_test
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/genesis-toolchain/genesis/frontend/diag"
+	"github.com/genesis-toolchain/genesis/frontend/nanovm"
+	"github.com/genesis-toolchain/genesis/internal/golden"
+	"github.com/genesis-toolchain/genesis/ir"
+)
+
+// minCases is the issue's floor for the golden suite.
+const minCases = 25
+
+var wantLine = regexp.MustCompile(`^want (N[0-9A-F]{3}) (\d+):(\d+)$`)
+
+func TestGolden(t *testing.T) {
+	if n := len(golden.Files(t, "*.txtar")); n < minCases {
+		t.Errorf("%d golden cases, want at least %d", n, minCases)
+	}
+	golden.Run(t, "*.txtar", func(t *testing.T, c *golden.Case) {
+		name, src := program(t, c)
+		m, diags := nanovm.Compile(name, src)
+		for _, d := range diags {
+			if d.Code == nanovm.CodeInternal {
+				t.Fatalf("internal error: %s", d)
+			}
+		}
+		rendered := diags.Render(diag.Sources{name: src})
+		if len(diags) > 0 {
+			c.Check("out/errors", rendered)
+		} else if _, ok := c.File("out/errors"); ok {
+			c.Check("out/errors", "")
+		}
+		isErr := strings.HasPrefix(filepath.Base(c.Path), "err_")
+		switch {
+		case isErr && m != nil:
+			t.Errorf("an err_ case compiled")
+		case !isErr && m == nil:
+			t.Errorf("does not compile:\n%s", rendered)
+		}
+		if m != nil {
+			printed := ir.Print(m)
+			checkIR(t, printed)
+			c.Check("out/ir", printed)
+		}
+		checkWants(t, c, diags)
+	})
+}
+
+// program returns the case's program section.
+func program(t *testing.T, c *golden.Case) (string, []byte) {
+	t.Helper()
+	for _, f := range c.Archive.Files {
+		switch filepath.Ext(f.Name) {
+		case ".json", ".yaml", ".yml":
+			return f.Name, f.Data
+		}
+	}
+	t.Fatal("no .json or .yaml section")
+	return "", nil
+}
+
+// checkIR checks that printed IR parses, verifies and prints the same.
+func checkIR(t *testing.T, printed string) {
+	t.Helper()
+	m, diags := ir.Parse("out.ir", []byte(printed))
+	if diags.HasErrors() {
+		t.Fatalf("the printed IR does not parse:\n%s\n%s", diags.Render(diag.Sources{"out.ir": []byte(printed)}), printed)
+	}
+	if vs := ir.Verify(m); len(vs) > 0 {
+		t.Fatalf("the printed IR does not verify:\n%s", vs)
+	}
+	if again := ir.Print(m); again != printed {
+		t.Fatalf("print → parse → print differs:\n%s", again)
+	}
+}
+
+// checkWants checks the "want CODE LINE:COL" lines of the comment.
+func checkWants(t *testing.T, c *golden.Case, diags diag.List) {
+	t.Helper()
+	sc := bufio.NewScanner(strings.NewReader(c.Comment()))
+	for sc.Scan() {
+		m := wantLine.FindStringSubmatch(strings.TrimSpace(sc.Text()))
+		if m == nil {
+			continue
+		}
+		found := false
+		for _, d := range diags {
+			if d.Code == m[1] && fmt.Sprint(d.Pos.Line) == m[2] && fmt.Sprint(d.Pos.Col) == m[3] {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("want %s at %s:%s, not among the diagnostics:\n%s", m[1], m[2], m[3], diags)
+		}
+	}
+}
+
+// TestCorpus compiles every program of the corpus copy, and checks the
+// copy against ../shared/corpus/nanovm when that is present.
+func TestCorpus(t *testing.T) {
+	invalid := readIndex(t, filepath.Join("corpus", "INDEX.md"))
+	files := corpusFiles(t, "corpus")
+	if len(files) < 70 {
+		t.Fatalf("corpus/ holds %d programs, want the 78 of the shared corpus", len(files))
+	}
+	valid, rejected := 0, 0
+	for _, rel := range files {
+		src, err := os.ReadFile(filepath.Join("corpus", rel))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, diags := nanovm.Compile(filepath.Base(rel), src)
+		for _, d := range diags {
+			if d.Code == nanovm.CodeInternal {
+				t.Errorf("%s: internal error: %s", rel, d)
+			}
+		}
+		if invalid[rel] {
+			rejected++
+			if m != nil || !diags.HasErrors() {
+				t.Errorf("%s: nano-vm rejects it, but it compiles", rel)
+			}
+			continue
+		}
+		valid++
+		if m == nil {
+			t.Errorf("%s: nano-vm accepts it, but it does not compile:\n%s", rel, diags.Render(diag.Sources{filepath.Base(rel): src}))
+			continue
+		}
+		if vs := ir.Verify(m); len(vs) > 0 {
+			t.Errorf("%s: the IR does not verify:\n%s", rel, vs)
+		}
+		checkIR(t, ir.Print(m))
+	}
+	t.Logf("corpus: %d programs compile, %d invalid ones are rejected", valid, rejected)
+	if rejected != len(invalid) {
+		t.Errorf("INDEX.md names %d invalid programs, %d were found", len(invalid), rejected)
+	}
+
+	shared := filepath.Join("..", "..", "..", "shared", "corpus", "nanovm")
+	if _, err := os.Stat(shared); err != nil {
+		t.Logf("no shared corpus at %s (a checkout of the repository alone): checked the copy in corpus/ only", shared)
+		return
+	}
+	for _, rel := range corpusFiles(t, shared) {
+		want, err := os.ReadFile(filepath.Join(shared, rel))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := os.ReadFile(filepath.Join("corpus", rel))
+		if err != nil || !bytes.Equal(got, want) {
+			t.Errorf("corpus/%s differs from the shared corpus or is missing: copy it again", rel)
+		}
+	}
+}
+
+// corpusFiles lists the programs under dir, relative to it, sorted.
+func corpusFiles(t *testing.T, dir string) []string {
+	t.Helper()
+	var files []string
+	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		switch filepath.Ext(path) {
+		case ".json", ".yaml", ".yml":
+			rel, _ := filepath.Rel(dir, path)
+			files = append(files, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(files)
+	return files
+}
+
+// readIndex returns the programs INDEX.md marks INVALID (rejected by
+// nano-vm when it loads them), by their saved-as path.
+func readIndex(t *testing.T, path string) map[string]bool {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	invalid := map[string]bool{}
+	for _, line := range strings.Split(string(data), "\n") {
+		cells := strings.Split(line, "|")
+		if len(cells) < 9 {
+			continue
+		}
+		validation := strings.TrimSpace(cells[len(cells)-3])
+		saved := strings.TrimSpace(cells[len(cells)-2])
+		if strings.HasPrefix(validation, "INVALID") {
+			invalid[saved] = true
+		}
+	}
+	if len(invalid) == 0 {
+		t.Fatal("INDEX.md lists no invalid program: its format changed?")
+	}
+	return invalid
+}
