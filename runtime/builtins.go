@@ -1,0 +1,589 @@
+package runtime
+
+import (
+	"math"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// One Go function per IR builtin (ir/builtins.go, docs/ir.md "Builtins"):
+// the builtin a.b_c is the function AB C, i.e. num.from_int → NumFromInt,
+// with JSON spelled JSON (json.encode → JSONEncode). IR `value` is Value,
+// i64 is int64 and bool is bool. Builtins never perform effects and never
+// panic: a wrong kind of operand gives the error value the table
+// documents, or kind "type" where it documents none.
+
+// BuiltinFunc names the Go function of one IR builtin.
+type BuiltinFunc struct {
+	Name   string // the IR name, e.g. "num.add"
+	GoName string // the function of this package, e.g. "NumAdd"
+	Func   any    // the function itself
+}
+
+// Builtins lists every builtin, sorted by IR name (the table the Go
+// backend reads; a test checks it against the IR's table).
+var Builtins = []BuiltinFunc{
+	{"error.is", "ErrorIs", ErrorIs},
+	{"error.kind", "ErrorKind", ErrorKind},
+	{"error.message", "ErrorMessage", ErrorMessage},
+	{"error.new", "ErrorNew", ErrorNew},
+	{"json.encode", "JSONEncode", JSONEncode},
+	{"json.parse", "JSONParse", JSONParse},
+	{"list.append", "ListAppend", ListAppend},
+	{"list.get", "ListGet", ListGet},
+	{"list.len", "ListLen", ListLen},
+	{"list.new", "ListNew", ListNew},
+	{"num.add", "NumAdd", NumAdd},
+	{"num.div", "NumDiv", NumDiv},
+	{"num.from_int", "NumFromInt", NumFromInt},
+	{"num.mod", "NumMod", NumMod},
+	{"num.mul", "NumMul", NumMul},
+	{"num.neg", "NumNeg", NumNeg},
+	{"num.sub", "NumSub", NumSub},
+	{"num.to_int", "NumToInt", NumToInt},
+	{"obj.get", "ObjGet", ObjGet},
+	{"obj.has", "ObjHas", ObjHas},
+	{"obj.keys", "ObjKeys", ObjKeys},
+	{"obj.new", "ObjNew", ObjNew},
+	{"obj.set", "ObjSet", ObjSet},
+	{"path.get", "PathGet", PathGet},
+	{"str.concat", "StrConcat", StrConcat},
+	{"str.format", "StrFormat", StrFormat},
+	{"str.len", "StrLen", StrLen},
+	{"str.trim", "StrTrim", StrTrim},
+	{"value.bool", "ValueBool", ValueBool},
+	{"value.compare", "ValueCompare", ValueCompare},
+	{"value.contains", "ValueContains", ValueContains},
+	{"value.eq", "ValueEq", ValueEq},
+	{"value.hash", "ValueHash", ValueHash},
+	{"value.kind", "ValueKind", ValueKind},
+	{"value.string", "ValueString", ValueString},
+	{"value.truthy", "ValueTruthy", ValueTruthy},
+}
+
+func typeError(op string, vs ...Value) Value {
+	var b strings.Builder
+	b.WriteString(op)
+	b.WriteString(": unexpected ")
+	for i, v := range vs {
+		if i > 0 {
+			b.WriteString(" and ")
+		}
+		b.WriteString(v.k.String())
+		if v.k == KindError {
+			b.WriteString(" (" + v.s + ": " + v.h.msg + ")")
+		}
+	}
+	return Error("type", b.String())
+}
+
+// keyString is the key an object builtin uses for k: a string as
+// itself, anything else rendered as value.string does.
+func keyString(k Value) string {
+	if k.k == KindString {
+		return k.s
+	}
+	return k.String()
+}
+
+// ErrorIs is error.is(v): whether v is an error value.
+func ErrorIs(v Value) bool { return v.k == KindError }
+
+// ErrorKind is error.kind(e): the kind string of error e; unit for a
+// non-error.
+func ErrorKind(e Value) Value {
+	if e.k != KindError {
+		return Value{}
+	}
+	return String(e.s)
+}
+
+// ErrorMessage is error.message(e): the message string of error e; unit
+// for a non-error.
+func ErrorMessage(e Value) Value {
+	if e.k != KindError {
+		return Value{}
+	}
+	return String(e.h.msg)
+}
+
+// ErrorNew is error.new(kind, message): a new error value. Operands that
+// are not strings are rendered as value.string does.
+func ErrorNew(kind, message Value) Value { return Error(keyString(kind), keyString(message)) }
+
+// JSONEncode is json.encode(v): v as a JSON string, objects in their key
+// order (see AppendJSON).
+func JSONEncode(v Value) Value { return String(string(AppendJSON(nil, v))) }
+
+// JSONParse is json.parse(s): the value of JSON text s, or an error value
+// of kind "json" (also when s is not a string).
+func JSONParse(s Value) Value {
+	if s.k != KindString {
+		return Error("json", "json.parse: expected a string, got "+s.k.String())
+	}
+	v, err := ParseJSON([]byte(s.s))
+	if err != nil {
+		return Error("json", err.Error())
+	}
+	return v
+}
+
+// ListAppend is list.append(l, v): l with v added at the end; an error
+// (kind "type") when l is not a list. Appending to the latest version of
+// a list takes amortized constant time.
+func ListAppend(l, v Value) Value {
+	if l.k != KindList {
+		return typeError("list.append", l)
+	}
+	return appendList(l, v)
+}
+
+// ListGet is list.get(l, i): element i of list l (from 0), or an error of
+// kind "index" when out of range ("type" when l is not a list).
+func ListGet(l Value, i int64) Value {
+	if l.k != KindList {
+		return typeError("list.get", l)
+	}
+	if i < 0 || i >= int64(l.u) {
+		return Error("index", "list.get: index "+strconv.FormatInt(i, 10)+" out of range [0, "+strconv.FormatUint(l.u, 10)+")")
+	}
+	return l.h.items[i]
+}
+
+// ListLen is list.len(l): the number of elements of list l; 0 for a
+// non-list.
+func ListLen(l Value) int64 {
+	if l.k != KindList {
+		return 0
+	}
+	return int64(l.u)
+}
+
+// ListNew is list.new(): the empty list.
+func ListNew() Value { return emptyList }
+
+func numbers(op string, a, b Value) (float64, float64, Value, bool) {
+	if a.k != KindNumber || b.k != KindNumber {
+		return 0, 0, typeError(op, a, b), false
+	}
+	return math.Float64frombits(a.u), math.Float64frombits(b.u), Value{}, true
+}
+
+// NumAdd is num.add(a, b): a + b for numbers; an error (kind "type")
+// otherwise.
+func NumAdd(a, b Value) Value {
+	if a.k == KindNumber && b.k == KindNumber {
+		return Number(math.Float64frombits(a.u) + math.Float64frombits(b.u))
+	}
+	return typeError("num.add", a, b)
+}
+
+// NumSub is num.sub(a, b): a - b.
+func NumSub(a, b Value) Value {
+	if a.k == KindNumber && b.k == KindNumber {
+		return Number(math.Float64frombits(a.u) - math.Float64frombits(b.u))
+	}
+	return typeError("num.sub", a, b)
+}
+
+// NumMul is num.mul(a, b): a × b.
+func NumMul(a, b Value) Value {
+	if a.k == KindNumber && b.k == KindNumber {
+		return Number(math.Float64frombits(a.u) * math.Float64frombits(b.u))
+	}
+	return typeError("num.mul", a, b)
+}
+
+// NumDiv is num.div(a, b): a / b; an error of kind "arith" when b is 0.
+func NumDiv(a, b Value) Value {
+	x, y, e, ok := numbers("num.div", a, b)
+	if !ok {
+		return e
+	}
+	if y == 0 {
+		return Error("arith", "num.div: division by zero")
+	}
+	return Number(x / y)
+}
+
+// NumMod is num.mod(a, b): the remainder of a / b with the sign of a; an
+// error of kind "arith" when b is 0.
+func NumMod(a, b Value) Value {
+	x, y, e, ok := numbers("num.mod", a, b)
+	if !ok {
+		return e
+	}
+	if y == 0 {
+		return Error("arith", "num.mod: division by zero")
+	}
+	return Number(math.Mod(x, y))
+}
+
+// NumNeg is num.neg(a): -a.
+func NumNeg(a Value) Value {
+	if a.k == KindNumber {
+		return Number(-math.Float64frombits(a.u))
+	}
+	return typeError("num.neg", a)
+}
+
+// NumFromInt is num.from_int(i): the signed integer i as a number.
+func NumFromInt(i int64) Value { return Number(float64(i)) }
+
+// NumToInt is num.to_int(v): number v truncated toward zero and saturated
+// to int64; 0 for a non-number or NaN.
+func NumToInt(v Value) int64 {
+	if v.k != KindNumber {
+		return 0
+	}
+	f := math.Float64frombits(v.u)
+	switch {
+	case f != f:
+		return 0
+	case f >= 9223372036854775807:
+		return math.MaxInt64
+	case f <= -9223372036854775808:
+		return math.MinInt64
+	}
+	return int64(f)
+}
+
+// ObjGet is obj.get(o, k): the value at key k of object o; unit when
+// absent or when o is not an object.
+func ObjGet(o, k Value) Value {
+	if o.k != KindObject {
+		return Value{}
+	}
+	v, _ := o.Get(keyString(k))
+	return v
+}
+
+// ObjHas is obj.has(o, k): whether object o has key k.
+func ObjHas(o, k Value) bool {
+	if o.k != KindObject {
+		return false
+	}
+	return o.lookup(keyString(k)) >= 0
+}
+
+// ObjKeys is obj.keys(o): the keys of object o, a list of strings in
+// insertion order; the empty list for a non-object.
+func ObjKeys(o Value) Value {
+	if o.k != KindObject || o.u == 0 {
+		return emptyList
+	}
+	items := make([]Value, o.u)
+	for i, k := range o.h.keys[:o.u] {
+		items[i] = String(k)
+	}
+	return List(items...)
+}
+
+// ObjNew is obj.new(): the empty object.
+func ObjNew() Value { return emptyObject }
+
+// ObjSet is obj.set(o, k, v): o with key k set to v (a new key goes last;
+// an existing key keeps its place); an error (kind "type") when o is not
+// an object.
+func ObjSet(o, k, v Value) Value {
+	if o.k != KindObject {
+		return typeError("obj.set", o)
+	}
+	return objSet(o, keyString(k), v)
+}
+
+// PathGet is path.get(v, p): the value at dotted path p (a string like
+// "a.b.0") in v; unit when absent. Each segment is an object key, or the
+// decimal index of a list element. The empty path is v itself.
+func PathGet(v, p Value) Value {
+	if p.k != KindString {
+		return Value{}
+	}
+	x, _ := pathLookup(v, p.s)
+	return x
+}
+
+// pathLookup follows a dotted path and says whether it is present.
+func pathLookup(v Value, p string) (Value, bool) {
+	if p == "" {
+		return v, true
+	}
+	for {
+		seg := p
+		rest := ""
+		more := false
+		if i := strings.IndexByte(p, '.'); i >= 0 {
+			seg, rest, more = p[:i], p[i+1:], true
+		}
+		switch v.k {
+		case KindObject:
+			i := v.lookup(seg)
+			if i < 0 {
+				return Value{}, false
+			}
+			v = v.h.items[i]
+		case KindList:
+			n, ok := listIndex(seg)
+			if !ok || n >= int(v.u) {
+				return Value{}, false
+			}
+			v = v.h.items[n]
+		default:
+			return Value{}, false
+		}
+		if !more {
+			return v, true
+		}
+		p = rest
+	}
+}
+
+// listIndex parses a path segment as a list index: decimal digits, no
+// sign, no leading zero.
+func listIndex(s string) (int, bool) {
+	if s == "" || len(s) > 18 || (len(s) > 1 && s[0] == '0') {
+		return 0, false
+	}
+	n := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n, true
+}
+
+// StrConcat is str.concat(a, b): the concatenation of the string
+// renderings of a and b.
+func StrConcat(a, b Value) Value {
+	if a.k == KindString && b.k == KindString {
+		return String(a.s + b.s)
+	}
+	return String(a.String() + b.String())
+}
+
+func isNameByte(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+// StrFormat is str.format(t, scope): template t with each $name and
+// $name.path replaced by the string rendering of that path in object
+// scope. A name and each path segment are runs of letters, digits and
+// '_'. The longest prefix of the path that is present in scope is
+// replaced, and the rest of the text stays ("$file.txt" with file
+// "notes" gives "notes.txt"); a reference whose name is absent stays as
+// it is ("costs $5" stays, as nano-vm leaves unresolved references). A t
+// that is not a string is rendered first.
+func StrFormat(t, scope Value) Value {
+	s := t.String()
+	i := strings.IndexByte(s, '$')
+	if i < 0 {
+		if t.k == KindString {
+			return t
+		}
+		return String(s)
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 16)
+	for i >= 0 {
+		b.WriteString(s[:i])
+		s = s[i:] // s[0] == '$'
+		// Collect the name and its dotted segments.
+		j := 1
+		for j < len(s) && isNameByte(s[j]) {
+			j++
+		}
+		if j == 1 {
+			b.WriteByte('$')
+			s = s[1:]
+			i = strings.IndexByte(s, '$')
+			continue
+		}
+		var endsBuf [8]int
+		ends := append(endsBuf[:0], j) // candidate ends: after the name, after each segment
+		for j < len(s) && s[j] == '.' {
+			k := j + 1
+			for k < len(s) && isNameByte(s[k]) {
+				k++
+			}
+			if k == j+1 {
+				break
+			}
+			j = k
+			ends = append(ends, j)
+		}
+		done := false
+		for e := len(ends) - 1; e >= 0 && scope.k == KindObject; e-- {
+			if v, ok := pathLookup(scope, s[1:ends[e]]); ok {
+				b.WriteString(v.String())
+				s = s[ends[e]:]
+				done = true
+				break
+			}
+		}
+		if !done {
+			b.WriteString(s[:ends[0]])
+			s = s[ends[0]:]
+		}
+		i = strings.IndexByte(s, '$')
+	}
+	b.WriteString(s)
+	return String(b.String())
+}
+
+// StrLen is str.len(s): the number of Unicode code points of string s; 0
+// for a non-string.
+func StrLen(s Value) int64 {
+	if s.k != KindString {
+		return 0
+	}
+	return int64(utf8.RuneCountInString(s.s))
+}
+
+// StrTrim is str.trim(s): string s without leading and trailing white
+// space (Unicode White_Space); a non-string unchanged.
+func StrTrim(s Value) Value {
+	if s.k != KindString {
+		return s
+	}
+	t := strings.TrimFunc(s.s, unicode.IsSpace)
+	if len(t) == len(s.s) {
+		return s
+	}
+	return String(t)
+}
+
+// ValueHash is value.hash(v): the hex sha256 of v's canonical encoding
+// (Hash): equal values hash equally in every process.
+func ValueHash(v Value) Value { return String(Hash(v)) }
+
+// ValueBool is value.bool(b): the bool b as a value.
+func ValueBool(b bool) Value { return Bool(b) }
+
+// ValueCompare is value.compare(a, b): -1, 0 or 1 as a orders before,
+// with or after b: numbers numerically (NaN with anything is 0), strings
+// by code points, values of different kinds by kind, other values of one
+// kind 0.
+func ValueCompare(a, b Value) int64 {
+	if a.k != b.k {
+		if a.k < b.k {
+			return -1
+		}
+		return 1
+	}
+	switch a.k {
+	case KindNumber:
+		x, y := math.Float64frombits(a.u), math.Float64frombits(b.u)
+		switch {
+		case x < y:
+			return -1
+		case x > y:
+			return 1
+		}
+	case KindString:
+		// Byte order of UTF-8 is code point order.
+		return int64(strings.Compare(a.s, b.s))
+	}
+	return 0
+}
+
+// ValueContains is value.contains(h, n): whether n is a substring of
+// string h (n a string), an element of list h (value.eq), or a key of
+// object h (n a string).
+func ValueContains(h, n Value) bool {
+	switch h.k {
+	case KindString:
+		return n.k == KindString && strings.Contains(h.s, n.s)
+	case KindList:
+		for _, x := range h.h.items[:h.u] {
+			if ValueEq(x, n) {
+				return true
+			}
+		}
+	case KindObject:
+		return n.k == KindString && h.lookup(n.s) >= 0
+	}
+	return false
+}
+
+// ValueEq is value.eq(a, b): deep equality; object key order does not
+// matter; numbers compare as float64 (NaN is not equal to itself); errors
+// are equal when their kinds and messages are.
+func ValueEq(a, b Value) bool {
+	if a.k != b.k {
+		return false
+	}
+	switch a.k {
+	case KindUnit:
+		return true
+	case KindBool:
+		return a.u == b.u
+	case KindNumber:
+		return math.Float64frombits(a.u) == math.Float64frombits(b.u)
+	case KindString:
+		return a.s == b.s
+	case KindError:
+		return a.s == b.s && a.h.msg == b.h.msg
+	case KindList:
+		if a.u != b.u {
+			return false
+		}
+		if a.h == b.h {
+			return true
+		}
+		for i, x := range a.h.items[:a.u] {
+			if !ValueEq(x, b.h.items[i]) {
+				return false
+			}
+		}
+		return true
+	case KindObject:
+		if a.u != b.u {
+			return false
+		}
+		if a.h == b.h {
+			return true
+		}
+		for i, k := range a.h.keys[:a.u] {
+			j := b.lookup(k)
+			if j < 0 || !ValueEq(a.h.items[i], b.h.items[j]) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// ValueKind is value.kind(v): 0 unit, 1 bool, 2 number, 3 string, 4 list,
+// 5 object, 6 error.
+func ValueKind(v Value) int64 { return int64(v.k) }
+
+// ValueString is value.string(v): v rendered as a string (a string as
+// itself, anything else as JSON).
+func ValueString(v Value) Value {
+	if v.k == KindString {
+		return v
+	}
+	return String(string(AppendJSON(nil, v)))
+}
+
+// ValueTruthy is value.truthy(v): false for unit, false, 0, "", empty
+// lists and objects and errors; true otherwise (NaN included).
+func ValueTruthy(v Value) bool {
+	switch v.k {
+	case KindBool:
+		return v.u != 0
+	case KindNumber:
+		return math.Float64frombits(v.u) != 0
+	case KindString:
+		return v.s != ""
+	case KindList, KindObject:
+		return v.u != 0
+	}
+	return false
+}

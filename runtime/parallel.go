@@ -1,0 +1,221 @@
+package runtime
+
+import (
+	"fmt"
+	"runtime/debug"
+	"strconv"
+	"sync"
+)
+
+// Parallel runs the branches of the parallel block st, at most limit at
+// once (limit ≤ 0: Config.MaxConcurrency, or all), and returns their
+// results in branch order.
+//
+// The block is one step, counted when it starts; each branch runs on a
+// Run of its own whose steps have identities under "BLOCK/i > ". The
+// observable outcome does not depend on timing:
+//
+//   - the trace has the block's step_started, then every event of branch
+//     0, of branch 1, …, then the block's step_completed (its output the
+//     list of results); the result's steps list the block, then the steps
+//     of each branch in branch order;
+//   - a branch sees the outputs, budgets and counters as they were when
+//     the block started, plus its own; when all branches are done their
+//     steps, usage, outputs, exports, events and $sequence counts are
+//     added to the run in branch order, and the virtual clock moves to
+//     the latest branch's;
+//   - every branch runs to its end even when another stops; then the
+//     stop of the lowest-numbered branch stops the run.
+//
+// Branches share the host (tools, state store) and the journal, which are
+// safe for concurrent use.
+func (r *Run) Parallel(st Step, limit int, branches ...func(*Run) Value) []Value {
+	id := r.begin(st, "parallel")
+	start := r.elapsed()
+	// The block counts as a step when it starts, so its sub-steps come
+	// after it in the result.
+	r.steps++
+	r.names = append(r.names, st.site().Name)
+	n := len(branches)
+	if limit <= 0 {
+		limit = r.h.cfg.MaxConcurrency
+	}
+	if limit <= 0 || limit > n {
+		limit = n
+	}
+	children := make([]*Run, n)
+	results := make([]Value, n)
+	stops := make([]*stopSignal, n)
+	panics := make([]any, n)
+	for i := range branches {
+		children[i] = r.newBranch(id, i)
+	}
+	if limit <= 1 {
+		for i, f := range branches {
+			results[i], stops[i], panics[i] = runBranch(children[i], f)
+		}
+	} else {
+		var wg sync.WaitGroup
+		sem := make(chan struct{}, limit)
+		for i, f := range branches {
+			sem <- struct{}{}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				results[i], stops[i], panics[i] = runBranch(children[i], f)
+				<-sem
+			}()
+		}
+		wg.Wait()
+	}
+	vmax := r.vnow
+	for _, c := range children {
+		r.merge(c)
+		if c.vnow > vmax {
+			vmax = c.vnow
+		}
+	}
+	if !r.real {
+		r.vnow = vmax
+	}
+	for _, p := range panics {
+		if p != nil {
+			panic(p)
+		}
+	}
+	for _, s := range stops {
+		if s != nil {
+			panic(s)
+		}
+	}
+	out := List(results...)
+	r.lastOut = out
+	hash := ""
+	if r.track {
+		hash = r.afterStep(st.site().Name, out, false)
+	}
+	if r.tracing {
+		b := r.stepEnd("step_completed", "success", id, st, "parallel", start, nil, 0)
+		b = append(b, `,"output":`...)
+		b = AppendJSON(b, out)
+		if hash != "" {
+			b = append(b, `,"state":"`...)
+			b = append(b, hash...)
+			b = append(b, '"')
+		}
+		r.tbuf = append(b, "}\n"...)
+		r.flushEvent()
+	}
+	if r.track && r.budget.Stalled > 0 && r.stalled >= r.budget.Stalled {
+		r.stop(StatusStalled, "stalled", strconv.Itoa(r.stalled)+" steps in a row left the state unchanged", id)
+	}
+	return results
+}
+
+// branchBase is what a branch started from.
+type branchBase struct {
+	steps int
+	usage Usage
+	seq   []seqCount
+}
+
+// branchPanic carries a panic out of a branch with the branch's stack.
+type branchPanic struct {
+	value any
+	stack []byte
+}
+
+func (p *branchPanic) Error() string {
+	return fmt.Sprintf("panic in a parallel branch: %v\n%s", p.value, p.stack)
+}
+
+func runBranch(c *Run, f func(*Run) Value) (out Value, stop *stopSignal, perr any) {
+	defer func() {
+		if p := recover(); p != nil {
+			if s, ok := p.(*stopSignal); ok {
+				stop = s
+				return
+			}
+			if bp, ok := p.(*branchPanic); ok {
+				perr = bp
+				return
+			}
+			perr = &branchPanic{value: p, stack: debug.Stack()}
+		}
+	}()
+	return f(c), nil, nil
+}
+
+// newBranch returns the Run of branch i of block id.
+func (r *Run) newBranch(id string, i int) *Run {
+	x := r.ext()
+	c := &Run{
+		h: r.h, ctx: r.ctx, input: r.input,
+		real: r.real, vnow: r.vnow,
+		limited: r.limited, steps: r.steps, usage: r.usage,
+		lastOut: r.lastOut, outputs: r.outputs, exports: r.exports,
+		path:    r.path + id + "/" + strconv.Itoa(i) + " > ",
+		tracing: r.tracing, branch: true, j: r.j,
+		started: true,
+		runExtra: &runExtra{
+			program: x.program, budget: x.budget, t0: x.t0,
+			mode: x.mode, shared: x.shared,
+		},
+	}
+	c.names = c.namesBuf[:0]
+	c.seq = append([]seqCount(nil), r.seq...)
+	c.base = &branchBase{steps: r.steps, usage: r.usage, seq: append([]seqCount(nil), r.seq...)}
+	return c
+}
+
+// merge adds what branch c did to r.
+func (r *Run) merge(c *Run) {
+	r.names = append(r.names, c.names...)
+	b := c.base
+	r.steps += c.steps - b.steps
+	r.usage.add(Usage{
+		PromptTokens:     c.usage.PromptTokens - b.usage.PromptTokens,
+		CompletionTokens: c.usage.CompletionTokens - b.usage.CompletionTokens,
+		Cost:             c.usage.Cost - b.usage.Cost,
+	})
+	for _, f := range c.writes {
+		r.SetOutput(f.Key, f.Value)
+	}
+	for _, f := range c.exportWrites {
+		r.Export(f.Key, f.Value)
+	}
+	for _, f := range c.stateWrites {
+		r.noteStateWrite(f.Key, f.Value)
+	}
+	r.events = append(r.events, c.events...)
+	if r.tracing && len(c.tbuf) > 0 {
+		if r.branch {
+			r.tbuf = append(r.tbuf, c.tbuf...)
+		} else if r.traceErr == nil {
+			if _, err := r.tw.Write(c.tbuf); err != nil {
+				r.traceErr = err
+			}
+		}
+	}
+	if c.tracing && c.traceErr != nil && r.traceErr == nil {
+		r.traceErr = c.traceErr
+	}
+	for _, sc := range c.seq {
+		n := sc.n
+		for _, b0 := range b.seq {
+			if b0.key == sc.key {
+				n -= b0.n
+			}
+		}
+		found := false
+		for i := range r.seq {
+			if r.seq[i].key == sc.key {
+				r.seq[i].n += n
+				found = true
+			}
+		}
+		if !found {
+			r.seq = append(r.seq, seqCount{sc.key, n})
+		}
+	}
+}
