@@ -11,10 +11,12 @@ import (
 	"strings"
 
 	backend "github.com/genesis-toolchain/genesis/backend/forge"
+	"github.com/genesis-toolchain/genesis/backend/golang"
 	"github.com/genesis-toolchain/genesis/forge/bytecode"
 	"github.com/genesis-toolchain/genesis/frontend/diag"
 	"github.com/genesis-toolchain/genesis/frontend/fasm"
 	"github.com/genesis-toolchain/genesis/frontend/genesis"
+	"github.com/genesis-toolchain/genesis/frontend/nanovm"
 	"github.com/genesis-toolchain/genesis/ir"
 	"github.com/genesis-toolchain/genesis/ir/opt"
 )
@@ -30,8 +32,12 @@ const (
 
 // Options configure a build.
 type Options struct {
-	Target string // "forge" (the default)
+	Target string // "forge" (the default) or "go"
 	Emit   Emit
+	// GoPackage names the Go package of the go target ("program" when
+	// empty); GoMain makes it a command (package main with func main).
+	GoPackage string
+	GoMain    bool
 	// OptLevel is the optimization level of ir/opt: 0 runs no pass, 2
 	// every pass.
 	OptLevel int
@@ -41,10 +47,11 @@ type Options struct {
 }
 
 // Output is what a successful build produced: a program, and for text
-// emits its rendering.
+// emits its rendering, or for the go target the package's files.
 type Output struct {
 	Program *bytecode.Program
 	Text    string
+	Files   []golang.File
 }
 
 // Source is one input file.
@@ -79,8 +86,8 @@ func unwrapPath(err error) error {
 // Build compiles the sources into one program.
 func Build(srcs []Source, opts Options) (*Output, diag.List) {
 	var diags diag.List
-	if opts.Target != "" && opts.Target != "forge" {
-		diags.Errorf(diag.Pos{}, "E0002", "unknown target %q (supported: forge)", opts.Target)
+	if opts.Target != "" && opts.Target != "forge" && opts.Target != "go" {
+		diags.Errorf(diag.Pos{}, "E0002", "unknown target %q (supported: forge, go)", opts.Target)
 		return nil, diags
 	}
 	if len(srcs) == 0 {
@@ -112,6 +119,10 @@ func Build(srcs []Source, opts Options) (*Output, diag.List) {
 			diags.Errorf(diag.Pos{File: srcs[0].Name}, "E0007", "Forge assembly has no IR form (--emit ir is for languages that compile through the IR)")
 			return nil, diags
 		}
+		if opts.Target == "go" {
+			diags.Errorf(diag.Pos{File: srcs[0].Name}, "E0007", "Forge assembly runs only on the Forge Machine (--target forge)")
+			return nil, diags
+		}
 		p, ds := fasm.Assemble(srcs[0].Name, srcs[0].Data)
 		if ds.HasErrors() {
 			return nil, ds
@@ -121,6 +132,17 @@ func Build(srcs []Source, opts Options) (*Output, diag.List) {
 			out.Text = fasm.Disassemble(p)
 		}
 		return out, ds
+	case ".json", ".yaml", ".yml":
+		if len(srcs) > 1 {
+			diags.Errorf(diag.Pos{File: srcs[1].Name}, "E0005", "several nano-vm programs: a program is one file")
+			return nil, diags
+		}
+		m, ds := nanovm.Compile(srcs[0].Name, srcs[0].Data)
+		if ds.HasErrors() {
+			return nil, ds
+		}
+		out, more := compileModule(m, srcs[0].Name, opts)
+		return out, append(ds, more...)
 	case ".gen":
 		m, ds := genesisModule(srcs)
 		if ds.HasErrors() {
@@ -139,7 +161,7 @@ func Build(srcs []Source, opts Options) (*Output, diag.List) {
 		}
 		return compileModule(m, srcs[0].Name, opts)
 	}
-	diags.Errorf(diag.Pos{File: srcs[0].Name}, "E0006", "no frontend for %q files (supported: .gen, .fasm, .ir)", ext)
+	diags.Errorf(diag.Pos{File: srcs[0].Name}, "E0006", "no frontend for %q files (supported: .gen, .json, .yaml, .yml, .fasm, .ir)", ext)
 	return nil, diags
 }
 
@@ -191,6 +213,17 @@ func compileModule(m *ir.Module, name string, opts Options) (out *Output, diags 
 	opt.Run(m, opts.OptLevel, &hooks)
 	if opts.Emit == EmitIR {
 		return &Output{Text: ir.Print(m)}, nil
+	}
+	if opts.Target == "go" {
+		if opts.Emit == EmitAsm {
+			diags.Errorf(diag.Pos{File: name}, "E0008", "--emit asm is for the forge target")
+			return nil, diags
+		}
+		files, ds := golang.Generate(m, golang.Options{Package: opts.GoPackage, Source: name, Main: opts.GoMain})
+		if ds.HasErrors() {
+			return nil, ds
+		}
+		return &Output{Files: files}, ds
 	}
 	text, ds := backend.Compile(m)
 	if ds.HasErrors() {

@@ -3,12 +3,15 @@ package main
 import (
 	"errors"
 	"fmt"
+	"go/token"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/genesis-toolchain/genesis/backend/golang"
 	"github.com/genesis-toolchain/genesis/compiler"
 	"github.com/genesis-toolchain/genesis/frontend/diag"
 	"github.com/genesis-toolchain/genesis/ir/opt"
@@ -39,13 +42,18 @@ func run(args []string, stdout, stderr io.Writer) int {
 			{
 				Name:      "build",
 				Usage:     "compile FILEs into one program",
-				UsageText: "genesisc build [-o OUT] [--target forge] [--emit ir|asm] [-O0|-O2] [--dump-after PASS] FILE...",
-				Description: "Compiles the input files, chosen by extension (.fasm: Forge assembly; .ir: the\n" +
-					"printed IR), into a Forge program (.frgp). --emit ir prints the optimized IR and\n" +
-					"--emit asm the Forge assembly instead, on standard output unless -o is given.",
+				UsageText: "genesisc build [-o OUT] [--target forge|go] [--main] [--package NAME] [--emit ir|asm] [-O0|-O2] [--dump-after PASS] FILE...",
+				Description: "Compiles the input files, chosen by extension (.gen: Genesis; .json, .yaml,\n" +
+					".yml: nano-vm programs; .fasm: Forge assembly; .ir: the printed IR), into a\n" +
+					"Forge program (.frgp), or with --target go into a Go package in the directory\n" +
+					"OUT (default: the first input's name without extension, plus _go). --emit ir\n" +
+					"prints the optimized IR and --emit asm the Forge assembly instead, on standard\n" +
+					"output unless -o is given.",
 				Flags: []cli.Flag{
 					&cli.StringFlag{Name: "o", Usage: "write the output to `OUT` (default: the first input with the output's extension; - for stdout)"},
-					&cli.StringFlag{Name: "target", Value: "forge", Usage: "the backend: forge"},
+					&cli.StringFlag{Name: "target", Value: "forge", Usage: "the backend: forge or go"},
+					&cli.BoolFlag{Name: "main", Usage: "with --target go: make the package a command (package main) taking genesisc run's flags"},
+					&cli.StringFlag{Name: "package", Usage: "with --target go: the Go package `NAME` (default: program)"},
 					&cli.StringFlag{Name: "emit", Usage: "print an intermediate form instead of the binary: ir or asm"},
 					&cli.BoolFlag{Name: "O0", Usage: "do not optimize"},
 					&cli.BoolFlag{Name: "O2", Usage: "optimize fully (the default)"},
@@ -53,6 +61,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 				},
 				Action: func(c *cli.Context) error { return build(c, stdout, stderr) },
 			},
+			runCommand(stdout, stderr),
 			{
 				Name:      "check",
 				Usage:     "report diagnostics without writing anything",
@@ -101,7 +110,8 @@ func compile(c *cli.Context, opts compiler.Options, stderr io.Writer) (*compiler
 }
 
 func build(c *cli.Context, stdout, stderr io.Writer) error {
-	opts := compiler.Options{Target: c.String("target"), Emit: compiler.Emit(c.String("emit")), OptLevel: opt.MaxLevel}
+	opts := compiler.Options{Target: c.String("target"), Emit: compiler.Emit(c.String("emit")), OptLevel: opt.MaxLevel,
+		GoPackage: c.String("package"), GoMain: c.Bool("main")}
 	switch opts.Emit {
 	case compiler.EmitBinary, compiler.EmitAsm, compiler.EmitIR:
 	default:
@@ -131,13 +141,33 @@ func build(c *cli.Context, stdout, stderr io.Writer) error {
 		}
 		opts.DumpAfter, opts.Dump = name, stdout
 	}
-	if opts.Target != "forge" {
-		fmt.Fprintf(stderr, "genesisc build: unknown --target %q (supported: forge)\n", opts.Target)
+	if opts.Target != "forge" && opts.Target != "go" {
+		fmt.Fprintf(stderr, "genesisc build: unknown --target %q (supported: forge, go)\n", opts.Target)
+		return exitError{exitUsage}
+	}
+	if opts.Target != "go" && (opts.GoMain || opts.GoPackage != "") {
+		fmt.Fprintln(stderr, "genesisc build: --main and --package are for --target go")
+		return exitError{exitUsage}
+	}
+	if opts.GoPackage != "" && !token.IsIdentifier(opts.GoPackage) {
+		fmt.Fprintf(stderr, "genesisc build: --package %q is not a Go identifier\n", opts.GoPackage)
 		return exitError{exitUsage}
 	}
 	out, err := compile(c, opts, stderr)
 	if err != nil {
 		return err
+	}
+	if out.Files != nil {
+		dir := c.String("o")
+		if dir == "" {
+			first := c.Args().First()
+			dir = strings.TrimSuffix(first, filepath.Ext(first)) + "_go"
+		}
+		if err := writeFiles(dir, out.Files); err != nil {
+			fmt.Fprintf(stderr, "genesisc build: %v\n", err)
+			return exitError{exitDiag}
+		}
+		return nil
 	}
 	data := []byte(out.Text)
 	if opts.Emit == compiler.EmitBinary {
@@ -158,6 +188,19 @@ func build(c *cli.Context, stdout, stderr io.Writer) error {
 	if err := os.WriteFile(dest, data, 0o644); err != nil {
 		fmt.Fprintf(stderr, "genesisc build: %v\n", err)
 		return exitError{exitDiag}
+	}
+	return nil
+}
+
+// writeFiles writes a generated Go package into dir.
+func writeFiles(dir string, files []golang.File) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for _, f := range files {
+		if err := os.WriteFile(filepath.Join(dir, f.Name), f.Data, 0o644); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -1,0 +1,192 @@
+package main
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	goruntime "runtime"
+	"sort"
+	"strconv"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/genesis-toolchain/genesis/backend/golang"
+	"github.com/genesis-toolchain/genesis/compiler"
+	"github.com/genesis-toolchain/genesis/ir/opt"
+	"github.com/genesis-toolchain/genesis/runtime"
+)
+
+// runCommand is `genesisc run`: compile an agent program to Go, build it
+// with the Go toolchain into a cache keyed by content, and run it.
+func runCommand(stdout, stderr io.Writer) *cli.Command {
+	return &cli.Command{
+		Name:      "run",
+		Usage:     "compile and run an agent program",
+		UsageText: "genesisc run [--llm mock:FILE|openai:URL] [--tools mock:FILE|exec:CMD] [--input KEY=VALUE]... [--trace FILE] [--journal FILE [--resume [--payload JSON] | --replay]] [--result FILE] [--repeat N] FILE",
+		Description: "Compiles FILE through the Go backend, builds the program with the Go toolchain\n" +
+			"(go in PATH, or $GENESIS_GO) into a cache ($GENESIS_CACHE, default the user cache\n" +
+			"directory's genesis/run) keyed by the program and the runtime, and runs it. A\n" +
+			"second run of the same program starts from the cached binary. The flags are\n" +
+			"the compiled program's own (docs/runtime.md, Main). Exit status: 0 success,\n" +
+			"3 suspended, 1 another status or an error, 2 a usage error.",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "llm", Usage: "the LLM provider: mock:FILE or openai:URL"},
+			&cli.StringFlag{Name: "tools", Usage: "the tool provider: mock:FILE or exec:CMD"},
+			&cli.StringSliceFlag{Name: "input", Usage: "an input field `KEY=VALUE` (repeatable; VALUE is JSON or a string)"},
+			&cli.StringFlag{Name: "trace", Usage: "write the JSON Lines trace to `FILE`"},
+			&cli.StringFlag{Name: "journal", Usage: "the effect journal `FILE`"},
+			&cli.BoolFlag{Name: "resume", Usage: "continue the journal's crashed or suspended run"},
+			&cli.StringFlag{Name: "payload", Usage: "with --resume: the `JSON` the suspended step resumes with"},
+			&cli.StringFlag{Name: "source", Usage: "with --payload: WEBHOOK, OPERATOR or TIMER"},
+			&cli.BoolFlag{Name: "replay", Usage: "serve every effect from the journal"},
+			&cli.StringFlag{Name: "result", Usage: "write the result JSON to `FILE` (default: standard output)"},
+			&cli.IntFlag{Name: "repeat", Value: 1, Usage: "run `N` times in one process and write the last result"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				fmt.Fprintln(stderr, "genesisc run: want exactly one program FILE")
+				return exitError{exitUsage}
+			}
+			out, err := compile(c, compiler.Options{Target: "go", GoMain: true, OptLevel: opt.MaxLevel}, stderr)
+			if err != nil {
+				return err
+			}
+			bin, err := cachedBinary(out.Files, stderr)
+			if err != nil {
+				fmt.Fprintf(stderr, "genesisc run: %v\n", err)
+				return exitError{exitDiag}
+			}
+			var args []string
+			for _, name := range []string{"llm", "tools", "trace", "journal", "payload", "source", "result"} {
+				if c.IsSet(name) {
+					args = append(args, "--"+name, c.String(name))
+				}
+			}
+			for _, in := range c.StringSlice("input") {
+				args = append(args, "--input", in)
+			}
+			for _, name := range []string{"resume", "replay"} {
+				if c.Bool(name) {
+					args = append(args, "--"+name)
+				}
+			}
+			if c.IsSet("repeat") {
+				args = append(args, "--repeat", strconv.Itoa(c.Int("repeat")))
+			}
+			cmd := exec.Command(bin, args...)
+			cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, stdout, stderr
+			if err := cmd.Run(); err != nil {
+				var ee *exec.ExitError
+				if errors.As(err, &ee) && ee.ExitCode() >= 0 {
+					return exitError{ee.ExitCode()}
+				}
+				fmt.Fprintf(stderr, "genesisc run: %v\n", err)
+				return exitError{exitDiag}
+			}
+			return nil
+		},
+	}
+}
+
+// cachedBinary returns the binary of the generated command files, building
+// it on the first use. The cache key covers the program's files, the
+// runtime's source, the Go toolchain's version and the platform, so a
+// changed genesisc never runs a stale binary.
+func cachedBinary(files []golang.File, stderr io.Writer) (string, error) {
+	goTool := os.Getenv("GENESIS_GO")
+	if goTool == "" {
+		goTool = "go"
+	}
+	rtSource := runtime.Source()
+	h := sha256.New()
+	fmt.Fprintf(h, "genesis run cache v1\n%s/%s\n", goruntime.GOOS, goruntime.GOARCH)
+	for _, f := range files {
+		fmt.Fprintf(h, "program %s %d\n", f.Name, len(f.Data))
+		h.Write(f.Data)
+	}
+	names := make([]string, 0, len(rtSource))
+	for name := range rtSource {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		fmt.Fprintf(h, "runtime %s %d\n", name, len(rtSource[name]))
+		h.Write(rtSource[name])
+	}
+	key := hex.EncodeToString(h.Sum(nil))[:32]
+
+	root := os.Getenv("GENESIS_CACHE")
+	if root == "" {
+		dir, err := os.UserCacheDir()
+		if err != nil {
+			return "", fmt.Errorf("no cache directory (set GENESIS_CACHE): %v", err)
+		}
+		root = filepath.Join(dir, "genesis", "run")
+	}
+	dir := filepath.Join(root, key)
+	bin := filepath.Join(dir, "program")
+	if goruntime.GOOS == "windows" {
+		bin += ".exe"
+	}
+	if _, err := os.Stat(bin); err == nil {
+		return bin, nil
+	}
+
+	// A module holding the program, with the runtime as a local module
+	// of the toolchain's path: the build needs no network.
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		return "", err
+	}
+	work, err := os.MkdirTemp(root, "build-")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(work)
+	write := func(name string, data []byte) error {
+		p := filepath.Join(work, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(p, data, 0o644)
+	}
+	const mod = "github.com/genesis-toolchain/genesis"
+	if err := write("go.mod", []byte("module genesisrun\n\ngo 1.22\n\nrequire "+mod+" v0.0.0\n\nreplace "+mod+" => ./genesis\n")); err != nil {
+		return "", err
+	}
+	if err := write("genesis/go.mod", []byte("module "+mod+"\n\ngo 1.22\n")); err != nil {
+		return "", err
+	}
+	for _, name := range names {
+		if err := write(filepath.Join("genesis", "runtime", name), rtSource[name]); err != nil {
+			return "", err
+		}
+	}
+	for _, f := range files {
+		if err := write(filepath.Join("program", f.Name), f.Data); err != nil {
+			return "", err
+		}
+	}
+	tmp := filepath.Join(work, "program.bin")
+	cmd := exec.Command(goTool, "build", "-trimpath", "-o", tmp, "./program")
+	cmd.Dir = work
+	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod", "GOTOOLCHAIN=local")
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("building the program with %s: %v\n%s", goTool, err, out.String())
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	// Rename is atomic: a concurrent run sees the binary whole or not at all.
+	if err := os.Rename(tmp, bin); err != nil {
+		return "", err
+	}
+	return bin, nil
+}

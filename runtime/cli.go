@@ -1,0 +1,188 @@
+package runtime
+
+import (
+	"bufio"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+)
+
+// Main is the command line of a compiled agent program: the func main
+// that genesisc generates (build --target go --main) calls it, and
+// `genesisc run` runs such a program with the same flags:
+//
+//	--llm mock:FILE|openai:URL   the LLM provider
+//	--tools mock:FILE|exec:CMD   the tool provider
+//	--input KEY=VALUE            an input field, repeatable; a VALUE that
+//	                             parses as JSON is that JSON, else a string
+//	--trace FILE                 the JSON Lines trace
+//	--journal FILE               the effect journal (new unless --resume
+//	                             or --replay)
+//	--resume                     continue the journal's crashed or
+//	                             suspended run
+//	--payload JSON               with --resume: the payload the suspended
+//	                             step resumes with
+//	--source NAME                where the payload comes from: WEBHOOK,
+//	                             OPERATOR (the default) or TIMER
+//	--replay                     serve every effect from the journal
+//	--result FILE                write the result JSON there (default:
+//	                             standard output)
+//	--repeat N                   run N times in this process; the last
+//	                             run's result is written
+//
+// args are the arguments after the command name; program is the program's
+// identity (journals check it) and run runs it once. The exit status is 0
+// when the run succeeded, 3 when it is suspended, 1 for any other
+// status or an error, and 2 for a usage error.
+func Main(args []string, program string, run func(*Host, RunOptions) *Result) int {
+	return mainIO(args, program, run, os.Stdout, os.Stderr)
+}
+
+// inputFlags collects repeated --input flags in order.
+type inputFlags []Field
+
+func (f *inputFlags) String() string { return "" }
+
+func (f *inputFlags) Set(s string) error {
+	k, v, ok := strings.Cut(s, "=")
+	if !ok || k == "" {
+		return errors.New("want KEY=VALUE")
+	}
+	val, err := ParseJSON([]byte(v))
+	if err != nil {
+		val = String(v)
+	}
+	*f = append(*f, Field{k, val})
+	return nil
+}
+
+func mainIO(args []string, program string, run func(*Host, RunOptions) *Result, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet(program, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var (
+		inputs                          inputFlags
+		llm, tools, trace, journal, res string
+		payload, source                 string
+		resume, replay                  bool
+		repeat                          int
+	)
+	fs.StringVar(&llm, "llm", "", "the LLM provider: mock:FILE or openai:URL")
+	fs.StringVar(&tools, "tools", "", "the tool provider: mock:FILE or exec:CMD")
+	fs.Var(&inputs, "input", "an input field KEY=VALUE (repeatable; VALUE is JSON or a string)")
+	fs.StringVar(&trace, "trace", "", "write the JSON Lines trace to `FILE`")
+	fs.StringVar(&journal, "journal", "", "the effect journal `FILE`")
+	fs.BoolVar(&resume, "resume", false, "continue the journal's crashed or suspended run")
+	fs.StringVar(&payload, "payload", "", "with --resume: the `JSON` payload the suspended step resumes with")
+	fs.StringVar(&source, "source", "OPERATOR", "with --payload: where the payload comes from (WEBHOOK, OPERATOR, TIMER)")
+	fs.BoolVar(&replay, "replay", false, "serve every effect from the journal")
+	fs.StringVar(&res, "result", "", "write the result JSON to `FILE` (default: standard output)")
+	fs.IntVar(&repeat, "repeat", 1, "run `N` times in this process and write the last result")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	usage := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "%s: %s\n", program, fmt.Sprintf(format, a...))
+		return 2
+	}
+	switch {
+	case fs.NArg() > 0:
+		return usage("unexpected argument %q", fs.Arg(0))
+	case repeat < 1:
+		return usage("--repeat must be at least 1")
+	case resume && replay:
+		return usage("--resume and --replay exclude each other")
+	case (resume || replay) && journal == "":
+		return usage("--resume and --replay need --journal")
+	case payload != "" && !resume:
+		return usage("--payload needs --resume")
+	case repeat > 1 && journal != "":
+		return usage("--repeat cannot be used with --journal: each run would need its own")
+	}
+	fail := func(err error) int {
+		fmt.Fprintf(stderr, "%s: %v\n", program, err)
+		return 1
+	}
+
+	var cfg Config
+	if llm != "" {
+		p, err := ParseLLM(llm)
+		if err != nil {
+			return usage("--llm: %v", err)
+		}
+		cfg.LLM = p
+	}
+	if tools != "" {
+		p, err := ParseTools(tools)
+		if err != nil {
+			return usage("--tools: %v", err)
+		}
+		cfg.Tools = []ToolProvider{p}
+	}
+	h := NewHost(cfg)
+	opts := RunOptions{Program: program, Input: Object(inputs...)}
+	if payload != "" {
+		v, err := ParseJSON([]byte(payload))
+		if err != nil {
+			return usage("--payload: %v", err)
+		}
+		opts.Resume = &Resumption{Payload: v, Source: source}
+	}
+	if journal != "" {
+		var j *Journal
+		var err error
+		switch {
+		case resume:
+			j, err = OpenJournal(journal)
+			opts.Mode = JournalResume
+		case replay:
+			j, err = OpenJournal(journal)
+			opts.Mode = JournalReplay
+		default:
+			j, err = CreateJournal(journal, program)
+		}
+		if err != nil {
+			return fail(err)
+		}
+		defer j.Close()
+		opts.Journal = j
+	}
+	var traceFile *os.File
+	if trace != "" {
+		f, err := os.Create(trace)
+		if err != nil {
+			return fail(err)
+		}
+		traceFile = f
+		w := bufio.NewWriter(f)
+		defer func() { w.Flush(); f.Close() }()
+		opts.Trace = w
+	}
+
+	var result *Result
+	for i := 0; i < repeat; i++ {
+		result = run(h, opts)
+	}
+	if w, ok := opts.Trace.(*bufio.Writer); ok && traceFile != nil {
+		if err := w.Flush(); err != nil {
+			return fail(err)
+		}
+	}
+	out := append(result.AppendJSON(nil), '\n')
+	if res != "" {
+		if err := os.WriteFile(res, out, 0o644); err != nil {
+			return fail(err)
+		}
+	} else {
+		stdout.Write(out)
+	}
+	switch result.Status {
+	case StatusSuccess:
+		return 0
+	case StatusSuspended:
+		return 3
+	}
+	return 1
+}
