@@ -381,7 +381,9 @@ func Run(h *rt.Host, opts rt.RunOptions) *rt.Result {
 	if len(g.sites) > 0 {
 		g.printf("// The sites of the program's steps (effects and calls).\nvar (\n")
 		for _, s := range g.sites {
-			g.printf("\t%s = rt.NewSite(%q, %q, %d, %d)\n", s.goName, s.name, s.pos.File, s.pos.Line, s.pos.Col)
+			// The file's base name: a journal stays valid when the
+			// program moves to another directory.
+			g.printf("\t%s = rt.NewSite(%q, %q, %d, %d)\n", s.goName, s.name, filepath.Base(s.pos.File), s.pos.Line, s.pos.Col)
 		}
 		g.printf(")\n\n")
 	}
