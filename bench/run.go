@@ -35,7 +35,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"text/tabwriter"
 	"time"
 )
@@ -47,6 +49,7 @@ const (
 	maxGenesisVsC = 10.0  // Genesis/C, geometric mean over the programs
 	maxVsLua      = 1.0   // Forge/Lua and Genesis/Lua, on each program (strictly below)
 	minLinesPerS  = 20000 // genesisc build on the generated compile-speed program
+	minAgentRuns  = 250000 // runs of the refund program per CPU second
 )
 
 // compileLines is the size of the generated compile-speed program.
@@ -199,6 +202,7 @@ func main() {
 		pass = report(im.name, target, best, ticks, lua != "") && pass
 	}
 	pass = reportCompileSpeed(genesisc, out, *runs) && pass
+	pass = reportAgentRuntime(genesisc, out, *runs) && pass
 	fmt.Printf("\nStarting a process (an empty program; included in the times above): C %s", ms(best[nullProgram.name+"/C"]))
 	if lua != "" {
 		fmt.Printf(", Lua %s", ms(best[nullProgram.name+"/Lua"]))
@@ -283,6 +287,102 @@ func reportCompileSpeed(genesisc, out string, runs int) bool {
 	fmt.Printf("\nCompile speed: genesisc build of a generated %d-line program: %s wall (CPU %s), best of %d: %.0f lines/s  (target ≥ %d)  %s\n",
 		lines, ms(bestWall), ms(bestCPU), runs, rate, minLinesPerS, verdict(ok))
 	return ok
+}
+
+// refundProgram is the seed's refund program (llm, condition, tool), run
+// with mock effects.
+const refundProgram = `{"name": "customer_refund", "steps": [
+  {"id": "analyze", "type": "llm", "prompt": "Is this a valid refund request? Reply 'yes' or 'no'.\nRequest: $user_input",
+   "output_key": "decision", "allowed_outputs": ["yes", "no"]},
+  {"id": "guardrail", "type": "condition", "condition": "$decision == \"yes\"", "then": "process_refund", "otherwise": "reject"},
+  {"id": "process_refund", "type": "tool", "tool": "issue_refund", "is_terminal": true},
+  {"id": "reject", "type": "tool", "tool": "send_rejection", "is_terminal": true}
+]}
+`
+
+// chainProgram is a program of n llm steps in a row.
+func chainProgram(n int) string {
+	var b strings.Builder
+	b.WriteString(`{"name": "chain", "steps": [`)
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, "\n  {\"id\": \"s%d\", \"type\": \"llm\", \"prompt\": \"step %d of $topic\"}", i, i)
+	}
+	b.WriteString("\n]}\n")
+	return b.String()
+}
+
+// reportAgentRuntime measures the runtime's overhead: the refund program
+// with mock effects run many times in one process (genesisc run --repeat,
+// CPU time of the program's process, minus that of one run: the start
+// and the cached build), in runs per CPU second; and programs of 10, 100
+// and 1000 steps, whose cost per step must not grow with their length.
+func reportAgentRuntime(genesisc, out string, runs int) bool {
+	writeFile(filepath.Join(out, "refund.json"), refundProgram)
+	writeFile(filepath.Join(out, "llm.json"), `{"__default__": "yes"}`+"\n")
+	writeFile(filepath.Join(out, "tools.json"), `{"issue_refund": {"refunded": true}, "send_rejection": "sent"}`+"\n")
+	cache := filepath.Join(out, "run-cache")
+	os.Setenv("GENESIS_CACHE", cache)
+	timeRuns := func(prog string, repeat int) time.Duration {
+		argv := []string{genesisc, "run", "--llm", "mock:" + filepath.Join(out, "llm.json"),
+			"--tools", "mock:" + filepath.Join(out, "tools.json"), "--input", "topic=cats", "--input", "user_input=refund please",
+			"--repeat", strconv.Itoa(repeat), "--result", filepath.Join(out, "agent-result.json"), prog}
+		var best time.Duration
+		for r := 0; r < runs; r++ {
+			t, err := measureChildren(argv)
+			if err != nil {
+				fatalf("agent runtime: %v", err)
+			}
+			if r == 0 || t < best {
+				best = t
+			}
+		}
+		return best
+	}
+	refund := filepath.Join(out, "refund.json")
+	timeRuns(refund, 1) // builds the program into the cache
+	const n = 200000
+	base, many := timeRuns(refund, 1), timeRuns(refund, n)
+	rate := float64(n-1) / (many - base).Seconds()
+	ok := rate >= minAgentRuns
+	fmt.Printf("\nAgent runtime: the refund program (llm, condition, tool) with mock effects, %d runs in one process: %.0f runs per CPU second  (target ≥ %d; nano-vm: about 7,400)  %s\n",
+		n, rate, minAgentRuns, verdict(ok))
+	fmt.Printf("Cost per step by program length (runs × steps = 200,000 steps):")
+	perStep := []float64{}
+	for _, steps := range []int{10, 100, 1000} {
+		prog := filepath.Join(out, fmt.Sprintf("chain%d.json", steps))
+		writeFile(prog, chainProgram(steps))
+		timeRuns(prog, 1)
+		repeat := 200000 / steps
+		d := timeRuns(prog, repeat) - timeRuns(prog, 1)
+		ns := float64(d.Nanoseconds()) / float64(repeat*steps)
+		perStep = append(perStep, ns)
+		fmt.Printf("  %d steps: %.0f ns/step;", steps, ns)
+	}
+	linear := perStep[2] < 2*perStep[0]
+	fmt.Printf("  linear: %s\n", verdict(linear))
+	return ok && linear
+}
+
+// measureChildren runs argv once and returns the CPU time of its process
+// and of the processes it waited for (genesisc run executes the compiled
+// program as a child): the growth of this process's RUSAGE_CHILDREN.
+func measureChildren(argv []string) (time.Duration, error) {
+	cpu := func() time.Duration {
+		var ru syscall.Rusage
+		syscall.Getrusage(syscall.RUSAGE_CHILDREN, &ru)
+		return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	}
+	var stderr bytes.Buffer
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Stderr = &stderr
+	before := cpu()
+	if err := cmd.Run(); err != nil {
+		return 0, fmt.Errorf("%s: %v\n%s", strings.Join(argv, " "), err, stderr.String())
+	}
+	return cpu() - before, nil
 }
 
 // measure runs argv once and returns the CPU time of the process, after

@@ -129,6 +129,10 @@ func cachedBinary(files []golang.File, stderr io.Writer) (string, error) {
 		}
 		root = filepath.Join(dir, "genesis", "run")
 	}
+	root, err := filepath.Abs(root)
+	if err != nil {
+		return "", err
+	}
 	dir := filepath.Join(root, key)
 	bin := filepath.Join(dir, "program")
 	if goruntime.GOOS == "windows" {
