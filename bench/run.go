@@ -45,10 +45,10 @@ import (
 // Targets of the issues: the machine's (hand-written Forge assembly) and
 // the compiler's (Genesis compiled by genesisc).
 const (
-	maxForgeVsC   = 8.0   // Forge/C, geometric mean over the programs
-	maxGenesisVsC = 10.0  // Genesis/C, geometric mean over the programs
-	maxVsLua      = 1.0   // Forge/Lua and Genesis/Lua, on each program (strictly below)
-	minLinesPerS  = 20000 // genesisc build on the generated compile-speed program
+	maxForgeVsC   = 8.0    // Forge/C, geometric mean over the programs
+	maxGenesisVsC = 10.0   // Genesis/C, geometric mean over the programs
+	maxVsLua      = 1.0    // Forge/Lua and Genesis/Lua, on each program (strictly below)
+	minLinesPerS  = 20000  // genesisc build on the generated compile-speed program
 	minAgentRuns  = 250000 // runs of the refund program per CPU second
 )
 
