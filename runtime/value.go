@@ -12,6 +12,7 @@ package runtime
 
 import (
 	"math"
+	"sync"
 	"sync/atomic"
 )
 
@@ -64,8 +65,14 @@ type heap struct {
 	items   []Value
 	keys    []string // an object's keys, parallel to items
 	claimed atomic.Int64
-	index   atomic.Pointer[map[string]int32] // key index of a large object, built on first lookup
-	msg     string                           // an error's message
+	msg     string // an error's message
+
+	// The key index of a large object: key to slot, for every slot some
+	// version claimed (a version of length n ignores slots from n on).
+	// Built on the first lookup, extended by in-place appends; imu
+	// guards it and the claiming of object slots.
+	imu   sync.RWMutex
+	index map[string]int32
 }
 
 // Field is one key and value of an object.
@@ -271,16 +278,29 @@ func (v Value) lookup(k string) int {
 		}
 		return -1
 	}
-	m := v.h.index.Load()
+	h := v.h
+	h.imu.RLock()
+	m := h.index
+	i, ok := m[k]
+	h.imu.RUnlock()
 	if m == nil {
-		mm := make(map[string]int32, n)
-		for i, key := range v.h.keys[:n] {
-			mm[key] = int32(i)
+		h.imu.Lock()
+		if h.index == nil {
+			c := int(h.claimed.Load())
+			if c < n {
+				c = n // a heap made whole, without claims
+			}
+			h.index = make(map[string]int32, c)
+			for j, key := range h.keys[:c] {
+				if _, dup := h.index[key]; !dup {
+					h.index[key] = int32(j)
+				}
+			}
 		}
-		v.h.index.Store(&mm)
-		m = &mm
+		i, ok = h.index[k]
+		h.imu.Unlock()
 	}
-	if i, ok := (*m)[k]; ok && int(i) < n {
+	if ok && int(i) < n {
 		return int(i)
 	}
 	return -1
@@ -396,17 +416,42 @@ func objSet(o Value, k string, x Value) Value {
 	if n > 0 {
 		i = o.lookup(k)
 	}
+	if i < 0 && n >= indexThreshold {
+		// A large object grows like a list: the longest version of a
+		// backing array appends in place (amortized O(1), so building an
+		// object key by key is linear), the others copy.
+		h := o.h
+		h.imu.Lock()
+		if n < len(h.keys) && h.claimed.CompareAndSwap(int64(n), int64(n+1)) {
+			h.keys[n], h.items[n] = k, x
+			if h.index != nil {
+				if _, dup := h.index[k]; !dup {
+					h.index[k] = int32(n)
+				}
+			}
+			h.imu.Unlock()
+			return Value{k: KindObject, h: h, u: uint64(n + 1)}
+		}
+		h.imu.Unlock()
+		nh := &heap{keys: make([]string, 2*n), items: make([]Value, 2*n)}
+		copy(nh.keys, h.keys[:n])
+		copy(nh.items, h.items[:n])
+		nh.keys[n], nh.items[n] = k, x
+		nh.claimed.Store(int64(n + 1))
+		return Value{k: KindObject, h: nh, u: uint64(n + 1)}
+	}
 	if i < 0 {
 		nh := newObjHeap(n + 1)
 		copy(nh.keys, o.h.keys[:n])
 		copy(nh.items, o.h.items[:n])
 		nh.keys[n], nh.items[n] = k, x
+		nh.claimed.Store(int64(n + 1))
 		return Value{k: KindObject, h: nh, u: uint64(n + 1)}
 	}
 	nh := newObjHeap(n)
 	copy(nh.keys, o.h.keys[:n])
 	copy(nh.items, o.h.items[:n])
 	nh.items[i] = x
-	nh.index.Store(o.h.index.Load()) // same keys, same index
+	nh.claimed.Store(int64(n))
 	return Value{k: KindObject, h: nh, u: uint64(n)}
 }
