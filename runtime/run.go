@@ -49,6 +49,8 @@ type Run struct {
 	path     string // call path prefix: "site > " per Enter, "block/i > " per branch
 	occSites []siteCount
 	occBuf   [4]siteCount
+	occIters []iterCount // steps with counters, while few (identity)
+	iterBuf  [6]iterCount
 	j        *Journal
 
 	// providers
@@ -119,6 +121,18 @@ type siteCount struct {
 	s *Site
 	n int
 }
+
+// iterCount counts the executions of a step with one or two counters.
+type iterCount struct {
+	s     *Site
+	iters [2]int64
+	k     int // how many counters
+	n     int
+}
+
+// maxIterCounts bounds the linear list of iterCounts; longer runs count
+// in occStr.
+const maxIterCounts = 32
 
 // stopSignal is the panic value that stops a run.
 type stopSignal struct {
@@ -343,7 +357,38 @@ func (r *Run) identity(st Step) string {
 		}
 		return s.ID() + "~" + strconv.Itoa(n)
 	}
+	if k := len(st.Iters); k <= 2 && r.path == "" && r.runExtra == nil {
+		// Most steps of a small run: count them in a short list, and
+		// take the identity from the site's cache, allocating nothing.
+		var key [2]int64
+		copy(key[:], st.Iters)
+		for i := range r.occIters {
+			c := &r.occIters[i]
+			if c.s == s && c.k == k && c.iters == key {
+				n := c.n
+				c.n++
+				return s.idWith(st.Iters) + "~" + strconv.Itoa(n)
+			}
+		}
+		if len(r.occIters) < maxIterCounts {
+			if r.occIters == nil {
+				r.occIters = r.iterBuf[:0]
+			}
+			r.occIters = append(r.occIters, iterCount{s: s, iters: key, k: k, n: 1})
+			return s.idWith(st.Iters)
+		}
+	}
 	x := r.ext()
+	if len(r.occIters) > 0 {
+		// Move the short list's counts to the map.
+		if r.occStr == nil {
+			r.occStr = make(map[string]int)
+		}
+		for _, c := range r.occIters {
+			r.occStr[c.s.idWith(c.iters[:c.k])] = c.n
+		}
+		r.occIters = r.occIters[:0]
+	}
 	b := append(x.idbuf[:0], r.path...)
 	b = st.appendID(b)
 	x.idbuf = b
@@ -411,6 +456,15 @@ func (r *Run) lastID(st Step) string {
 		id = r.path + st.ID()
 		if r.runExtra != nil {
 			n = r.occStr[id]
+		}
+		if k := len(st.Iters); k <= 2 && r.path == "" {
+			var key [2]int64
+			copy(key[:], st.Iters)
+			for _, c := range r.occIters {
+				if c.s == s && c.k == k && c.iters == key {
+					n = c.n
+				}
+			}
 		}
 	}
 	if n <= 1 {

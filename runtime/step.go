@@ -1,6 +1,9 @@
 package runtime
 
-import "strconv"
+import (
+	"strconv"
+	"sync/atomic"
+)
 
 // Site is the static part of a step's identity: the step's name and its
 // source position. Generated code declares one Site per effect (and per
@@ -14,7 +17,8 @@ type Site struct {
 	Name      string
 	File      string
 	Line, Col int
-	id        string // "name @ file:line:col", or "name" without a position
+	id        string                     // "name @ file:line:col", or "name" without a position
+	cache     [16]atomic.Pointer[string] // identities with one counter 0..15
 }
 
 // NewSite returns the site of the step name at file:line:col.
@@ -29,6 +33,24 @@ func (s *Site) format() string {
 		return s.Name
 	}
 	return s.Name + " @ " + s.File + ":" + strconv.Itoa(s.Line) + ":" + strconv.Itoa(s.Col)
+}
+
+// idWith returns the identity of the site's step with counters iters,
+// from a cache for one small counter (the common case: a step graph's
+// visit count), so that counting steps allocates nothing.
+func (s *Site) idWith(iters []int64) string {
+	if len(iters) == 0 {
+		return s.ID()
+	}
+	if len(iters) == 1 && iters[0] >= 0 && iters[0] < int64(len(s.cache)) {
+		if p := s.cache[iters[0]].Load(); p != nil {
+			return *p
+		}
+		id := string(Step{Site: s, Iters: iters}.appendID(nil))
+		s.cache[iters[0]].Store(&id)
+		return id
+	}
+	return string(Step{Site: s, Iters: iters}.appendID(nil))
 }
 
 // ID returns the site's identity: "name @ file:line:col".

@@ -212,6 +212,10 @@ func (fg *funcGen) instr(in *ir.Instr, yieldTo *owner) {
 	switch in.Op {
 	case ir.OpConst:
 		fg.def(in, constant(in))
+		if v := in.Results[0]; fg.uses[v] > 0 {
+			// Its uses may all be hoisted builtins (hoist).
+			fg.printf("_ = %s", fg.name(v))
+		}
 	case ir.OpFuncRef:
 		fg.def(in, strconv.Itoa(fg.g.funcRef(in.Sym)))
 	case ir.OpAddrOf:
@@ -316,6 +320,13 @@ func (fg *funcGen) instr(in *ir.Instr, yieldTo *owner) {
 		sig := in.Args[0].Type.Sig()
 		fg.call(in, fmt.Sprintf("funcTable[%s].(%s)(m%s)", a(0), funcType(sig), fg.argList(in.Args[1:])))
 	case ir.OpBuiltin:
+		if h := fg.hoist(in); h != "" {
+			fg.def(in, h)
+			if v := in.Results[0]; fg.uses[v] > 0 {
+				fg.printf("_ = %s", fg.name(v)) // its uses may be hoisted too
+			}
+			return
+		}
 		fg.def(in, "rt."+builtinName(in.Sym)+"("+fg.list(in.Args)+")")
 
 	case ir.OpIf:
@@ -410,6 +421,44 @@ func (fg *funcGen) instr(in *ir.Instr, yieldTo *owner) {
 	default:
 		fg.printf("panic(%q)", "unsupported operation "+in.Op.Info().Name)
 	}
+}
+
+// hoist returns the package-level variable holding the result of a
+// builtin call whose operands are all constants (or such calls), declaring
+// it on first use; "" when in is not such a call. Builtins are pure and
+// deterministic, so a constant list or object (nano-vm's allowed outputs,
+// the empty options object) is built once per process, not once per run.
+func (fg *funcGen) hoist(in *ir.Instr) string {
+	if len(in.Results) != 1 || in.Results[0].Type != ir.Dyn {
+		return ""
+	}
+	expr, ok := fg.staticExpr(in.Results[0])
+	if !ok {
+		return ""
+	}
+	return fg.g.static(expr)
+}
+
+// staticExpr returns a Go expression computing v from constants only.
+func (fg *funcGen) staticExpr(v *ir.Value) (string, bool) {
+	in := v.Def
+	switch {
+	case in == nil:
+		return "", false
+	case in.Op == ir.OpConst:
+		return constant(in), true
+	case in.Op == ir.OpBuiltin && len(in.Results) == 1:
+		args := make([]string, len(in.Args))
+		for i, a := range in.Args {
+			e, ok := fg.staticExpr(a)
+			if !ok {
+				return "", false
+			}
+			args[i] = e
+		}
+		return "rt." + builtinName(in.Sym) + "(" + strings.Join(args, ", ") + ")", true
+	}
+	return "", false
 }
 
 // target returns the loop or block a break or continue leaves.

@@ -87,6 +87,8 @@ type generator struct {
 	dataAddr  map[string]int64   // the address of each data object
 	labels    map[*ir.Instr]bool // loops and blocks whose Go label is used
 	exits     map[*ir.Instr]bool // loops left by a break, blocks left at all
+	statics   []string           // package-level constant values, by index
+	staticIdx map[string]int     // expression -> index in statics
 }
 
 type siteDecl struct {
@@ -276,6 +278,21 @@ func (g *generator) site(name string, pos diag.Pos) string {
 	return n
 }
 
+// static returns the package-level variable holding the value of the
+// constant expression expr, declaring it on first use.
+func (g *generator) static(expr string) string {
+	if g.staticIdx == nil {
+		g.staticIdx = map[string]int{}
+	}
+	i, ok := g.staticIdx[expr]
+	if !ok {
+		i = len(g.statics)
+		g.statics = append(g.statics, expr)
+		g.staticIdx[expr] = i
+	}
+	return "k" + strconv.Itoa(i)
+}
+
 // funcRef returns the funcTable index of function name.
 func (g *generator) funcRef(name string) int {
 	if i, ok := g.refIndex[name]; ok {
@@ -384,6 +401,13 @@ func Run(h *rt.Host, opts rt.RunOptions) *rt.Result {
 			// The file's base name: a journal stays valid when the
 			// program moves to another directory.
 			g.printf("\t%s = rt.NewSite(%q, %q, %d, %d)\n", s.goName, s.name, filepath.Base(s.pos.File), s.pos.Line, s.pos.Col)
+		}
+		g.printf(")\n\n")
+	}
+	if len(g.statics) > 0 {
+		g.printf("// Constant values the program computes from literals, once per process.\nvar (\n")
+		for i, e := range g.statics {
+			g.printf("\tk%d = %s\n", i, e)
 		}
 		g.printf(")\n\n")
 	}
