@@ -3,12 +3,11 @@ package ir
 import (
 	"fmt"
 	"math"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/genesis-toolchain/genesis/frontend/diag"
+	"github.com/genesis-toolchain/genesis/internal/par"
 )
 
 // VerifyCode is the diagnostic code of IR verification errors.
@@ -50,7 +49,7 @@ func Verify(m *Module) diag.List {
 	// is checked when the results are joined, in module order, so the
 	// diagnostics are exactly those of one pass over the functions.
 	fvs := make([]*verifier, len(m.Funcs))
-	each(len(m.Funcs), func(i int) {
+	par.Do(len(m.Funcs), len(m.Funcs)/32, func(i int) {
 		fv := &verifier{m: m, funcs: v.funcs, data: v.data, steps: map[string]bool{}}
 		fv.fn(m.Funcs[i])
 		fvs[i] = fv
@@ -86,33 +85,6 @@ type stepUse struct {
 
 func (v *verifier) stepNotUnique(in *Instr) {
 	v.instrErrorf(in, "step %q at %s is not unique: another effect has the same name and position", in.Str, in.Pos)
-}
-
-// each calls fn(0) … fn(n-1), on several goroutines when n is large.
-func each(n int, fn func(i int)) {
-	workers := min(runtime.GOMAXPROCS(0), n/32)
-	if workers < 2 {
-		for i := range n {
-			fn(i)
-		}
-		return
-	}
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				fn(i)
-			}
-		}()
-	}
-	for i := range n {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
 }
 
 type regionKind uint8

@@ -12,14 +12,13 @@ package forge
 
 import (
 	"fmt"
-	"runtime"
 	"sort"
 	"strconv"
-	"sync"
 
 	"github.com/genesis-toolchain/genesis/forge/bytecode"
 	"github.com/genesis-toolchain/genesis/frontend/diag"
 	"github.com/genesis-toolchain/genesis/frontend/fasm"
+	"github.com/genesis-toolchain/genesis/internal/par"
 	"github.com/genesis-toolchain/genesis/ir"
 )
 
@@ -297,25 +296,9 @@ func (c *compiler) compileFuncs() map[string]*asmWriter {
 	}
 
 	out := map[string]*asmWriter{}
-	workers := runtime.GOMAXPROCS(0)
 	for _, members := range waves {
 		results := make([]sccResult, len(members))
-		var wg sync.WaitGroup
-		next := make(chan int)
-		for range min(workers, len(members)) {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for k := range next {
-					results[k] = c.compileSCC(sccs[members[k]])
-				}
-			}()
-		}
-		for k := range members {
-			next <- k
-		}
-		close(next)
-		wg.Wait()
+		par.Do(len(members), len(members), func(k int) { results[k] = c.compileSCC(sccs[members[k]]) })
 		for k, i := range members {
 			r := &results[k]
 			for _, f := range sccs[i] {

@@ -2,12 +2,12 @@ package genesis
 
 import (
 	"runtime"
-	"sync"
 	"unicode/utf8"
 
 	"github.com/antlr4-go/antlr/v4"
 
 	"github.com/genesis-toolchain/genesis/frontend/genesis/parser"
+	"github.com/genesis-toolchain/genesis/internal/par"
 )
 
 // Parsing a large file concurrently. The top-level items of a file are
@@ -61,22 +61,9 @@ func parseConcurrently(file string, src []byte) (decls []Decl, ok bool) {
 
 	results := make([][]Decl, len(chunks))
 	failed := make([]bool, len(chunks))
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for range min(workers, len(chunks)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for k := range next {
-				results[k], failed[k] = parseChunk(file, lexer, chunks[k], eof)
-			}
-		}()
-	}
-	for k := range chunks {
-		next <- k
-	}
-	close(next)
-	wg.Wait()
+	par.Do(len(chunks), workers, func(k int) {
+		results[k], failed[k] = parseChunk(file, lexer, chunks[k], eof)
+	})
 	for k := range chunks {
 		if failed[k] {
 			return nil, false

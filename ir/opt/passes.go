@@ -9,9 +9,7 @@
 package opt
 
 import (
-	"runtime"
-	"sync"
-
+	"github.com/genesis-toolchain/genesis/internal/par"
 	"github.com/genesis-toolchain/genesis/ir"
 )
 
@@ -121,29 +119,7 @@ func Run(m *ir.Module, level int, hooks *Hooks) {
 // read and write nothing outside the function they are given, so the
 // result does not depend on scheduling.
 func forEachFunc(m *ir.Module, fn func(f *ir.Func)) {
-	workers := min(runtime.GOMAXPROCS(0), len(m.Funcs)/minFuncsPerWorker)
-	if workers < 2 {
-		for _, f := range m.Funcs {
-			fn(f)
-		}
-		return
-	}
-	next := make(chan *ir.Func)
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for f := range next {
-				fn(f)
-			}
-		}()
-	}
-	for _, f := range m.Funcs {
-		next <- f
-	}
-	close(next)
-	wg.Wait()
+	par.Do(len(m.Funcs), len(m.Funcs)/minFuncsPerWorker, func(i int) { fn(m.Funcs[i]) })
 }
 
 // minFuncsPerWorker keeps small modules on one goroutine.
