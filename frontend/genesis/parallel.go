@@ -7,6 +7,7 @@ import (
 	"github.com/antlr4-go/antlr/v4"
 
 	"github.com/genesis-toolchain/genesis/frontend/genesis/parser"
+	"github.com/genesis-toolchain/genesis/frontend/twostage"
 	"github.com/genesis-toolchain/genesis/internal/par"
 )
 
@@ -119,11 +120,8 @@ func parseChunk(file string, lexer *parser.GenesisLexer, toks []antlr.Token, eof
 		antlr.TokenDefaultChannel, eof.GetStart(), eof.GetStop(), eof.GetLine(), eof.GetColumn())
 	tokens := antlr.NewCommonTokenStream(&sliceSource{GenesisLexer: lexer, toks: toks, eof: end}, antlr.TokenDefaultChannel)
 	p := parser.NewGenesisParser(tokens)
-	p.RemoveErrorListeners()
-	p.GetInterpreter().SetPredictionMode(antlr.PredictionModeSLL)
-	p.SetErrorHandler(bailStrategy{antlr.NewDefaultErrorStrategy()})
-	tree := sllProgram(p)
-	if tree == nil {
+	tree, ok := twostage.SLL(p, p.Program)
+	if !ok {
 		return nil, true
 	}
 	for _, it := range tree.AllItem() {

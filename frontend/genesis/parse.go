@@ -11,6 +11,7 @@ import (
 
 	"github.com/genesis-toolchain/genesis/frontend/diag"
 	"github.com/genesis-toolchain/genesis/frontend/genesis/parser"
+	"github.com/genesis-toolchain/genesis/frontend/twostage"
 )
 
 // Parse parses one Genesis source file. It always returns a File; when
@@ -79,23 +80,15 @@ func parse(file string, src []byte, concurrent bool, errs int) (f *File, r *repo
 	return f, &b.reporter
 }
 
-// parseProgram parses the tokens in two stages, the usual way to make an
-// ANTLR parser fast: first with SLL prediction, which decides most
-// choices from the cached DFA without full-context lookahead, and bails
-// out at the first syntax error without reporting it; only if that fails
-// (a syntax error, or a rare input that needs full LL context) the tokens
-// are parsed again by a fresh parser with full LL prediction and error
-// recovery, reporting to errs. On this grammar, which has no ambiguity,
-// a successful SLL parse is the LL parse. (A fresh parser, because one
-// that bailed out keeps state that changes its error recovery.)
-// Lexical errors are reported once: the token stream lexes each token
-// once and the second stage reuses them.
-func parseProgram(tokens *antlr.CommonTokenStream, errs antlr.ErrorListener) (tree parser.IProgramContext) {
+// parseProgram parses the tokens in two stages (package twostage): SLL,
+// and only if that gives up (a syntax error, or a rare input that needs
+// full LL context), again by a fresh parser with full LL prediction and
+// error recovery, reporting to errs. Lexical errors are reported once:
+// the token stream lexes each token once and the second stage reuses
+// them.
+func parseProgram(tokens *antlr.CommonTokenStream, errs antlr.ErrorListener) parser.IProgramContext {
 	p := parser.NewGenesisParser(tokens)
-	p.RemoveErrorListeners()
-	p.GetInterpreter().SetPredictionMode(antlr.PredictionModeSLL)
-	p.SetErrorHandler(bailStrategy{antlr.NewDefaultErrorStrategy()})
-	if tree = sllProgram(p); tree != nil {
+	if tree, ok := twostage.SLL(p, p.Program); ok {
 		return tree
 	}
 	tokens.Seek(0)
@@ -105,33 +98,8 @@ func parseProgram(tokens *antlr.CommonTokenStream, errs antlr.ErrorListener) (tr
 	return p.Program()
 }
 
-// sllProgram runs the first stage: the tree, or nil if the bail strategy
-// gave up.
-func sllProgram(p *parser.GenesisParser) (tree parser.IProgramContext) {
-	defer func() {
-		if r := recover(); r != nil {
-			if r != errBail {
-				panic(r)
-			}
-			tree = nil
-		}
-	}()
-	return p.Program()
-}
-
-// errBail is what bailStrategy panics with.
-var errBail = errors.New("genesis: SLL parse failed")
-
-// bailStrategy gives up at the first syntax error by panicking with
-// errBail. antlr's own BailErrorStrategy cannot serve: in the Go runtime
-// it records a ParseCancellationException whose methods panic when the
-// generated code reports it.
-type bailStrategy struct{ *antlr.DefaultErrorStrategy }
-
-func (bailStrategy) ReportError(antlr.Parser, antlr.RecognitionException) { panic(errBail) }
-func (bailStrategy) Recover(antlr.Parser, antlr.RecognitionException)     { panic(errBail) }
-func (bailStrategy) RecoverInline(antlr.Parser) antlr.Token               { panic(errBail) }
-func (bailStrategy) Sync(antlr.Parser)                                    {}
+// errBail is what probeStrategy panics with.
+var errBail = errors.New("genesis: probe parse stopped")
 
 // A builder turns the ANTLR parse tree of a file into the AST, and
 // reports syntax errors as the error listener of the lexer and parser.

@@ -1,7 +1,6 @@
 package nanovm
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"regexp"
@@ -11,6 +10,7 @@ import (
 	"github.com/antlr4-go/antlr/v4"
 
 	"github.com/genesis-toolchain/genesis/frontend/nanovm/parser"
+	"github.com/genesis-toolchain/genesis/frontend/twostage"
 )
 
 // Expr is a condition expression. Off is the index, in code points, of
@@ -92,8 +92,9 @@ func ParseCondition(src string) (e Expr, err *CondError) {
 	lexer := parser.NewConditionLexer(antlr.NewInputStream(src))
 	lexer.RemoveErrorListeners()
 	tokens := antlr.NewCommonTokenStream(lexer, antlr.TokenDefaultChannel)
-	tree := sllCondition(tokens)
-	if tree == nil {
+	p0 := parser.NewConditionParser(tokens)
+	tree, ok := twostage.SLL(p0, p0.Condition)
+	if !ok {
 		tokens.Seek(0)
 		l := &condListener{tokens: tokens}
 		p := parser.NewConditionParser(tokens)
@@ -117,36 +118,6 @@ func ParseCondition(src string) (e Expr, err *CondError) {
 	}
 	return e, nil
 }
-
-// sllCondition is the first stage of the two-stage parse (as the Genesis
-// frontend does it): SLL prediction, giving up at the first error; nil
-// then, and the tokens are parsed again with full LL and error reports.
-func sllCondition(tokens *antlr.CommonTokenStream) (tree parser.IConditionContext) {
-	p := parser.NewConditionParser(tokens)
-	p.RemoveErrorListeners()
-	p.GetInterpreter().SetPredictionMode(antlr.PredictionModeSLL)
-	p.SetErrorHandler(bailStrategy{antlr.NewDefaultErrorStrategy()})
-	defer func() {
-		if r := recover(); r != nil {
-			if r != errBail {
-				panic(r)
-			}
-			tree = nil
-		}
-	}()
-	return p.Condition()
-}
-
-var errBail = errors.New("nanovm: SLL parse failed")
-
-// bailStrategy gives up at the first syntax error by panicking with
-// errBail.
-type bailStrategy struct{ *antlr.DefaultErrorStrategy }
-
-func (bailStrategy) ReportError(antlr.Parser, antlr.RecognitionException) { panic(errBail) }
-func (bailStrategy) Recover(antlr.Parser, antlr.RecognitionException)     { panic(errBail) }
-func (bailStrategy) RecoverInline(antlr.Parser) antlr.Token               { panic(errBail) }
-func (bailStrategy) Sync(antlr.Parser)                                    {}
 
 // condListener keeps the first syntax error, worded for the language.
 type condListener struct {

@@ -108,6 +108,17 @@ func Load(file string, src []byte) (*Node, diag.List) {
 	return n, r.sorted()
 }
 
+// LoadJSON parses a JSON document into nodes whatever the file's name
+// (Load would read a document that does not start with '{' as YAML).
+// The execution-plan frontend (frontend/plan) reads plans with it. The
+// diagnostics carry this package's codes (CodeSyntax, CodeDupKey); the
+// node is nil after a syntax error.
+func LoadJSON(file string, src []byte) (*Node, diag.List) {
+	r := &reporter{}
+	n := parseJSON(file, src, r)
+	return n, r.sorted()
+}
+
 func load(file string, src []byte, r *reporter) *Node {
 	if IsYAML(file, src) {
 		return parseYAML(file, src, r)
