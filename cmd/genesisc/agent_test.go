@@ -28,18 +28,29 @@ import (
 // expected exit status ("exit N"). Each distinct program is built with
 // the Go toolchain once, into a cache shared by the tests.
 
-// useRunCache points genesisc run's cache at a directory shared by the
-// tests of this process.
+// useRunCache points genesisc run's cache at the directory TestMain made
+// for the tests of this process.
 func useRunCache(t *testing.T) {
 	t.Helper()
-	if os.Getenv("GENESIS_CACHE") != "" {
-		return
+	if runCache == "" {
+		t.Fatal("no run cache")
 	}
+	t.Setenv("GENESIS_CACHE", runCache)
+}
+
+var runCache string
+
+// TestMain makes the run cache shared by the tests of this process (each
+// distinct program is built once) and removes it at the end.
+func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "genesis-run-cache-")
 	if err != nil {
-		t.Fatal(err)
+		panic(err)
 	}
-	t.Setenv("GENESIS_CACHE", dir)
+	runCache = dir
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
 }
 
 var (
