@@ -17,6 +17,7 @@ import (
 	"github.com/genesis-toolchain/genesis/frontend/fasm"
 	"github.com/genesis-toolchain/genesis/frontend/genesis"
 	"github.com/genesis-toolchain/genesis/frontend/nanovm"
+	"github.com/genesis-toolchain/genesis/frontend/plan"
 	"github.com/genesis-toolchain/genesis/ir"
 	"github.com/genesis-toolchain/genesis/ir/opt"
 )
@@ -134,10 +135,14 @@ func Build(srcs []Source, opts Options) (*Output, diag.List) {
 		return out, ds
 	case ".json", ".yaml", ".yml":
 		if len(srcs) > 1 {
-			diags.Errorf(diag.Pos{File: srcs[1].Name}, "E0005", "several nano-vm programs: a program is one file")
+			diags.Errorf(diag.Pos{File: srcs[1].Name}, "E0005", "several nano-vm programs or plans: a program is one file")
 			return nil, diags
 		}
-		m, ds := nanovm.Compile(srcs[0].Name, srcs[0].Data)
+		compile := nanovm.Compile
+		if ext == ".json" && plan.Is(srcs[0].Data) {
+			compile = plan.Compile // an execution plan: groups, not steps
+		}
+		m, ds := compile(srcs[0].Name, srcs[0].Data)
 		if ds.HasErrors() {
 			return nil, ds
 		}

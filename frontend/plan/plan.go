@@ -1,0 +1,146 @@
+// Package plan is the frontend of execution plans (docs/plan.md): JSON
+// documents listing groups of operations with their dependencies and the
+// smart contracts they touch, as an agent hands them to a plan executor
+// (seed 002). A group runs once every group it depends on is Done;
+// a group that fails blocks its dependents. The package loads a plan
+// with the position of every value (through the nano-vm frontend's JSON
+// decoder), checks it — unknown and cyclic dependencies, duplicate ids,
+// placeholders {$X} that no earlier operation binds — and lowers it to
+// IR, where the schedule, the group statuses and the values flowing
+// between groups are explicit code.
+//
+//	if plan.Is(src) {
+//		m, diags := plan.Compile("swap.json", src)
+//	}
+//
+// Every diagnostic reads file:line:col: severity[CODE]: $.json.path: message.
+package plan
+
+import (
+	"fmt"
+	"runtime/debug"
+
+	"github.com/genesis-toolchain/genesis/frontend/diag"
+	"github.com/genesis-toolchain/genesis/frontend/nanovm"
+	"github.com/genesis-toolchain/genesis/ir"
+)
+
+// Diagnostic codes. Errors stop compilation; warnings (Severity Warning)
+// do not.
+const (
+	CodeSyntax      = "P001" // the document is not valid JSON
+	CodeSchema      = "P002" // a field has the wrong type or value, or a required one is missing
+	CodeDupID       = "P003" // two groups have the same id
+	CodeUnknownDep  = "P004" // a dependency names no group
+	CodeCycle       = "P005" // groups depend on each other in a cycle
+	CodePlaceholder = "P006" // a placeholder {$X} is not bound where it is used
+	CodeDupName     = "P007" // two operations (or an operation and an input) bind one name
+	CodeUnknownKey  = "P008" // a key the format does not have (warning)
+	CodeDupKey      = "P009" // a key appears twice in one object (warning)
+	CodeNoEffect    = "P010" // something that does nothing: a repeated dependency or contract, an empty plan or group (warning)
+	CodeMalformed   = "P011" // text that looks like a placeholder but is not one (warning)
+	CodeContract    = "P012" // a contract's chain id or address is not well formed (warning)
+	CodeInternal    = "P0FF" // a bug of this compiler
+)
+
+// Compile loads, checks and lowers one execution plan (a JSON document,
+// whatever the file's extension). It returns the module and the
+// diagnostics, sorted by position; the module is nil when any diagnostic
+// is an error. The module verifies (ir.Verify).
+func Compile(file string, src []byte) (m *ir.Module, diags diag.List) {
+	defer func() {
+		if e := recover(); e != nil {
+			m = nil
+			diags = append(diags, diag.Diagnostic{Pos: diag.Pos{File: file}, Severity: diag.Error, Code: CodeInternal,
+				Msg: fmt.Sprintf("internal compiler error: %v\n%s", e, debug.Stack())})
+		}
+	}()
+	p, diags := Check(file, src)
+	if diags.HasErrors() {
+		return nil, diags
+	}
+	m = Lower(p)
+	if vs := ir.Verify(m); len(vs) > 0 {
+		for _, d := range vs {
+			diags = append(diags, diag.Diagnostic{Pos: d.Pos, Severity: diag.Error, Code: CodeInternal,
+				Msg: "internal compiler error: the lowered IR does not verify: " + d.Msg})
+		}
+		return nil, diags
+	}
+	return m, diags
+}
+
+// Check loads and checks a plan without lowering it: the plan and every
+// diagnostic, sorted by position. The plan is nil when the document
+// could not be decoded at all; it may be partial when the list holds
+// errors, and its Order is set only when there are none.
+func Check(file string, src []byte) (*Plan, diag.List) {
+	r := &reporter{}
+	root := load(file, src, r)
+	if root == nil {
+		return nil, r.sorted()
+	}
+	p := decodePlan(root, r)
+	if p != nil {
+		checkPlan(p, r)
+	}
+	return p, r.sorted()
+}
+
+// Load parses a plan's JSON document into nodes, without checking it
+// against the plan format: the nano-vm frontend's decoder (positions,
+// key order, RFC 8259 strictness), its diagnostics under this package's
+// codes. The node is nil after a syntax error.
+func Load(file string, src []byte) (*nanovm.Node, diag.List) {
+	r := &reporter{}
+	n := load(file, src, r)
+	return n, r.sorted()
+}
+
+func load(file string, src []byte, r *reporter) *nanovm.Node {
+	root, ds := nanovm.LoadJSON(file, src)
+	for _, d := range ds {
+		switch d.Code {
+		case nanovm.CodeSyntax:
+			d.Code = CodeSyntax
+		case nanovm.CodeDupKey:
+			d.Code = CodeDupKey
+		}
+		r.diags = append(r.diags, d)
+	}
+	return root
+}
+
+const (
+	errorSev = diag.Error
+	warning  = diag.Warning
+)
+
+// reporter collects the diagnostics of one plan.
+type reporter struct {
+	diags diag.List
+}
+
+func (r *reporter) add(pos diag.Pos, sev diag.Severity, path, code, format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	if path != "" {
+		msg = path + ": " + msg
+	}
+	r.diags = append(r.diags, diag.Diagnostic{Pos: pos, Severity: sev, Code: code, Msg: msg})
+}
+
+// errorf reports an error about node n.
+func (r *reporter) errorf(n *nanovm.Node, code, format string, args ...any) {
+	r.add(n.Pos, diag.Error, n.Path, code, format, args...)
+}
+
+// warnf reports a warning about node n.
+func (r *reporter) warnf(n *nanovm.Node, code, format string, args ...any) {
+	r.add(n.Pos, diag.Warning, n.Path, code, format, args...)
+}
+
+func (r *reporter) sorted() diag.List {
+	out := append(diag.List(nil), r.diags...)
+	out.Sort()
+	return out
+}

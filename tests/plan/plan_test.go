@@ -1,0 +1,203 @@
+// Package plan_test is the golden suite of the execution-plan frontend
+// (docs/plan.md).
+//
+// A golden case, *.txtar, has a plan.json section and
+//
+//	out/ir      the lowered module, printed, when the plan compiles; it
+//	            must verify and round-trip through the IR parser
+//	out/errors  the rendered diagnostics (errors and warnings), when
+//	            there are any
+//	out/run     when the case has llm.json or tools.json: the run of the
+//	            module on input.json (default {}) with those scripted
+//	            effects (interp_test.go), one line per effect and the end
+//
+// The case's comment may pin diagnostics by hand, one per line, as
+// "want CODE LINE:COL" (e.g. "want P004 7:15"): each must be among the
+// diagnostics. Cases whose name starts with err_ must not compile.
+//
+// go test ./tests/plan -update rewrites the out/ sections.
+package plan_test
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/genesis-toolchain/genesis/frontend/diag"
+	"github.com/genesis-toolchain/genesis/frontend/plan"
+	"github.com/genesis-toolchain/genesis/internal/golden"
+	"github.com/genesis-toolchain/genesis/ir"
+	rt "github.com/genesis-toolchain/genesis/runtime"
+)
+
+// minCases is the issue's floor for the golden suite.
+const minCases = 15
+
+var wantLine = regexp.MustCompile(`^want (P[0-9A-F]{3}) (\d+):(\d+)$`)
+
+func TestGolden(t *testing.T) {
+	if n := len(golden.Files(t, "*.txtar")); n < minCases {
+		t.Errorf("%d golden cases, want at least %d", n, minCases)
+	}
+	golden.Run(t, "*.txtar", func(t *testing.T, c *golden.Case) {
+		src, ok := c.File("plan.json")
+		if !ok {
+			t.Fatal("no plan.json section")
+		}
+		m, diags := plan.Compile("plan.json", []byte(src))
+		for _, d := range diags {
+			if d.Code == plan.CodeInternal {
+				t.Fatalf("internal error: %s", d)
+			}
+		}
+		rendered := diags.Render(diag.Sources{"plan.json": []byte(src)})
+		if len(diags) > 0 {
+			c.Check("out/errors", rendered)
+		} else if _, ok := c.File("out/errors"); ok {
+			c.Check("out/errors", "")
+		}
+		isErr := strings.HasPrefix(filepath.Base(c.Path), "err_")
+		switch {
+		case isErr && m != nil:
+			t.Errorf("an err_ case compiled")
+		case !isErr && m == nil:
+			t.Errorf("does not compile:\n%s", rendered)
+		}
+		if m != nil {
+			printed := ir.Print(m)
+			checkIR(t, printed)
+			c.Check("out/ir", printed)
+			runCase(t, c, m)
+		}
+		checkWants(t, c, diags)
+	})
+}
+
+// runCase runs the module with the case's scripted effects.
+func runCase(t *testing.T, c *golden.Case, m *ir.Module) {
+	t.Helper()
+	llmSrc, hasLLM := c.File("llm.json")
+	toolSrc, hasTools := c.File("tools.json")
+	if !hasLLM && !hasTools {
+		if _, ok := c.File("out/run"); ok {
+			t.Errorf("out/run without llm.json or tools.json")
+		}
+		return
+	}
+	llm, err := parseMock(llmSrc)
+	if err != nil {
+		t.Fatalf("llm.json: %v", err)
+	}
+	tools, err := parseMock(toolSrc)
+	if err != nil {
+		t.Fatalf("tools.json: %v", err)
+	}
+	input := rt.Object()
+	if s, ok := c.File("input.json"); ok {
+		if input, err = rt.ParseJSON([]byte(s)); err != nil {
+			t.Fatalf("input.json: %v", err)
+		}
+	}
+	log, err := run(m, input, llm, tools)
+	if err != nil {
+		t.Fatalf("run: %v\n%s", err, log)
+	}
+	c.Check("out/run", log)
+}
+
+// checkIR checks that printed IR parses, verifies and prints the same.
+func checkIR(t *testing.T, printed string) {
+	t.Helper()
+	m, diags := ir.Parse("out.ir", []byte(printed))
+	if diags.HasErrors() {
+		t.Fatalf("the printed IR does not parse:\n%s\n%s", diags.Render(diag.Sources{"out.ir": []byte(printed)}), printed)
+	}
+	if vs := ir.Verify(m); len(vs) > 0 {
+		t.Fatalf("the printed IR does not verify:\n%s", vs)
+	}
+	if again := ir.Print(m); again != printed {
+		t.Fatalf("print → parse → print differs:\n%s", again)
+	}
+}
+
+// checkWants checks the "want CODE LINE:COL" lines of the comment.
+func checkWants(t *testing.T, c *golden.Case, diags diag.List) {
+	t.Helper()
+	sc := bufio.NewScanner(strings.NewReader(c.Comment()))
+	for sc.Scan() {
+		m := wantLine.FindStringSubmatch(strings.TrimSpace(sc.Text()))
+		if m == nil {
+			continue
+		}
+		found := false
+		for _, d := range diags {
+			if d.Code == m[1] && fmt.Sprint(d.Pos.Line) == m[2] && fmt.Sprint(d.Pos.Col) == m[3] {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("want %s at %s:%s, not among the diagnostics:\n%s", m[1], m[2], m[3], diags)
+		}
+	}
+}
+
+// TestIsSeparatesPlansFromNanoVM checks the rule the driver picks the
+// frontend of a .json file by: every plan of this suite is a plan
+// (except the cases that are not even objects with "groups"), and no
+// nano-vm program of tests/nanovm (golden cases and corpus) is one.
+func TestIsSeparatesPlansFromNanoVM(t *testing.T) {
+	notPlans := map[string]bool{"err_not_object.txtar": true, "err_no_groups.txtar": true}
+	for _, path := range golden.Files(t, "*.txtar") {
+		c, err := golden.Load(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		src, _ := c.File("plan.json")
+		if got, want := plan.Is([]byte(src)), !notPlans[filepath.Base(path)]; got != want {
+			t.Errorf("%s: Is = %v, want %v", path, got, want)
+		}
+	}
+	n := 0
+	root := filepath.Join("..", "nanovm")
+	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		var srcs []string
+		switch filepath.Ext(path) {
+		case ".json":
+			data, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			srcs = append(srcs, string(data))
+		case ".txtar":
+			c, err := golden.Load(path)
+			if err != nil {
+				return err
+			}
+			for _, f := range c.Archive.Files {
+				if strings.HasSuffix(f.Name, ".json") {
+					srcs = append(srcs, string(f.Data))
+				}
+			}
+		}
+		for _, s := range srcs {
+			n++
+			if plan.Is([]byte(s)) {
+				t.Errorf("%s: a nano-vm program is taken for a plan", path)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n < 50 {
+		t.Errorf("only %d nano-vm programs found under %s", n, root)
+	}
+}
