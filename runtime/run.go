@@ -43,6 +43,7 @@ type Run struct {
 	namesBuf [4]string
 	lastOut  Value
 	outputs  Value
+	doneOuts Value // step name → its latest output (resultOutputs)
 	exports  Value
 	events   []Event
 
@@ -233,7 +234,7 @@ func (r *Run) finish(out Value, s *stopSignal) *Result {
 				Message: "replay: the run ended but the journal holds " + strconv.Itoa(n) + " more effects, the first at step " + first, Step: first}}
 		}
 	}
-	res := &Result{Status: StatusSuccess, Steps: r.names, Output: out, Outputs: r.outputs, Events: r.events, Exports: r.exports, Usage: r.usage}
+	res := &Result{Status: StatusSuccess, Steps: r.names, Output: out, Outputs: r.resultOutputs(), Events: r.events, Exports: r.exports, Usage: r.usage}
 	if s != nil {
 		res.Status, res.Error = s.status, s.err
 	}
@@ -268,6 +269,22 @@ func (r *Run) finish(out Value, s *stopSignal) *Result {
 		r.j.appendEnd(res.Status, step) // a failure here cannot change the outcome any more
 	}
 	return res
+}
+
+// resultOutputs is the result's "outputs": the latest output (not unit)
+// of every step that completed, by step name, then what the program set
+// with SetOutput (which wins on a shared key).
+func (r *Run) resultOutputs() Value {
+	o := r.doneOuts
+	if o.k != KindObject {
+		o = emptyObject
+	}
+	if r.outputs.k == KindObject {
+		for i := 0; i < int(r.outputs.u); i++ {
+			o = objSet(o, r.outputs.h.keys[i], r.outputs.h.items[i])
+		}
+	}
+	return o
 }
 
 // Input returns the run's input (RunOptions.Input).
@@ -520,6 +537,12 @@ func (r *Run) complete(id string, st Step, kind string, start time.Duration, out
 		r.lastOut = out
 	}
 	hash := ""
+	if !failed && out.k != KindUnit { // effects without a reply (emit, state.put) have no output
+		if r.doneOuts.k != KindObject {
+			r.doneOuts = emptyObject
+		}
+		r.doneOuts = objSet(r.doneOuts, st.site().Name, out)
+	}
 	if r.track {
 		hash = r.afterStep(st.site().Name, out, failed)
 	}

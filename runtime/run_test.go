@@ -80,7 +80,7 @@ func TestResultJSON(t *testing.T) {
 	countingTools(h, false)
 	res := h.Execute(RunOptions{Input: refundInput}, refundFlow)
 	want := `{"status":"success","steps":["load","classify","route","pay","notify","save"],` +
-		`"output":{"receipt":"R-1","order":"A-17"},"outputs":{"decision":"yes","payment":{"receipt":"R-1","order":"A-17"}},` +
+		`"output":{"receipt":"R-1","order":"A-17"},"outputs":{"classify":"yes","route":true,"pay":{"receipt":"R-1","order":"A-17"},"decision":"yes","payment":{"receipt":"R-1","order":"A-17"}},` +
 		`"events":[{"name":"refunded","payload":{"order":"A-17"}}],"exports":{},"error":null}`
 	if got := resultJSON(res); got != want {
 		t.Errorf("result\n%s\nwant\n%s", got, want)
