@@ -30,6 +30,10 @@ demo: build
 	$(BIN)/forge keygen --force -o $(BIN)/demo/key
 	echo "Forge" | $(BIN)/forge exec --proof $(BIN)/demo/proof.json --key $(BIN)/demo/key $(BIN)/demo/hello.frgp >/dev/null
 	echo "Forge" | $(BIN)/forge check-proof --proof $(BIN)/demo/proof.json $(BIN)/demo/hello.frgp
+	$(BIN)/genesisc run --llm mock:examples/refund.llm.json --tools mock:examples/refund.tools.json \
+	    --input user_input="I bought it yesterday" examples/refund.json
+	$(BIN)/genesisc run --llm mock:examples/refund.llm.json --tools mock:examples/refund.tools.json \
+	    --input user_input="I broke it" --trace $(BIN)/demo/refund.trace examples/refund.json
 
 test: vet
 	$(GO) test -count=1 ./...
