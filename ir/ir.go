@@ -26,6 +26,30 @@ func (m *Module) FuncMap() map[string]*Func {
 	return byName
 }
 
+// CallGraph returns the direct call graph of m: for the function at each
+// index of m.Funcs, the indexes of the functions it calls with call, in
+// order of first call, each once.
+func (m *Module) CallGraph() [][]int {
+	index := make(map[string]int, len(m.Funcs))
+	for i := len(m.Funcs) - 1; i >= 0; i-- { // the first of a name, as Func finds it
+		index[m.Funcs[i].Name] = i
+	}
+	edges := make([][]int, len(m.Funcs))
+	for i, f := range m.Funcs {
+		seen := map[int]bool{}
+		Walk(f.Body, func(in *Instr) {
+			if in.Op != OpCall {
+				return
+			}
+			if j, ok := index[in.Sym]; ok && !seen[j] {
+				seen[j] = true
+				edges[i] = append(edges[i], j)
+			}
+		})
+	}
+	return edges
+}
+
 // Func returns the function named name, or nil.
 func (m *Module) Func(name string) *Func {
 	for _, f := range m.Funcs {

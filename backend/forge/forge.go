@@ -18,6 +18,7 @@ import (
 	"github.com/genesis-toolchain/genesis/forge/bytecode"
 	"github.com/genesis-toolchain/genesis/frontend/diag"
 	"github.com/genesis-toolchain/genesis/frontend/fasm"
+	"github.com/genesis-toolchain/genesis/internal/graph"
 	"github.com/genesis-toolchain/genesis/internal/par"
 	"github.com/genesis-toolchain/genesis/ir"
 )
@@ -271,23 +272,25 @@ func (c *compiler) compile() (string, diag.List) {
 // module order when the wave ends, so the output does not depend on
 // scheduling. It returns each function's assembly.
 func (c *compiler) compileFuncs() map[string]*asmWriter {
-	sccs := c.sccs()
-	compOf := map[*ir.Func]int{}
-	for i, scc := range sccs {
-		for _, f := range scc {
+	calls := c.m.CallGraph()
+	comps := graph.SCC(len(calls), func(v int) []int { return calls[v] })
+	sccs := make([][]*ir.Func, len(comps))
+	compOf := make([]int, len(calls))
+	for i, comp := range comps {
+		for _, f := range comp {
 			compOf[f] = i
+			sccs[i] = append(sccs[i], c.m.Funcs[f])
 		}
 	}
-	funcs := c.m.FuncMap()
-	wave := make([]int, len(sccs))
+	wave := make([]int, len(comps))
 	var waves [][]int
-	for i, scc := range sccs { // callees come first: their waves are known
-		for _, f := range scc {
-			ir.Walk(f.Body, func(in *ir.Instr) {
-				if g := funcs[in.Sym]; in.Op == ir.OpCall && g != nil && compOf[g] != i {
+	for i, comp := range comps { // callees come first: their waves are known
+		for _, f := range comp {
+			for _, g := range calls[f] {
+				if compOf[g] != i {
 					wave[i] = max(wave[i], wave[compOf[g]]+1)
 				}
-			})
+			}
 		}
 		for len(waves) <= wave[i] {
 			waves = append(waves, nil)
@@ -375,75 +378,6 @@ func (c *compiler) clobberOf(in *minst) regSet {
 		return in.clob
 	}
 	return allAllocatable
-}
-
-// sccs returns the strongly connected components of the direct call graph,
-// callees before callers (Tarjan's algorithm), each in module order.
-func (c *compiler) sccs() [][]*ir.Func {
-	idx := map[*ir.Func]int{}
-	low := map[*ir.Func]int{}
-	on := map[*ir.Func]bool{}
-	var stack []*ir.Func
-	var res [][]*ir.Func
-	n := 0
-	funcs := c.m.FuncMap()
-	order := map[*ir.Func]int{}
-	for i, g := range c.m.Funcs {
-		order[g] = i
-	}
-	callees := func(f *ir.Func) []*ir.Func {
-		var cs []*ir.Func
-		var walk func(r *ir.Region)
-		walk = func(r *ir.Region) {
-			for _, in := range r.Instrs {
-				if in.Op == ir.OpCall {
-					if g := funcs[in.Sym]; g != nil {
-						cs = append(cs, g)
-					}
-				}
-				for _, s := range in.Regions {
-					walk(s)
-				}
-			}
-		}
-		walk(f.Body)
-		return cs
-	}
-	var visit func(f *ir.Func)
-	visit = func(f *ir.Func) {
-		idx[f], low[f] = n, n
-		n++
-		stack = append(stack, f)
-		on[f] = true
-		for _, g := range callees(f) {
-			if _, seen := idx[g]; !seen {
-				visit(g)
-				low[f] = min(low[f], low[g])
-			} else if on[g] {
-				low[f] = min(low[f], idx[g])
-			}
-		}
-		if low[f] == idx[f] {
-			var comp []*ir.Func
-			for {
-				g := stack[len(stack)-1]
-				stack = stack[:len(stack)-1]
-				on[g] = false
-				comp = append(comp, g)
-				if g == f {
-					break
-				}
-			}
-			sort.Slice(comp, func(i, j int) bool { return order[comp[i]] < order[comp[j]] })
-			res = append(res, comp)
-		}
-	}
-	for _, f := range c.m.Funcs {
-		if _, seen := idx[f]; !seen {
-			visit(f)
-		}
-	}
-	return res
 }
 
 // writeDispatches emits one routine per function type used by

@@ -1,6 +1,11 @@
 package opt
 
-import "github.com/genesis-toolchain/genesis/ir"
+import (
+	"slices"
+
+	"github.com/genesis-toolchain/genesis/internal/graph"
+	"github.com/genesis-toolchain/genesis/ir"
+)
 
 // InlineBudget is the largest callee inline copies, in instructions
 // (counting those of nested regions and terminators). 40 instructions
@@ -115,52 +120,13 @@ func bottomUp(m *ir.Module) []*ir.Func {
 // recursiveFuncs returns the functions on a cycle of the direct call
 // graph (Tarjan's strongly connected components).
 func recursiveFuncs(m *ir.Module) map[*ir.Func]bool {
-	edges := map[*ir.Func][]*ir.Func{}
-	funcs := m.FuncMap()
-	for _, f := range m.Funcs {
-		edges[f] = calls(funcs, f)
-	}
-	index, low := map[*ir.Func]int{}, map[*ir.Func]int{}
-	onStack := map[*ir.Func]bool{}
-	var stack []*ir.Func
+	calls := m.CallGraph()
 	rec := map[*ir.Func]bool{}
-	var connect func(f *ir.Func)
-	connect = func(f *ir.Func) {
-		index[f], low[f] = len(index), len(index)
-		stack = append(stack, f)
-		onStack[f] = true
-		for _, g := range edges[f] {
-			if _, ok := index[g]; !ok {
-				connect(g)
-				low[f] = min(low[f], low[g])
-			} else if onStack[g] {
-				low[f] = min(low[f], index[g])
+	for _, comp := range graph.SCC(len(calls), func(v int) []int { return calls[v] }) {
+		for _, i := range comp {
+			if len(comp) > 1 || slices.Contains(calls[i], i) {
+				rec[m.Funcs[i]] = true
 			}
-			if g == f {
-				rec[f] = true
-			}
-		}
-		if low[f] == index[f] {
-			var scc []*ir.Func
-			for {
-				g := stack[len(stack)-1]
-				stack = stack[:len(stack)-1]
-				onStack[g] = false
-				scc = append(scc, g)
-				if g == f {
-					break
-				}
-			}
-			if len(scc) > 1 {
-				for _, g := range scc {
-					rec[g] = true
-				}
-			}
-		}
-	}
-	for _, f := range m.Funcs {
-		if _, ok := index[f]; !ok {
-			connect(f)
 		}
 	}
 	return rec
