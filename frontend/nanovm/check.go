@@ -2,7 +2,10 @@ package nanovm
 
 import (
 	"fmt"
+	"sort"
 	"strings"
+
+	"github.com/genesis-toolchain/genesis/internal/graph"
 )
 
 // edgeKind is where control goes after a step.
@@ -215,23 +218,7 @@ func checkCycles(p *Program, reached []bool, r *reporter) {
 // step graph (Tarjan's algorithm), each sorted by step index, in the
 // order of their first steps.
 func stronglyConnected(p *Program) [][]int {
-	n := len(p.Steps)
-	index := make([]int, n)
-	low := make([]int, n)
-	onStack := make([]bool, n)
-	for i := range index {
-		index[i] = -1
-	}
-	var stack []int
-	var comps [][]int
-	next := 0
-	// An explicit stack of frames keeps deep graphs off the Go stack.
-	type frame struct {
-		v     int
-		succs []int
-		i     int
-	}
-	succsOf := func(v int) []int {
+	comps := graph.SCC(len(p.Steps), func(v int) []int {
 		var out []int
 		for _, e := range p.successors(p.Steps[v]) {
 			if e.kind == toStep {
@@ -239,69 +226,9 @@ func stronglyConnected(p *Program) [][]int {
 			}
 		}
 		return out
-	}
-	for root := range n {
-		if index[root] >= 0 {
-			continue
-		}
-		frames := []frame{{v: root, succs: succsOf(root)}}
-		index[root], low[root] = next, next
-		next++
-		stack = append(stack, root)
-		onStack[root] = true
-		for len(frames) > 0 {
-			f := &frames[len(frames)-1]
-			if f.i < len(f.succs) {
-				w := f.succs[f.i]
-				f.i++
-				if index[w] < 0 {
-					index[w], low[w] = next, next
-					next++
-					stack = append(stack, w)
-					onStack[w] = true
-					frames = append(frames, frame{v: w, succs: succsOf(w)})
-				} else if onStack[w] {
-					low[f.v] = min(low[f.v], index[w])
-				}
-				continue
-			}
-			v := f.v
-			frames = frames[:len(frames)-1]
-			if len(frames) > 0 {
-				u := frames[len(frames)-1].v
-				low[u] = min(low[u], low[v])
-			}
-			if low[v] == index[v] {
-				var comp []int
-				for {
-					w := stack[len(stack)-1]
-					stack = stack[:len(stack)-1]
-					onStack[w] = false
-					comp = append(comp, w)
-					if w == v {
-						break
-					}
-				}
-				sortInts(comp)
-				comps = append(comps, comp)
-			}
-		}
-	}
-	// Order the components by their first step.
-	for i := 1; i < len(comps); i++ {
-		for j := i; j > 0 && comps[j][0] < comps[j-1][0]; j-- {
-			comps[j], comps[j-1] = comps[j-1], comps[j]
-		}
-	}
+	})
+	sort.Slice(comps, func(i, j int) bool { return comps[i][0] < comps[j][0] })
 	return comps
-}
-
-func sortInts(xs []int) {
-	for i := 1; i < len(xs); i++ {
-		for j := i; j > 0 && xs[j] < xs[j-1]; j-- {
-			xs[j], xs[j-1] = xs[j-1], xs[j]
-		}
-	}
 }
 
 // checkFallThrough warns when one branch target of a condition, having

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/genesis-toolchain/genesis/frontend/nanovm"
+	"github.com/genesis-toolchain/genesis/internal/graph"
 )
 
 // checkPlan checks what a plan executor discovers only at run time, or
@@ -204,68 +205,28 @@ func cyclePath(first *Group, in map[*Group]bool) ([]*Group, *Dep) {
 }
 
 // components returns the strongly connected components of the
-// dependency graph (Tarjan's algorithm, iterative), each sorted by
-// group index, in the order of their first groups.
+// dependency graph, each sorted by group index, in the order of their
+// first groups.
 func components(groups []*Group) [][]*Group {
-	index := map[*Group]int{}
-	low := map[*Group]int{}
-	onStack := map[*Group]bool{}
-	var stack []*Group
-	var out [][]*Group
-	next := 0
-	type frame struct {
-		g *Group
-		i int // the next dependency to visit
+	pos := make(map[*Group]int, len(groups))
+	for i, g := range groups {
+		pos[g] = i
 	}
-	for _, root := range groups {
-		if _, ok := index[root]; ok {
-			continue
-		}
-		frames := []frame{{g: root}}
-		index[root], low[root] = next, next
-		next++
-		stack = append(stack, root)
-		onStack[root] = true
-		for len(frames) > 0 {
-			f := &frames[len(frames)-1]
-			if f.i < len(f.g.Deps) {
-				w := f.g.Deps[f.i].Group
-				f.i++
-				if w == nil {
-					continue
-				}
-				if _, ok := index[w]; !ok {
-					index[w], low[w] = next, next
-					next++
-					stack = append(stack, w)
-					onStack[w] = true
-					frames = append(frames, frame{g: w})
-				} else if onStack[w] {
-					low[f.g] = min(low[f.g], index[w])
-				}
-				continue
-			}
-			g := f.g
-			frames = frames[:len(frames)-1]
-			if len(frames) > 0 {
-				parent := frames[len(frames)-1].g
-				low[parent] = min(low[parent], low[g])
-			}
-			if low[g] == index[g] {
-				var scc []*Group
-				for {
-					w := stack[len(stack)-1]
-					stack = stack[:len(stack)-1]
-					onStack[w] = false
-					scc = append(scc, w)
-					if w == g {
-						break
-					}
-				}
-				sort.Slice(scc, func(i, j int) bool { return scc[i].Index < scc[j].Index })
-				out = append(out, scc)
+	comps := graph.SCC(len(groups), func(v int) []int {
+		var out []int
+		for _, d := range groups[v].Deps {
+			if i, ok := pos[d.Group]; ok && d.Group != nil {
+				out = append(out, i)
 			}
 		}
+		return out
+	})
+	out := make([][]*Group, len(comps))
+	for k, comp := range comps {
+		for _, i := range comp {
+			out[k] = append(out[k], groups[i])
+		}
+		sort.Slice(out[k], func(i, j int) bool { return out[k][i].Index < out[k][j].Index })
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i][0].Index < out[j][0].Index })
 	return out
