@@ -355,6 +355,16 @@ func (b *Builder) Effect(op Op, step string, iters []*Value, args ...*Value) *Va
 	return in.Results[0]
 }
 
+// Parallel appends a parallel block with step name step and counters
+// iters: each of funcs (fn(value) -> value) is called with arg, at most
+// limit (an i64) at once. It returns the list of their results.
+func (b *Builder) Parallel(step string, iters []*Value, limit, arg *Value, funcs []string) *Value {
+	in := &Instr{Op: OpParallel, Str: step, Args: append([]*Value{limit, arg}, iters...), Iters: len(iters),
+		Syms: append([]string(nil), funcs...)}
+	b.emit(in)
+	return in.Results[0]
+}
+
 // AsmIn binds register Reg to operand V on entry to an asm block.
 type AsmIn struct {
 	Reg int

@@ -211,6 +211,8 @@ type Instr struct {
 	// Regs holds, for asm, the register of each binding: those of the
 	// in bindings (one per Arg) then those of the out bindings (one per
 	// Result).
+	Syms []string
+	// Syms holds, for parallel, the branch functions.
 	Iters int
 	// Iters is, for an effect, how many of the trailing Args are the
 	// iteration counters of the enclosing loops that make the step

@@ -84,6 +84,7 @@ const (
 	OpWait
 	OpStop
 	OpTrace
+	OpParallel
 
 	// Inline assembly.
 	OpAsm
@@ -114,6 +115,7 @@ const (
 	FormSwitch                   // switch %x -> results { case N, ...: ... default: ... }
 	FormBranch                   // break ^L %a, ... | continue ^L %a, ...
 	FormEffect                   // name "step" [%iter, ...] %a, ...
+	FormParallel                 // parallel "step" [%iter, ...] %limit, %arg @f, @g, ...
 	FormAsm                      // asm "text" in(rN = %a, ...) out(rN: T, ...)
 )
 
@@ -363,6 +365,8 @@ var opTable = [numOps]OpInfo{
 		Doc: "wait \"step\" [iters] request: suspends until the request (a duration, or a pending tool's resume) is satisfied; the resume payload."},
 	OpStop: {Name: "stop", Form: FormEffect, Args: valArgs(2), Flags: Effect | Terminator,
 		Doc: "stop \"step\" [iters] status, error: ends the run with status (a string value: \"failed\", \"budget_exceeded\", \"stalled\" or \"suspended\") and error (an error value, or unit) at this step; control does not return."},
+	OpParallel: {Name: "parallel", Form: FormParallel, Args: []Constraint{CI64, CValue}, Result: RValue, Flags: Effect,
+		Doc: "parallel \"step\" [iters] limit, arg @f, @g, ...: calls each branch function (fn(value) -> value) with arg, at most limit at once (limit <= 0: no bound); the list of their results, in branch order. Each branch's effects have identities of their own under the block's; the trace and the result do not depend on timing."},
 	OpTrace: {Name: "trace", Form: FormEffect, Args: valArgs(2), Flags: Effect,
 		Doc: "trace \"step\" [iters] event, payload: records an event of a step that performs no other effect (event a string value: \"completed\", \"skipped\" or \"failed\"; payload its output or reason) in the run's trace; it asks nothing of the world, so journals do not record it."},
 

@@ -609,7 +609,7 @@ func (p *parser) instr(r *Region) {
 	case FormBranch:
 		in.Label = p.expect(tLabel, "a label").text
 		in.Args = p.values()
-	case FormEffect:
+	case FormEffect, FormParallel:
 		in.Str = p.expect(tString, "a step name").text
 		var iters []*Value
 		if p.isPunct("[") {
@@ -619,6 +619,15 @@ func (p *parser) instr(r *Region) {
 		}
 		in.Args = append(p.values(), iters...)
 		in.Iters = len(iters)
+		if op == OpParallel {
+			for p.peek().kind == tSym {
+				in.Syms = append(in.Syms, p.next().text)
+				if !p.isPunct(",") {
+					break
+				}
+				p.next()
+			}
+		}
 	case FormAsm:
 		in.Str = p.expect(tString, "assembly text").text
 		if p.isIdent("in") {

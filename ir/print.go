@@ -251,7 +251,7 @@ func (p *printer) header(in *Instr) {
 			p.b.WriteByte(' ')
 			p.vals(in.Args)
 		}
-	case FormEffect:
+	case FormEffect, FormParallel:
 		p.printf(" %s", strconv.Quote(in.Str))
 		n := min(max(in.Iters, 0), len(in.Args))
 		if n > 0 {
@@ -262,6 +262,12 @@ func (p *printer) header(in *Instr) {
 		if len(in.Args) > n {
 			p.b.WriteByte(' ')
 			p.vals(in.Args[:len(in.Args)-n])
+		}
+		for i, f := range in.Syms {
+			if i > 0 {
+				p.b.WriteByte(',')
+			}
+			p.printf(" %s", sigilName('@', f))
 		}
 	case FormAsm:
 		p.printf(" %s", strconv.Quote(in.Str))

@@ -504,7 +504,20 @@ func (v *verifier) check(in *Instr, kind regionKind, results []Type) {
 		}
 	case OpReturn:
 		v.matchTypes(in, "returns", in.Args, v.f.Results)
-	case OpLLM, OpJudge, OpTool, OpEmit, OpStateGet, OpStatePut, OpWait, OpStop, OpTrace:
+	case OpLLM, OpJudge, OpTool, OpEmit, OpStateGet, OpStatePut, OpWait, OpStop, OpTrace, OpParallel:
+		if in.Op == OpParallel {
+			if len(in.Syms) == 0 {
+				v.instrErrorf(in, "parallel needs at least one branch function")
+			}
+			for _, name := range in.Syms {
+				switch f := v.funcs[name]; {
+				case f == nil:
+					v.instrErrorf(in, "no function %s", sigilName('@', name))
+				case f.Type() != FuncType([]Type{Dyn}, []Type{Dyn}):
+					v.instrErrorf(in, "branch %s has type %s, not fn(value) -> value", sigilName('@', name), f.Type())
+				}
+			}
+		}
 		if in.Str == "" {
 			v.instrErrorf(in, "an effect needs a step name")
 		}

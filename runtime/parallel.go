@@ -90,6 +90,7 @@ func (r *Run) Parallel(st Step, limit int, branches ...func(*Run) Value) []Value
 	}
 	out := List(results...)
 	r.lastOut = out
+	r.noteDone(st.site().Name, out)
 	hash := ""
 	if r.track {
 		hash = r.afterStep(st.site().Name, out, false)
@@ -180,6 +181,11 @@ func (r *Run) merge(c *Run) {
 	})
 	for _, f := range c.writes {
 		r.SetOutput(f.Key, f.Value)
+	}
+	if c.doneOuts.k == KindObject {
+		for i := 0; i < int(c.doneOuts.u); i++ {
+			r.noteDone(c.doneOuts.h.keys[i], c.doneOuts.h.items[i])
+		}
 	}
 	for _, f := range c.exportWrites {
 		r.Export(f.Key, f.Value)

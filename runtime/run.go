@@ -271,6 +271,18 @@ func (r *Run) finish(out Value, s *stopSignal) *Result {
 	return res
 }
 
+// noteDone records the output of a completed step for the result's
+// outputs; effects without a reply (emit, state.put) have none.
+func (r *Run) noteDone(name string, out Value) {
+	if out.k == KindUnit {
+		return
+	}
+	if r.doneOuts.k != KindObject {
+		r.doneOuts = emptyObject
+	}
+	r.doneOuts = objSet(r.doneOuts, name, out)
+}
+
 // resultOutputs is the result's "outputs": the latest output (not unit)
 // of every step that completed, by step name, then what the program set
 // with SetOutput (which wins on a shared key).
@@ -537,11 +549,8 @@ func (r *Run) complete(id string, st Step, kind string, start time.Duration, out
 		r.lastOut = out
 	}
 	hash := ""
-	if !failed && out.k != KindUnit { // effects without a reply (emit, state.put) have no output
-		if r.doneOuts.k != KindObject {
-			r.doneOuts = emptyObject
-		}
-		r.doneOuts = objSet(r.doneOuts, st.site().Name, out)
+	if !failed {
+		r.noteDone(st.site().Name, out)
 	}
 	if r.track {
 		hash = r.afterStep(st.site().Name, out, failed)

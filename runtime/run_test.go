@@ -378,7 +378,7 @@ func TestTraceDeterministicWithParallel(t *testing.T) {
 	// counts do not depend on timing: every branch starts from the
 	// block's counts.
 	want := `{"status":"success","steps":["fan","ask","lookup","ask","lookup","ask","lookup","ask","lookup","ask","lookup","ask","lookup"],` +
-		`"output":[["first",0],["one",1],["first",2],["first",3],["first",4],["first",5]],"outputs":{"last":5},"events":[],"exports":{},"error":null}`
+		`"output":[["first",0],["one",1],["first",2],["first",3],["first",4],["first",5]],"outputs":{"ask":"first","lookup":5,"fan":[["first",0],["one",1],["first",2],["first",3],["first",4],["first",5]],"last":5},"events":[],"exports":{},"error":null}`
 	if firstRes != want {
 		t.Errorf("result\n%s\nwant\n%s", firstRes, want)
 	}

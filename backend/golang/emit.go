@@ -418,6 +418,18 @@ func (fg *funcGen) instr(in *ir.Instr, yieldTo *owner) {
 
 	case ir.OpLLM, ir.OpJudge, ir.OpTool, ir.OpEmit, ir.OpStateGet, ir.OpStatePut, ir.OpWait, ir.OpStop, ir.OpTrace:
 		fg.effect(in)
+	case ir.OpParallel:
+		// Each branch runs on a Run of its own (and a machine around it);
+		// the results come back in branch order as a list value.
+		site := fg.g.site(in.Str, in.Pos)
+		iters := in.Args[len(in.Args)-in.Iters:]
+		var b strings.Builder
+		fmt.Fprintf(&b, "rt.List(m.r.Parallel(%s.At(%s), int(%s)", site, fg.list(iters), a(0))
+		for _, f := range in.Syms {
+			fmt.Fprintf(&b, ", func(r *rt.Run) rt.Value { return %s(m.branch(r), %s) }", funcName(f), a(1))
+		}
+		b.WriteString(")...)")
+		fg.def(in, b.String())
 	default:
 		fg.printf("panic(%q)", "unsupported operation "+in.Op.Info().Name)
 	}

@@ -390,6 +390,7 @@ func Run(h *rt.Host, opts rt.RunOptions) *rt.Result {
 		g.printf("\tmem []byte\n\tsp  uint64 // the frame stack, growing down from the top of mem\n")
 	}
 	g.printf("}\n\n")
+	g.printf("// branch is the machine of a parallel branch, which runs on r.\nfunc (m *machine) branch(r *rt.Run) *machine {\n\tb := *m\n\tb.r = r\n\treturn &b\n}\n\n")
 	if g.usesMem {
 		g.memoryHelpers()
 	}

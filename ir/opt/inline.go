@@ -223,6 +223,7 @@ func (c *cloner) instr(x *ir.Instr, parent *ir.Region) *ir.Instr {
 		n.Results = append(n.Results, nv)
 	}
 	n.Regs = append([]int(nil), x.Regs...)
+	n.Syms = append([]string(nil), x.Syms...)
 	n.Cases = nil
 	for _, vals := range x.Cases {
 		n.Cases = append(n.Cases, append([]int64(nil), vals...))
