@@ -880,31 +880,78 @@ func (c *condLowerer) compare(e *CompareExpr) *ir.Value {
 // on_error policy (the parent's when it has none); the step's output is
 // {sub_id: output} in sub-step order, with None for a skipped sub-step
 // (the partial-result contract), and each sub-step's output is also
-// recorded under its own id and output_key. The step itself performs no
-// effect: a trace records its completion with that output. A sub-step
-// that fails stops the run.
+// recorded under its own id and output_key. The parallel block is the
+// step (the runtime traces it, its sub-steps under it). A sub-step that
+// fails stops the run (after the others have finished, as the runtime's
+// parallel blocks do).
 //
-// The sub-steps are lowered one after the other, each as a block that
-// yields its output: a correct schedule (that of max_concurrency 1),
-// until the IR has an op that runs regions concurrently (docs/nanovm.md,
-// "Needs from the IR and the runtime").
+// Each sub-step is a function of its own, @STEP.SUB(value) -> value,
+// called by one parallel block with at most max_concurrency at once. It
+// receives {"outputs", "data", "k"} (the state before the step and the
+// step's visit count, its effects' iteration counter) and returns
+// {"out": its output, "tokens": the tokens it used}.
 func (l *lowerer) parallel(s *Step) {
 	b := l.b
-	outputs, data := l.state(stepRefs(s))
-	outs := make([]*ir.Value, len(s.Sub))
+	outputs, data := l.state(true)
+	b.SetPos(s.Node.Pos)
+	arg := b.Builtin("obj.set", b.Builtin("obj.new"), b.StringValue("outputs"), outputs)
+	arg = b.Builtin("obj.set", arg, b.StringValue("data"), data)
+	arg = b.Builtin("obj.set", arg, b.StringValue("k"), b.Builtin("num.from_int", l.k))
+	funcs := make([]string, len(s.Sub))
 	for i, sub := range s.Sub {
-		outs[i], _ = l.leaf(sub, outputs, data, false) // a skipped sub-step's output is None already
+		funcs[i] = l.branchFunc(s, sub)
 	}
 	b.SetPos(s.Node.Pos)
+	results := b.Parallel(s.ID, []*ir.Value{l.k}, b.Const(ir.I64, s.MaxConcurrency), arg, funcs)
 	agg := b.Builtin("obj.new")
 	for i, sub := range s.Sub {
 		b.SetPos(sub.Node.Pos)
-		agg = b.Builtin("obj.set", agg, b.StringValue(sub.ID), outs[i])
-		l.storeOutput(sub, outs[i])
+		r := b.Builtin("list.get", results, b.Const(ir.I64, int64(i)))
+		out := b.Builtin("obj.get", r, b.StringValue("out"))
+		if l.tokens != nil {
+			used := b.Builtin("num.to_int", b.Builtin("obj.get", r, b.StringValue("tokens")))
+			b.Set(l.tokens, b.Op(ir.OpAdd, b.Get(l.tokens), used))
+		}
+		agg = b.Builtin("obj.set", agg, b.StringValue(sub.ID), out)
+		l.storeOutput(sub, out)
 	}
 	b.SetPos(s.Node.Pos)
-	b.Effect(ir.OpTrace, s.ID, []*ir.Value{l.k}, b.StringValue("completed"), agg)
 	l.store(s, agg, nil)
 	l.stallCheck(s)
 	l.successor(s, false)
+}
+
+// branchFunc lowers sub-step sub of parallel step s into a function of
+// its own and returns its name.
+func (l *lowerer) branchFunc(s, sub *Step) string {
+	saveF, saveB, saveK, saveTokens := l.f, l.b, l.k, l.tokens
+	defer func() { l.f, l.b, l.k, l.tokens = saveF, saveB, saveK, saveTokens }()
+	pos := sub.Node.Pos
+	name := s.ID + "." + sub.ID
+	for l.m.Func(name) != nil {
+		name += "_"
+	}
+	l.f = l.m.NewFunc(name, []ir.Type{ir.Dyn}, []ir.Type{ir.Dyn}, pos)
+	l.f.Params[0].Name = "state"
+	l.b = ir.NewBuilder(l.f)
+	b := l.b
+	b.SetPos(pos)
+	st := l.f.Params[0]
+	outputs := b.Builtin("obj.get", st, b.StringValue("outputs"))
+	data := b.Builtin("obj.get", st, b.StringValue("data"))
+	l.k = b.Builtin("num.to_int", b.Builtin("obj.get", st, b.StringValue("k")))
+	if saveTokens != nil {
+		l.tokens = l.f.NewVar("tokens", ir.I64, pos)
+		b.Set(l.tokens, b.Const(ir.I64, 0))
+	}
+	out, _ := l.leaf(sub, outputs, data, false) // a skipped sub-step's output is None already
+	b.SetPos(pos)
+	used := b.Const(ir.I64, 0)
+	if l.tokens != nil {
+		used = b.Get(l.tokens)
+	}
+	r := b.Builtin("obj.set", b.Builtin("obj.new"), b.StringValue("out"), out)
+	r = b.Builtin("obj.set", r, b.StringValue("tokens"), b.Builtin("num.from_int", used))
+	b.Return(r)
+	return name
 }
