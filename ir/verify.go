@@ -87,6 +87,18 @@ func (v *verifier) stepNotUnique(in *Instr) {
 	v.instrErrorf(in, "step %q at %s is not unique: another effect has the same name and position", in.Str, in.Pos)
 }
 
+// VerifyLowered verifies a module a frontend just lowered: its
+// diagnostics, if any, re-coded as code (the frontend's internal-error
+// code), since lowered IR that does not verify is a bug of the frontend.
+func VerifyLowered(m *Module, code string) diag.List {
+	var out diag.List
+	for _, d := range Verify(m) {
+		out = append(out, diag.Diagnostic{Pos: d.Pos, Severity: diag.Error, Code: code,
+			Msg: "internal compiler error: the lowered IR does not verify: " + d.Msg})
+	}
+	return out
+}
+
 type regionKind uint8
 
 const (

@@ -58,12 +58,8 @@ func Compile(file string, src []byte) (m *ir.Module, diags diag.List) {
 		return nil, diags
 	}
 	m = Lower(prog)
-	if vs := ir.Verify(m); len(vs) > 0 {
-		for _, d := range vs {
-			diags = append(diags, diag.Diagnostic{Pos: d.Pos, Severity: diag.Error, Code: CodeInternal,
-				Msg: "internal compiler error: the lowered IR does not verify: " + d.Msg})
-		}
-		return nil, diags
+	if vs := ir.VerifyLowered(m, CodeInternal); len(vs) > 0 {
+		return nil, append(diags, vs...)
 	}
 	return m, diags
 }

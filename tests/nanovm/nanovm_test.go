@@ -22,12 +22,9 @@
 package nanovm_test
 
 import (
-	"bufio"
 	"bytes"
-	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -35,13 +32,13 @@ import (
 	"github.com/genesis-toolchain/genesis/frontend/diag"
 	"github.com/genesis-toolchain/genesis/frontend/nanovm"
 	"github.com/genesis-toolchain/genesis/internal/golden"
+	"github.com/genesis-toolchain/genesis/internal/irtest"
 	"github.com/genesis-toolchain/genesis/ir"
 )
 
 // minCases is the issue's floor for the golden suite.
 const minCases = 25
 
-var wantLine = regexp.MustCompile(`^want (N[0-9A-F]{3}) (\d+):(\d+)$`)
 
 func TestGolden(t *testing.T) {
 	if n := len(golden.Files(t, "*.txtar")); n < minCases {
@@ -70,10 +67,10 @@ func TestGolden(t *testing.T) {
 		}
 		if m != nil {
 			printed := ir.Print(m)
-			checkIR(t, printed)
+			irtest.CheckRoundTrip(t, printed)
 			c.Check("out/ir", printed)
 		}
-		checkWants(t, c, diags)
+		irtest.CheckWants(t, c, diags)
 	})
 }
 
@@ -90,41 +87,6 @@ func program(t *testing.T, c *golden.Case) (string, []byte) {
 	return "", nil
 }
 
-// checkIR checks that printed IR parses, verifies and prints the same.
-func checkIR(t *testing.T, printed string) {
-	t.Helper()
-	m, diags := ir.Parse("out.ir", []byte(printed))
-	if diags.HasErrors() {
-		t.Fatalf("the printed IR does not parse:\n%s\n%s", diags.Render(diag.Sources{"out.ir": []byte(printed)}), printed)
-	}
-	if vs := ir.Verify(m); len(vs) > 0 {
-		t.Fatalf("the printed IR does not verify:\n%s", vs)
-	}
-	if again := ir.Print(m); again != printed {
-		t.Fatalf("print → parse → print differs:\n%s", again)
-	}
-}
-
-// checkWants checks the "want CODE LINE:COL" lines of the comment.
-func checkWants(t *testing.T, c *golden.Case, diags diag.List) {
-	t.Helper()
-	sc := bufio.NewScanner(strings.NewReader(c.Comment()))
-	for sc.Scan() {
-		m := wantLine.FindStringSubmatch(strings.TrimSpace(sc.Text()))
-		if m == nil {
-			continue
-		}
-		found := false
-		for _, d := range diags {
-			if d.Code == m[1] && fmt.Sprint(d.Pos.Line) == m[2] && fmt.Sprint(d.Pos.Col) == m[3] {
-				found = true
-			}
-		}
-		if !found {
-			t.Errorf("want %s at %s:%s, not among the diagnostics:\n%s", m[1], m[2], m[3], diags)
-		}
-	}
-}
 
 // TestCorpus compiles every program of the corpus copy, and checks the
 // copy against ../shared/corpus/nanovm when that is present.
@@ -161,7 +123,7 @@ func TestCorpus(t *testing.T) {
 		if vs := ir.Verify(m); len(vs) > 0 {
 			t.Errorf("%s: the IR does not verify:\n%s", rel, vs)
 		}
-		checkIR(t, ir.Print(m))
+		irtest.CheckRoundTrip(t, ir.Print(m))
 	}
 	t.Logf("corpus: %d programs compile, %d invalid ones are rejected", valid, rejected)
 	if rejected != len(invalid) {

@@ -19,17 +19,15 @@
 package plan_test
 
 import (
-	"bufio"
-	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/genesis-toolchain/genesis/frontend/diag"
 	"github.com/genesis-toolchain/genesis/frontend/plan"
 	"github.com/genesis-toolchain/genesis/internal/golden"
+	"github.com/genesis-toolchain/genesis/internal/irtest"
 	"github.com/genesis-toolchain/genesis/ir"
 	rt "github.com/genesis-toolchain/genesis/runtime"
 )
@@ -37,7 +35,6 @@ import (
 // minCases is the issue's floor for the golden suite.
 const minCases = 15
 
-var wantLine = regexp.MustCompile(`^want (P[0-9A-F]{3}) (\d+):(\d+)$`)
 
 func TestGolden(t *testing.T) {
 	if n := len(golden.Files(t, "*.txtar")); n < minCases {
@@ -69,11 +66,11 @@ func TestGolden(t *testing.T) {
 		}
 		if m != nil {
 			printed := ir.Print(m)
-			checkIR(t, printed)
+			irtest.CheckRoundTrip(t, printed)
 			c.Check("out/ir", printed)
 			runCase(t, c, m)
 		}
-		checkWants(t, c, diags)
+		irtest.CheckWants(t, c, diags)
 	})
 }
 
@@ -109,41 +106,6 @@ func runCase(t *testing.T, c *golden.Case, m *ir.Module) {
 	c.Check("out/run", log)
 }
 
-// checkIR checks that printed IR parses, verifies and prints the same.
-func checkIR(t *testing.T, printed string) {
-	t.Helper()
-	m, diags := ir.Parse("out.ir", []byte(printed))
-	if diags.HasErrors() {
-		t.Fatalf("the printed IR does not parse:\n%s\n%s", diags.Render(diag.Sources{"out.ir": []byte(printed)}), printed)
-	}
-	if vs := ir.Verify(m); len(vs) > 0 {
-		t.Fatalf("the printed IR does not verify:\n%s", vs)
-	}
-	if again := ir.Print(m); again != printed {
-		t.Fatalf("print → parse → print differs:\n%s", again)
-	}
-}
-
-// checkWants checks the "want CODE LINE:COL" lines of the comment.
-func checkWants(t *testing.T, c *golden.Case, diags diag.List) {
-	t.Helper()
-	sc := bufio.NewScanner(strings.NewReader(c.Comment()))
-	for sc.Scan() {
-		m := wantLine.FindStringSubmatch(strings.TrimSpace(sc.Text()))
-		if m == nil {
-			continue
-		}
-		found := false
-		for _, d := range diags {
-			if d.Code == m[1] && fmt.Sprint(d.Pos.Line) == m[2] && fmt.Sprint(d.Pos.Col) == m[3] {
-				found = true
-			}
-		}
-		if !found {
-			t.Errorf("want %s at %s:%s, not among the diagnostics:\n%s", m[1], m[2], m[3], diags)
-		}
-	}
-}
 
 // TestIsSeparatesPlansFromNanoVM checks the rule the driver picks the
 // frontend of a .json file by: every plan of this suite is a plan
