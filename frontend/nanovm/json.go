@@ -175,11 +175,11 @@ func (p *jsonParser) object(path string) *Node {
 		key, _ := p.str(path)
 		p.space()
 		if p.off >= len(p.src) || p.src[p.off] != ':' {
-			p.fail(childPath(path, key), "unexpected %s, expected ':' after the key %q", p.describe(), key)
+			p.fail(ChildPath(path, key), "unexpected %s, expected ':' after the key %q", p.describe(), key)
 		}
 		p.advance()
 		p.space()
-		v := p.value(childPath(path, key))
+		v := p.value(ChildPath(path, key))
 		if i, dup := index[key]; dup {
 			p.r.warnAt(keyPos, v.Path, CodeDupKey, "duplicate key %q: this value replaces the one at line %d", key, n.Fields[i].KeyPos.Line)
 			n.Fields[i].Value = v

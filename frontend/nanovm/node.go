@@ -116,8 +116,8 @@ func abbreviate(s string) string {
 	return string(r[:37]) + "..."
 }
 
-// childPath is the JSON path of key in the object at path.
-func childPath(path, key string) string {
+// ChildPath is the JSON path of key in the object at path.
+func ChildPath(path, key string) string {
 	if isPathIdent(key) {
 		return path + "." + key
 	}

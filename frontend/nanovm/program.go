@@ -139,19 +139,20 @@ var synonyms = map[string]string{
 // closest known key.
 func unknownKey(r *reporter, f Field, path, where string, known []string) {
 	msg := fmt.Sprintf("unknown key %q in %s: nano-vm ignores it", f.Key, where)
-	s := closest(f.Key, known)
+	s := Closest(f.Key, known)
 	if syn, ok := synonyms[f.Key]; ok && s == "" && slices.Contains(known, syn) {
 		s = syn
 	}
 	if s != "" {
 		msg += fmt.Sprintf(" (did you mean %q?)", s)
 	}
-	r.warnAt(f.KeyPos, childPath(path, f.Key), CodeUnknownKey, "%s", msg)
+	r.warnAt(f.KeyPos, ChildPath(path, f.Key), CodeUnknownKey, "%s", msg)
 }
 
-// closest returns the known word nearest to s, if it is near enough to
-// be a likely typo.
-func closest(s string, known []string) string {
+// Closest returns the known word nearest to s, if it is near enough to
+// be a likely typo; "" otherwise. (The plan frontend's "did you mean"
+// uses it too.)
+func Closest(s string, known []string) string {
 	best, bestD := "", len(s)/3+2
 	for _, k := range known {
 		if d := editDistance(s, k); d < bestD {
@@ -161,8 +162,13 @@ func closest(s string, known []string) string {
 	return best
 }
 
+// editDistance is the Levenshtein distance of a and b; words of more
+// than 64 code points are simply far apart (no quadratic work on them).
 func editDistance(a, b string) int {
 	ra, rb := []rune(a), []rune(b)
+	if len(ra) > 64 || len(rb) > 64 {
+		return max(len(ra), len(rb))
+	}
 	prev := make([]int, len(rb)+1)
 	cur := make([]int, len(rb)+1)
 	for j := range prev {
@@ -340,7 +346,7 @@ func (d *decoder) step(n *Node, index int, parent *Step) *Step {
 			s.Type, okType = t, true
 		default:
 			msg := fmt.Sprintf("unknown step type %q: it must be llm, tool, condition or parallel", typeNode.Text)
-			if c := closest(typeNode.Text, []string{"llm", "tool", "condition", "parallel"}); c != "" {
+			if c := Closest(typeNode.Text, []string{"llm", "tool", "condition", "parallel"}); c != "" {
 				msg += fmt.Sprintf(" (did you mean %q?)", c)
 			}
 			d.r.errorf(typeNode, CodeSchema, "%s", msg)

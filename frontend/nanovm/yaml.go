@@ -148,7 +148,7 @@ func (c *yamlConv) node(y *yaml.Node, path string, depth int) *Node {
 				c.fail(k, path, "merge keys (<<) are not supported")
 			}
 			key := k.Value
-			val := c.node(v, childPath(path, key), depth+1)
+			val := c.node(v, ChildPath(path, key), depth+1)
 			if j, dup := index[key]; dup {
 				c.r.warnAt(c.pos(k), val.Path, CodeDupKey, "duplicate key %q: this value replaces the one at line %d", key, n.Fields[j].KeyPos.Line)
 				n.Fields[j].Value = val

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/genesis-toolchain/genesis/frontend/nanovm"
@@ -444,50 +443,14 @@ func decodeContracts(v *nanovm.Node, r *reporter) []*Contract {
 // closest known key.
 func unknownKey(r *reporter, f nanovm.Field, path, where string, known []string) {
 	msg := fmt.Sprintf("unknown key %q in %s: it is ignored", f.Key, where)
-	s := closest(f.Key, known)
+	s := nanovm.Closest(f.Key, known)
 	if syn, ok := synonyms[f.Key]; ok && s == "" && slices.Contains(known, syn) {
 		s = syn
 	}
 	if s != "" {
 		msg += fmt.Sprintf(" (did you mean %q?)", s)
 	}
-	r.add(f.KeyPos, warning, childPath(path, f.Key), CodeUnknownKey, "%s", msg)
-}
-
-// closest returns the known word nearest to s, if it is near enough to
-// be a likely typo.
-func closest(s string, known []string) string {
-	best, bestD := "", len(s)/3+2
-	for _, k := range known {
-		if d := editDistance(s, k); d < bestD {
-			best, bestD = k, d
-		}
-	}
-	return best
-}
-
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	if len(ra) > 64 || len(rb) > 64 {
-		return max(len(ra), len(rb))
-	}
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
+	r.add(f.KeyPos, warning, nanovm.ChildPath(path, f.Key), CodeUnknownKey, "%s", msg)
 }
 
 // abbreviate shortens s to at most 40 code points for a message.
@@ -499,23 +462,3 @@ func abbreviate(s string) string {
 	return string(r[:37]) + "..."
 }
 
-// childPath is the JSON path of key in the object at path (as the
-// decoder writes them).
-func childPath(path, key string) string {
-	if isPathIdent(key) {
-		return path + "." + key
-	}
-	return path + "[" + strconv.Quote(key) + "]"
-}
-
-func isPathIdent(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i, r := range s {
-		if r != '_' && !unicode.IsLetter(r) && (i == 0 || !unicode.IsDigit(r)) {
-			return false
-		}
-	}
-	return true
-}
