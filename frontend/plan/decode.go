@@ -461,4 +461,3 @@ func abbreviate(s string) string {
 	r := []rune(s)
 	return string(r[:37]) + "..."
 }
-
