@@ -365,6 +365,25 @@ func (b *Builder) Parallel(step string, iters []*Value, limit, arg *Value, funcs
 	return in.Results[0]
 }
 
+// ParallelAfter is Parallel for branches that wait for each other:
+// waits[i] lists, ascending, the branches below i that branch i waits
+// for. A branch that waits is a fn(value, value) -> value, called with
+// arg and the list of the results of those it waits for.
+func (b *Builder) ParallelAfter(step string, iters []*Value, limit, arg *Value, funcs []string, waits [][]int) *Value {
+	r := b.Parallel(step, iters, limit, arg, funcs)
+	in := r.Def
+	for i, w := range waits {
+		if len(w) == 0 {
+			continue
+		}
+		if in.Waits == nil {
+			in.Waits = make([][]int, len(funcs))
+		}
+		in.Waits[i] = append([]int(nil), w...)
+	}
+	return r
+}
+
 // AsmIn binds register Reg to operand V on entry to an asm block.
 type AsmIn struct {
 	Reg int

@@ -38,12 +38,17 @@ func (m *Module) CallGraph() [][]int {
 	for i, f := range m.Funcs {
 		seen := map[int]bool{}
 		Walk(f.Body, func(in *Instr) {
-			if in.Op != OpCall {
+			callees := in.Syms // a parallel block calls its branches
+			if in.Op == OpCall {
+				callees = []string{in.Sym}
+			} else if in.Op != OpParallel {
 				return
 			}
-			if j, ok := index[in.Sym]; ok && !seen[j] {
-				seen[j] = true
-				edges[i] = append(edges[i], j)
+			for _, name := range callees {
+				if j, ok := index[name]; ok && !seen[j] {
+					seen[j] = true
+					edges[i] = append(edges[i], j)
+				}
 			}
 		})
 	}
@@ -213,6 +218,9 @@ type Instr struct {
 	// Result).
 	Syms []string
 	// Syms holds, for parallel, the branch functions.
+	Waits [][]int
+	// Waits holds, for parallel, the branches each branch waits for
+	// (indices below its own, ascending); nil when no branch waits.
 	Iters int
 	// Iters is, for an effect, how many of the trailing Args are the
 	// iteration counters of the enclosing loops that make the step

@@ -622,6 +622,25 @@ func (p *parser) instr(r *Region) {
 		if op == OpParallel {
 			for p.peek().kind == tSym {
 				in.Syms = append(in.Syms, p.next().text)
+				if p.isPunct("(") {
+					// The branches this one waits for: @f(0, 1).
+					p.next()
+					var w []int
+					for !p.isPunct(")") {
+						if len(w) > 0 {
+							p.punct(",")
+						}
+						w = append(w, int(p.size("a branch index")))
+					}
+					p.next()
+					if in.Waits == nil {
+						in.Waits = make([][]int, len(in.Syms)-1, len(in.Syms))
+					}
+					for len(in.Waits) < len(in.Syms)-1 {
+						in.Waits = append(in.Waits, nil)
+					}
+					in.Waits = append(in.Waits, w)
+				}
 				if !p.isPunct(",") {
 					break
 				}

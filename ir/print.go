@@ -268,6 +268,16 @@ func (p *printer) header(in *Instr) {
 				p.b.WriteByte(',')
 			}
 			p.printf(" %s", sigilName('@', f))
+			if i < len(in.Waits) && len(in.Waits[i]) > 0 {
+				p.b.WriteByte('(')
+				for k, w := range in.Waits[i] {
+					if k > 0 {
+						p.b.WriteString(", ")
+					}
+					p.b.WriteString(strconv.Itoa(w))
+				}
+				p.b.WriteByte(')')
+			}
 		}
 	case FormAsm:
 		p.printf(" %s", strconv.Quote(in.Str))

@@ -521,12 +521,28 @@ func (v *verifier) check(in *Instr, kind regionKind, results []Type) {
 			if len(in.Syms) == 0 {
 				v.instrErrorf(in, "parallel needs at least one branch function")
 			}
-			for _, name := range in.Syms {
+			if len(in.Waits) > len(in.Syms) {
+				v.instrErrorf(in, "parallel has waits for %d branches, but %d branches", len(in.Waits), len(in.Syms))
+			}
+			for i, name := range in.Syms {
+				var waits []int
+				if i < len(in.Waits) {
+					waits = in.Waits[i]
+				}
+				for k, w := range waits {
+					if w < 0 || w >= i || k > 0 && w <= waits[k-1] {
+						v.instrErrorf(in, "branch %d (%s) waits for branch %d: a branch waits for branches before it, in ascending order, each once", i, sigilName('@', name), w)
+					}
+				}
+				want := FuncType([]Type{Dyn}, []Type{Dyn})
+				if len(waits) > 0 {
+					want = FuncType([]Type{Dyn, Dyn}, []Type{Dyn})
+				}
 				switch f := v.funcs[name]; {
 				case f == nil:
 					v.instrErrorf(in, "no function %s", sigilName('@', name))
-				case f.Type() != FuncType([]Type{Dyn}, []Type{Dyn}):
-					v.instrErrorf(in, "branch %s has type %s, not fn(value) -> value", sigilName('@', name), f.Type())
+				case f.Type() != want:
+					v.instrErrorf(in, "branch %s has type %s, not %s", sigilName('@', name), f.Type(), want)
 				}
 			}
 		}

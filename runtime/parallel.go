@@ -30,13 +30,38 @@ import (
 // Branches share the host (tools, state store) and the journal, which are
 // safe for concurrent use.
 func (r *Run) Parallel(st Step, limit int, branches ...func(*Run) Value) []Value {
+	graph := make([]func(*Run, []Value) Value, len(branches))
+	for i, f := range branches {
+		graph[i] = func(c *Run, _ []Value) Value { return f(c) }
+	}
+	return r.ParallelAfter(st, limit, nil, graph...)
+}
+
+// ParallelAfter is Parallel for branches that depend on each other:
+// branch i starts when the branches waits[i] lists (all numbered below
+// i, so branch order is an order in which they can run) have finished,
+// and receives their results, in the order listed. A nil or short waits
+// means no waiting. A branch that waits for one that stopped or panicked
+// does not run (its result is unit); the run then stops, or panics, as
+// for Parallel. On the virtual clock a waiting branch starts at the
+// latest end among those it waits for. Everything else — one step,
+// identities, the trace and result in branch order, what a branch sees
+// of the run — is as for Parallel: the outcome does not depend on timing.
+func (r *Run) ParallelAfter(st Step, limit int, waits [][]int, branches ...func(*Run, []Value) Value) []Value {
+	n := len(branches)
+	for i, ws := range waits {
+		for _, d := range ws {
+			if d < 0 || d >= i || i >= n {
+				panic(fmt.Sprintf("runtime: parallel branch %d waits for branch %d, which does not come before it", i, d))
+			}
+		}
+	}
 	id := r.begin(st, "parallel")
 	start := r.elapsed()
 	// The block counts as a step when it starts, so its sub-steps come
 	// after it in the result.
 	r.steps++
 	r.names = append(r.names, st.site().Name)
-	n := len(branches)
 	if limit <= 0 {
 		limit = r.h.cfg.MaxConcurrency
 	}
@@ -47,22 +72,64 @@ func (r *Run) Parallel(st Step, limit int, branches ...func(*Run) Value) []Value
 	results := make([]Value, n)
 	stops := make([]*stopSignal, n)
 	panics := make([]any, n)
+	skipped := make([]bool, n)
 	for i := range branches {
 		children[i] = r.newBranch(id, i)
 	}
+	// ready prepares branch i once those it waits for have finished: it
+	// reports whether the branch runs, and the results it receives.
+	ready := func(i int) (bool, []Value) {
+		if i >= len(waits) || len(waits[i]) == 0 {
+			return true, nil
+		}
+		deps := make([]Value, len(waits[i]))
+		c := children[i]
+		for k, d := range waits[i] {
+			if skipped[d] || stops[d] != nil || panics[d] != nil {
+				return false, nil
+			}
+			deps[k] = results[d]
+			if !c.real && children[d].vnow > c.vnow {
+				c.vnow = children[d].vnow
+			}
+		}
+		return true, deps
+	}
+	run := func(i int) {
+		ok, deps := ready(i)
+		if !ok {
+			skipped[i], results[i] = true, Unit()
+			return
+		}
+		f := branches[i]
+		results[i], stops[i], panics[i] = runBranch(children[i], func(c *Run) Value { return f(c, deps) })
+	}
 	if limit <= 1 {
-		for i, f := range branches {
-			results[i], stops[i], panics[i] = runBranch(children[i], f)
+		for i := range branches {
+			run(i)
 		}
 	} else {
+		// Every branch has a goroutine that waits for its dependencies and
+		// then for a slot: taking the slot first could let branches that
+		// wait hold every slot while those they wait for cannot start.
 		var wg sync.WaitGroup
 		sem := make(chan struct{}, limit)
-		for i, f := range branches {
-			sem <- struct{}{}
+		done := make([]chan struct{}, n)
+		for i := range done {
+			done[i] = make(chan struct{})
+		}
+		for i := range branches {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				results[i], stops[i], panics[i] = runBranch(children[i], f)
+				defer close(done[i])
+				if i < len(waits) {
+					for _, d := range waits[i] {
+						<-done[d]
+					}
+				}
+				sem <- struct{}{}
+				run(i)
 				<-sem
 			}()
 		}

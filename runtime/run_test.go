@@ -589,3 +589,65 @@ func TestFileStorePersists(t *testing.T) {
 		t.Error("a state file that is not an object was accepted")
 	}
 }
+
+// TestParallelAfter: a diamond of branches, each waiting for those it
+// depends on and receiving their results; the outcome (results, steps,
+// virtual clock) is the same at every concurrency limit, and a branch
+// that waits for a stopped one does not run.
+func TestParallelAfter(t *testing.T) {
+	block := NewSite("dag", "p", 1, 1)
+	pause := NewSite("pause", "p", 2, 1)
+	// Branch i waits i+1 virtual seconds, then returns its name and the
+	// results it received.
+	diamond := func(limit int, stopAt int) func(*Run) Value {
+		return func(r *Run) Value {
+			waits := [][]int{nil, {0}, {0}, {1, 2}}
+			var branches []func(*Run, []Value) Value
+			for i := range waits {
+				branches = append(branches, func(b *Run, deps []Value) Value {
+					if i == stopAt {
+						b.Fail(siteB.At(), Error("rejected", "branch stopped"))
+					}
+					b.Wait(pause.At(), Number(float64(i+1)))
+					return List(Int(int64(i)), List(deps...))
+				})
+			}
+			out := List(r.ParallelAfter(block.At(), limit, waits, branches...)...)
+			return List(out, Number(r.Elapsed().Seconds()))
+		}
+	}
+	h := newHost(t, "", "", Config{})
+	want := `[[[0,[]],[1,[[0,[]]]],[2,[[0,[]]]],[3,[[1,[[0,[]]]],[2,[[0,[]]]]]]],8]`
+	for _, limit := range []int{1, 2, 0} {
+		res := h.Execute(RunOptions{}, diamond(limit, -1))
+		if res.Status != StatusSuccess {
+			t.Fatalf("limit %d: %s", limit, resultJSON(res))
+		}
+		// Branch 3 starts when 2 ends (at 1+3 s) and waits 4 s: the clock
+		// is the latest branch's, 8 s.
+		if got := string(AppendJSON(nil, res.Output)); got != want {
+			t.Errorf("limit %d: output %s, want %s", limit, got, want)
+		}
+		if len(res.Steps) != 5 || res.Steps[0] != "dag" {
+			t.Errorf("limit %d: steps %v", limit, res.Steps)
+		}
+	}
+	// Branch 1 stops: branch 3, which waits for it, does not run; 2 does.
+	res := h.Execute(RunOptions{}, diamond(0, 1))
+	if res.Status != StatusFailed || res.Error.Message != "branch stopped" {
+		t.Fatalf("%s", resultJSON(res))
+	}
+	if got := strings.Join(res.Steps, ","); got != "dag,pause,pause" {
+		t.Errorf("steps %s, want dag,pause,pause (branches 0 and 2; 3 skipped)", got)
+	}
+	// Waiting for a later branch is a programming error, caught first.
+	defer func() {
+		if p := recover(); p == nil || !strings.Contains(p.(string), "does not come before it") {
+			t.Errorf("recovered %v", p)
+		}
+	}()
+	h.Execute(RunOptions{}, func(r *Run) Value {
+		f := func(*Run, []Value) Value { return Unit() }
+		return List(r.ParallelAfter(block.At(), 0, [][]int{{1}, nil}, f, f)...)
+	})
+}

@@ -424,9 +424,38 @@ func (fg *funcGen) instr(in *ir.Instr, yieldTo *owner) {
 		site := fg.g.site(in.Str, in.Pos)
 		iters := in.Args[len(in.Args)-in.Iters:]
 		var b strings.Builder
-		fmt.Fprintf(&b, "rt.List(m.r.Parallel(%s.At(%s), int(%s)", site, fg.list(iters), a(0))
-		for _, f := range in.Syms {
-			fmt.Fprintf(&b, ", func(r *rt.Run) rt.Value { return %s(m.branch(r), %s) }", funcName(f), a(1))
+		if in.Waits == nil {
+			fmt.Fprintf(&b, "rt.List(m.r.Parallel(%s.At(%s), int(%s)", site, fg.list(iters), a(0))
+			for _, f := range in.Syms {
+				fmt.Fprintf(&b, ", func(r *rt.Run) rt.Value { return %s(m.branch(r), %s) }", funcName(f), a(1))
+			}
+		} else {
+			// Branches that wait get the results of those they wait for
+			// as their second argument.
+			fmt.Fprintf(&b, "rt.List(m.r.ParallelAfter(%s.At(%s), int(%s), [][]int{", site, fg.list(iters), a(0))
+			sep := ""
+			for i, w := range in.Waits {
+				if len(w) == 0 {
+					continue
+				}
+				fmt.Fprintf(&b, "%s%d: {", sep, i)
+				for k, d := range w {
+					if k > 0 {
+						b.WriteString(", ")
+					}
+					b.WriteString(strconv.Itoa(d))
+				}
+				b.WriteString("}")
+				sep = ", "
+			}
+			b.WriteString("}")
+			for i, f := range in.Syms {
+				if i < len(in.Waits) && len(in.Waits[i]) > 0 {
+					fmt.Fprintf(&b, ", func(r *rt.Run, deps []rt.Value) rt.Value { return %s(m.branch(r), %s, rt.List(deps...)) }", funcName(f), a(1))
+				} else {
+					fmt.Fprintf(&b, ", func(r *rt.Run, _ []rt.Value) rt.Value { return %s(m.branch(r), %s) }", funcName(f), a(1))
+				}
+			}
 		}
 		b.WriteString(")...)")
 		fg.def(in, b.String())

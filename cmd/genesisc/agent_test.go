@@ -286,3 +286,44 @@ func compileForRun(t *testing.T, file string) ([]golang.File, error) {
 	}
 	return out.Files, nil
 }
+
+// TestPlanGroupsConcurrent: independent groups of a plan run at the same
+// time. Each of two groups fetches a contract source with a subprocess
+// tool that announces itself and then waits for the other group's call:
+// run one after the other, the first call would give up and fail its
+// group. The group that depends on both runs after them.
+func TestPlanGroupsConcurrent(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds Go programs")
+	}
+	useRunCache(t)
+	dir := t.TempDir()
+	prog := filepath.Join(dir, "plan.json")
+	os.WriteFile(prog, []byte(`{"groups": [
+  {"id": "left", "operations": ["read left"], "contracts": [["1", "0x1111111111111111111111111111111111111111", "L"]]},
+  {"id": "right", "operations": ["read right"], "contracts": [["1", "0x2222222222222222222222222222222222222222", "R"]]},
+  {"id": "join", "dependencies": ["left", "right"], "operations": ["join both"]}
+]}`), 0o644)
+	tool := filepath.Join(dir, "tool.sh")
+	os.WriteFile(tool, []byte(`#!/bin/sh
+read line
+case "$line" in *0x1111*) me=left; other=right;; *) me=right; other=left;; esac
+touch `+dir+`/$me
+i=0
+while [ ! -e `+dir+`/$other ]; do
+  i=$((i+1))
+  if [ $i -gt 200 ]; then echo '{"$error": {"kind": "tool", "message": "'$me' ran alone"}}'; exit 0; fi
+  sleep 0.05
+done
+echo '{"abi": "'$me'"}'
+`), 0o755)
+	llm := filepath.Join(dir, "llm.json")
+	os.WriteFile(llm, []byte(`{"__default__": "ok"}`), 0o644)
+	result := filepath.Join(dir, "result.json")
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"genesisc", "run", "--llm", "mock:" + llm, "--tools", "exec:" + tool, "--result", result, prog}, &stdout, &stderr)
+	data, _ := os.ReadFile(result)
+	if code != 0 || !strings.Contains(string(data), `"statuses":{"left":"Done","right":"Done","join":"Done"}`) {
+		t.Fatalf("exit %d: %s\n%s", code, data, stderr.String())
+	}
+}

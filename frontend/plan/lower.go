@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -14,7 +15,9 @@ import (
 //
 //	func @main(%input: value) -> value
 //
-// which runs the groups in p.Order and returns
+// which runs the groups — a plan of one group inline, a larger plan as
+// one parallel block whose branches, the groups in p.Order, each wait
+// for the group's dependencies — and returns
 // {"statuses": {id: "Done", …}, "outputs": {id: [output, …]}, "values": {name: value}}
 // when every group is Done; when a group failed (or was blocked by a
 // failed dependency) the run ends with stop "failed" and an error naming
@@ -50,8 +53,10 @@ const (
 const (
 	fnSubst    = "plan.subst"
 	fnFail     = "plan.fail"
+	fnMerge    = "plan.merge"
 	sourceTool = "contract_source"
 	planStep   = "plan"
+	groupsStep = "groups"
 	kindPlan   = "plan"
 )
 
@@ -115,8 +120,10 @@ func (l *lowerer) main() {
 	}
 	l.inputs()
 
-	for _, g := range p.Order {
-		l.group(g)
+	if len(p.Order) == 1 {
+		l.group(p.Order[0])
+	} else if len(p.Order) > 1 {
+		l.groups()
 	}
 
 	b.SetPos(pos)
@@ -154,6 +161,196 @@ func (l *lowerer) inputs() {
 			b.Set(l.values, b.Builtin("obj.set", b.Get(l.values), name, b.Builtin("obj.get", in, name)))
 		}, nil)
 	}
+}
+
+// ── Concurrent groups ──
+
+// The keys of a group branch's result object.
+const (
+	keyStatus   = "status"
+	keyOutputs  = "outputs"
+	keyValues   = "values"
+	keySources  = "sources"
+	keyFailure  = "failure"
+	keyGroupArg = "values" // of the block's argument: the inputs
+)
+
+// groups runs the groups as the branches of one parallel block "groups":
+// branch i is group p.Order[i], a function of its own that waits for the
+// branches of the group's dependencies (earlier in the order), so a
+// group starts as soon as its dependencies are done and independent
+// groups run at once. A branch receives the block's argument,
+// {"values": the inputs}, and its dependencies' results, and returns
+// {"status", "outputs", "values", "sources"?, "failure"?}: its view of
+// the vars after its group. The results are merged into the vars in the
+// order, so the statuses, outputs, values and failure message do not
+// depend on timing.
+func (l *lowerer) groups() {
+	p, b := l.p, l.b
+	index := make(map[*Group]int, len(p.Order))
+	for i, g := range p.Order {
+		index[g] = i
+	}
+	funcs := make([]string, len(p.Order))
+	waits := make([][]int, len(p.Order))
+	for i, g := range p.Order {
+		waits[i] = depIndices(g, index)
+		funcs[i] = l.groupFunc(g, len(waits[i]) > 0)
+	}
+	b.SetPos(p.Root.Pos)
+	arg := l.object(field{keyGroupArg, b.Get(l.values)})
+	results := b.ParallelAfter(groupsStep, nil, b.Const(ir.I64, 0), arg, funcs, waits)
+	merge := l.helper(fnMerge).Name
+	for i, g := range p.Order {
+		b.SetPos(g.Node.Pos)
+		r := b.Builtin("list.get", results, b.Const(ir.I64, int64(i)))
+		get := func(key string) *ir.Value { return b.Builtin("obj.get", r, b.StringValue(key)) }
+		b.Set(l.status, b.Builtin("obj.set", b.Get(l.status), b.StringValue(g.ID), get(keyStatus)))
+		b.Set(l.outputs, b.CallSym(merge, []ir.Type{ir.Dyn}, b.Get(l.outputs), get(keyOutputs))[0])
+		b.Set(l.values, b.CallSym(merge, []ir.Type{ir.Dyn}, b.Get(l.values), get(keyValues))[0])
+		if l.canFail(g) {
+			f := get(keyFailure)
+			failed := b.Op(ir.OpNe, b.Builtin("value.kind", f), b.Const(ir.I64, kindUnit))
+			b.If(failed, nil, func() {
+				joined := b.CallSym(l.helper(fnFail).Name, []ir.Type{ir.Dyn}, b.Get(l.failure), b.StringValue(""), f)[0]
+				b.Set(l.failure, joined)
+			}, nil)
+		}
+	}
+}
+
+// depIndices returns the branch indices of g's distinct dependencies,
+// ascending.
+func depIndices(g *Group, index map[*Group]int) []int {
+	var ds []int
+	for _, d := range g.Deps {
+		i := index[d.Group]
+		if !slices.Contains(ds, i) {
+			ds = append(ds, i)
+		}
+	}
+	slices.Sort(ds)
+	return ds
+}
+
+// groupFunc lowers group g into the branch function @group.ID — with a
+// second parameter, the list of its dependencies' results, when it has
+// dependencies — and returns its name. The function has vars of its own
+// by the names of @main's, initialized from the block's argument and the
+// dependencies' results, so the group's code is that of a plan run
+// inline.
+func (l *lowerer) groupFunc(g *Group, waits bool) string {
+	// The function is built with the lowerer's function, builder and
+	// vars switched to its own; the helpers it builds stay.
+	save := *l
+	defer func() {
+		helpers := l.helpers
+		*l = save
+		l.helpers = helpers
+	}()
+	pos := g.Node.Pos
+	name := "group." + g.ID
+	params := []ir.Type{ir.Dyn}
+	if waits {
+		params = append(params, ir.Dyn)
+	}
+	l.f = l.m.NewFunc(name, params, []ir.Type{ir.Dyn}, pos)
+	l.f.Params[0].Name = "arg"
+	if waits {
+		l.f.Params[1].Name = "deps"
+	}
+	l.b = ir.NewBuilder(l.f)
+	b := l.b
+	b.SetPos(pos)
+	l.status = l.f.NewVar("status", ir.Dyn, pos)
+	l.outputs = l.f.NewVar("outputs", ir.Dyn, pos)
+	l.values = l.f.NewVar("values", ir.Dyn, pos)
+	l.failure, l.sources = nil, nil
+	if l.canFail(g) {
+		l.failure = l.f.NewVar("failure", ir.Dyn, pos)
+		b.Set(l.failure, b.UnitValue())
+	}
+	if save.sources != nil {
+		l.sources = l.f.NewVar("sources", ir.Dyn, pos)
+	}
+	// The state a group sees: the inputs, and what its dependencies (and
+	// theirs, transitively) produced.
+	values := b.Builtin("obj.get", l.f.Params[0], b.StringValue(keyGroupArg))
+	status := b.Builtin("obj.new")
+	var sources *ir.Value
+	if l.sources != nil {
+		sources = b.Builtin("obj.new")
+	}
+	merge := l.helper(fnMerge).Name
+	seen := map[*Group]bool{}
+	k := 0
+	for _, d := range g.Deps {
+		if seen[d.Group] {
+			continue
+		}
+		seen[d.Group] = true
+		b.SetPos(d.Node.Pos)
+		r := b.Builtin("list.get", l.f.Params[1], b.Const(ir.I64, int64(k)))
+		k++
+		get := func(key string) *ir.Value { return b.Builtin("obj.get", r, b.StringValue(key)) }
+		status = b.Builtin("obj.set", status, b.StringValue(d.Group.ID), get(keyStatus))
+		values = b.CallSym(merge, []ir.Type{ir.Dyn}, values, get(keyValues))[0]
+		if sources != nil {
+			sources = b.CallSym(merge, []ir.Type{ir.Dyn}, sources, get(keySources))[0]
+		}
+	}
+	b.SetPos(pos)
+	b.Set(l.status, status)
+	b.Set(l.outputs, b.Builtin("obj.new"))
+	b.Set(l.values, values)
+	if sources != nil {
+		b.Set(l.sources, sources)
+	}
+	// A shared contract is looked up in the sources before it is fetched
+	// when an ancestor lists it: a group sees only its ancestors' sources.
+	l.fetched = map[string]bool{}
+	for _, a := range ancestors(g) {
+		for _, c := range a.Contracts {
+			if !c.Dup {
+				l.fetched[c.key()] = true
+			}
+		}
+	}
+
+	l.group(g)
+
+	b.SetPos(pos)
+	fs := []field{
+		{keyStatus, b.Builtin("obj.get", b.Get(l.status), b.StringValue(g.ID))},
+		{keyOutputs, b.Get(l.outputs)},
+		{keyValues, b.Get(l.values)},
+	}
+	if l.sources != nil {
+		fs = append(fs, field{keySources, b.Get(l.sources)})
+	}
+	if l.failure != nil {
+		fs = append(fs, field{keyFailure, b.Get(l.failure)})
+	}
+	b.Return(l.object(fs...))
+	return name
+}
+
+// ancestors returns the groups g depends on, directly or not.
+func ancestors(g *Group) []*Group {
+	var out []*Group
+	seen := map[*Group]bool{}
+	var visit func(*Group)
+	visit = func(x *Group) {
+		for _, d := range x.Deps {
+			if !seen[d.Group] {
+				seen[d.Group] = true
+				out = append(out, d.Group)
+				visit(d.Group)
+			}
+		}
+	}
+	visit(g)
+	return out
 }
 
 // canFail reports whether a group can end Failed: it has dependencies
@@ -462,6 +659,8 @@ func (l *lowerer) helper(name string) *ir.Func {
 		f = l.buildSubst()
 	case fnFail:
 		f = l.buildFail()
+	case fnMerge:
+		f = l.buildMerge()
 	default:
 		panic("plan: unknown helper " + name)
 	}
@@ -520,5 +719,27 @@ func (l *lowerer) buildFail() *ir.Func {
 	first := b.Op(ir.OpEq, b.Builtin("value.kind", failure), b.Const(ir.I64, kindUnit))
 	b.If(first, nil, func() { b.Return(msg) }, nil)
 	b.Return(b.Builtin("str.concat", b.Builtin("str.concat", failure, b.StringValue("; ")), msg))
+	return f
+}
+
+// buildMerge builds
+//
+//	func @plan.merge(%into, %from: value) -> value
+//
+// object into with every key of object from set to from's value, in
+// from's key order.
+func (l *lowerer) buildMerge() *ir.Func {
+	f, b := l.newHelper(fnMerge, []string{"into", "from"})
+	into, from := f.Params[0], f.Params[1]
+	keys := b.Builtin("obj.keys", from)
+	n := b.Builtin("list.len", keys)
+	out := b.Loop(b.NewLabel("key"), []*ir.Value{b.Const(ir.I64, 0), into}, []ir.Type{ir.Dyn}, func(label string, ps []*ir.Value) {
+		i, acc := ps[0], ps[1]
+		b.If(b.Op(ir.OpGeS, i, n), nil, func() { b.Break(label, acc) }, nil)
+		k := b.Builtin("list.get", keys, i)
+		next := b.Builtin("obj.set", acc, k, b.Builtin("obj.get", from, k))
+		b.Continue(label, b.Op(ir.OpAdd, i, b.Const(ir.I64, 1)), next)
+	})[0]
+	b.Return(out)
 	return f
 }

@@ -224,6 +224,9 @@ func (c *cloner) instr(x *ir.Instr, parent *ir.Region) *ir.Instr {
 	}
 	n.Regs = append([]int(nil), x.Regs...)
 	n.Syms = append([]string(nil), x.Syms...)
+	for _, w := range x.Waits {
+		n.Waits = append(n.Waits, append([]int(nil), w...))
+	}
 	n.Cases = nil
 	for _, vals := range x.Cases {
 		n.Cases = append(n.Cases, append([]int64(nil), vals...))

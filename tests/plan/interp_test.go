@@ -21,6 +21,7 @@ import (
 //	tool  likewise from tools.json, a key matching when it is the tool's
 //	      name or a substring of the JSON of its arguments
 //	trace, stop  recorded
+//	parallel     recorded; its branches run in branch order
 //
 // The log has one line per effect, then the run's end: "return VALUE"
 // or "stop STATUS ERROR".
@@ -202,9 +203,30 @@ func (in *interp) instr(fr *frame, i *ir.Instr) *control {
 			return nil
 		}
 		return c
+	case ir.OpLoop:
+		vals := a
+		for {
+			for k, p := range i.Regions[0].Params {
+				fr.vals[p] = vals[k]
+			}
+			c := in.region(fr, i.Regions[0])
+			switch {
+			case c != nil && c.op == ir.OpContinue && c.label == i.Label:
+				vals = c.vals
+				continue
+			case c != nil && c.op == ir.OpBreak && c.label == i.Label:
+				in.def(fr, i, c.vals...)
+				return nil
+			}
+			return c
+		}
+	case ir.OpAdd:
+		in.def(fr, i, a[0].(int64)+a[1].(int64))
+	case ir.OpGeS:
+		in.def(fr, i, a[0].(int64) >= a[1].(int64))
 	case ir.OpYield, ir.OpReturn:
 		return &control{op: i.Op, vals: a}
-	case ir.OpBreak:
+	case ir.OpBreak, ir.OpContinue:
 		return &control{op: i.Op, label: i.Label, vals: a}
 	case ir.OpUnreachable:
 		panic(fmt.Sprintf("%v: unreachable reached", i.Pos))
@@ -225,6 +247,25 @@ func (in *interp) instr(fr *frame, i *ir.Instr) *control {
 	case ir.OpTrace:
 		ea := i.EffectArgs()
 		fmt.Fprintf(&in.log, "trace %q %s %s\n", i.Str, enc(fr.vals[ea[0]].(rt.Value)), enc(fr.vals[ea[1]].(rt.Value)))
+	case ir.OpParallel:
+		// The branches run one after the other in branch order, which the
+		// runtime's outcome does not depend on; a branch that waits gets
+		// the list of its dependencies' results.
+		ea := i.EffectArgs()
+		fmt.Fprintf(&in.log, "parallel %q\n", i.Str)
+		results := make([]rt.Value, len(i.Syms))
+		for k, name := range i.Syms {
+			args := []any{fr.vals[ea[1]]}
+			if k < len(i.Waits) && len(i.Waits[k]) > 0 {
+				var deps []rt.Value
+				for _, d := range i.Waits[k] {
+					deps = append(deps, results[d])
+				}
+				args = append(args, rt.List(deps...))
+			}
+			results[k] = in.call(in.funcs[name], args)[0].(rt.Value)
+		}
+		in.def(fr, i, rt.List(results...))
 	case ir.OpStop:
 		ea := i.EffectArgs()
 		panic(stopRun{fr.vals[ea[0]].(rt.Value), fr.vals[ea[1]].(rt.Value)})
