@@ -39,7 +39,6 @@ import (
 // minCases is the floor for the golden suite.
 const minCases = 25
 
-
 func TestGolden(t *testing.T) {
 	if n := len(golden.Files(t, "*.txtar")); n < minCases {
 		t.Errorf("%d golden cases, want at least %d", n, minCases)
@@ -86,7 +85,6 @@ func program(t *testing.T, c *golden.Case) (string, []byte) {
 	t.Fatal("no .json or .yaml section")
 	return "", nil
 }
-
 
 // TestCorpus compiles every program of the corpus copy, and checks the
 // copy against ../shared/corpus/nanovm when that is present.

@@ -35,7 +35,6 @@ import (
 // minCases is the floor for the golden suite.
 const minCases = 15
 
-
 func TestGolden(t *testing.T) {
 	if n := len(golden.Files(t, "*.txtar")); n < minCases {
 		t.Errorf("%d golden cases, want at least %d", n, minCases)
@@ -105,7 +104,6 @@ func runCase(t *testing.T, c *golden.Case, m *ir.Module) {
 	}
 	c.Check("out/run", log)
 }
-
 
 // TestIsSeparatesPlansFromNanoVM checks the rule the driver picks the
 // frontend of a .json file by: every plan of this suite is a plan
