@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"bytes"
 	"context"
 	"strings"
 	"testing"
@@ -189,5 +190,38 @@ func TestRetryBackoff(t *testing.T) {
 	})
 	if got := res.Output.String(); got != `["ok",3]` {
 		t.Errorf("reply and elapsed seconds %s", got)
+	}
+}
+
+// TestBackoffIsNotAStep: the wait between two attempts of a step takes
+// time on the clock and is traced, but counts for no budget and is no
+// step of the result; a sleep of the program is one.
+func TestBackoffIsNotAStep(t *testing.T) {
+	h := newHost(t, usageLLM, "", Config{})
+	var trace bytes.Buffer
+	res := h.Execute(RunOptions{Budget: Budget{Steps: 2, Stalled: 2}, Trace: &trace}, func(r *Run) Value {
+		backoff := Object(Field{"kind", String("backoff")}, Field{"seconds", Number(2)})
+		r.LLM(siteA.At(), String("go"), ObjNew())
+		r.Wait(siteB.At(0), backoff)
+		r.Wait(siteB.At(1), backoff)
+		return r.LLM(siteA.At(1), String("go"), ObjNew())
+	})
+	if res.Status != StatusSuccess || strings.Join(res.Steps, ",") != "a,a" || res.Output.Str() != "ok" {
+		t.Fatalf("%s", resultJSON(res))
+	}
+	if got := strings.Count(trace.String(), `"kind":"wait","status":"success"`); got != 2 {
+		t.Errorf("%d traced backoffs, want 2:\n%s", got, trace.String())
+	}
+	if !strings.Contains(trace.String(), `"t":4000`) {
+		t.Errorf("the backoffs took no time on the clock:\n%s", trace.String())
+	}
+	// A sleep is a step: with a budget of 2 the second llm call is refused.
+	res = h.Execute(RunOptions{Budget: Budget{Steps: 2}}, func(r *Run) Value {
+		r.LLM(siteA.At(), String("go"), ObjNew())
+		r.Wait(siteB.At(0), Object(Field{"kind", String("sleep")}, Field{"seconds", Number(2)}))
+		return r.LLM(siteA.At(1), String("go"), ObjNew())
+	})
+	if res.Status != StatusBudgetExceeded {
+		t.Errorf("a sleep did not count: %s", resultJSON(res))
 	}
 }

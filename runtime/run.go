@@ -1085,7 +1085,11 @@ func (r *Run) noteStateWrite(k string, v Value) {
 
 // Wait is the effect wait. A request that is a duration — a number of
 // seconds, a Go duration string ("1.5s"), or {"kind": "sleep", "seconds":
-// n} — waits that long on the run's clock and returns unit. Any other
+// n} — waits that long on the run's clock and returns unit.
+// {"kind": "backoff", "seconds": n} waits too, but as the pause between
+// two attempts of a step it is not a step itself: it is traced and
+// journaled, and not counted (budgets, stall count, the result's steps,
+// outputs). Any other
 // request (nano-vm's {"kind": "resume", "step": id}) suspends the run
 // (status suspended, the step in the journal's end line); the run resumed
 // with RunOptions.Resume gets the resumption event {"payload": …,
@@ -1097,7 +1101,7 @@ func (r *Run) Wait(st Step, request Value) Value {
 	if r.j != nil {
 		jreq = Object(Field{"request", request})
 		if rec := r.fromJournal(id, st, "wait", jreq, start); rec != nil {
-			r.complete(id, st, "wait", start, rec.reply, nil, 0)
+			r.endWait(id, st, request, start, rec.reply)
 			return rec.reply
 		}
 	}
@@ -1115,8 +1119,28 @@ func (r *Run) Wait(st Step, request Value) Value {
 	if r.j != nil && r.mode != JournalReplay {
 		r.journal(r.j.appendEffect(id, "wait", jreq, Value{}, nil, 0, r.elapsed()-start), id)
 	}
-	r.complete(id, st, "wait", start, Value{}, nil, 0)
+	r.endWait(id, st, request, start, Value{})
 	return Value{}
+}
+
+// endWait ends a wait step with its reply: a step like any other, but a
+// backoff is only traced.
+func (r *Run) endWait(id string, st Step, request Value, start time.Duration, reply Value) {
+	if !isBackoff(request) {
+		r.complete(id, st, "wait", start, reply, nil, 0)
+		return
+	}
+	if r.tracing {
+		b := r.stepEnd("step_completed", "success", id, st, "wait", start, nil, 0)
+		r.tbuf = append(b, `,"output":null}`+"\n"...)
+		r.flushEvent()
+	}
+}
+
+// isBackoff reports whether a wait request is a retry's backoff.
+func isBackoff(v Value) bool {
+	kind, ok := v.Get("kind")
+	return ok && v.k == KindObject && kind.Str() == "backoff"
 }
 
 func waitDuration(v Value) (time.Duration, bool) {
@@ -1131,7 +1155,7 @@ func waitDuration(v Value) (time.Duration, bool) {
 	case KindObject:
 		kind, hasKind := v.Get("kind")
 		n, ok := ObjGet(v, String("seconds")).AsNumber()
-		if ok && (!hasKind || kind.Str() == "sleep") {
+		if ok && (!hasKind || kind.Str() == "sleep" || kind.Str() == "backoff") {
 			secs = n
 		}
 	}

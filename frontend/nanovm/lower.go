@@ -535,7 +535,8 @@ func onErrorPos(s *Step) diag.Pos {
 }
 
 // backoff waits before attempt a+1: min(2^(a-1), 30) seconds, a wait
-// whose request is the number of seconds.
+// {"kind": "backoff", "seconds": n}, which the runtime does not count as
+// a step (nano-vm's sleep between attempts is not one either).
 func (l *lowerer) backoff(s *Step, a *ir.Value, pos diag.Pos) {
 	b := l.b
 	b.SetPos(pos)
@@ -547,7 +548,9 @@ func (l *lowerer) backoff(s *Step, a *ir.Value, pos diag.Pos) {
 	}, func() {
 		b.Yield(b.Const(ir.I64, 30))
 	})
-	b.Effect(ir.OpWait, s.ID, []*ir.Value{l.k, a}, b.Builtin("num.from_int", secs[0]))
+	req := b.Builtin("obj.set", b.Builtin("obj.new"), b.StringValue("kind"), b.StringValue("backoff"))
+	req = b.Builtin("obj.set", req, b.StringValue("seconds"), b.Builtin("num.from_int", secs[0]))
+	b.Effect(ir.OpWait, s.ID, []*ir.Value{l.k, a}, req)
 }
 
 // pending suspends the run when a top-level tool step returns the
