@@ -365,6 +365,17 @@ func (b *Builder) Parallel(step string, iters []*Value, limit, arg *Value, funcs
 	return in.Results[0]
 }
 
+// ParallelEach appends a parallel.each block with step name step and
+// counters iters: f (fn(value) -> value) is called on each element of the
+// list items, at most limit (an i64) at once. It returns the list of
+// the results, in the items' order.
+func (b *Builder) ParallelEach(step string, iters []*Value, limit, items *Value, f string) *Value {
+	in := &Instr{Op: OpParallelEach, Str: step, Args: append([]*Value{limit, items}, iters...), Iters: len(iters),
+		Syms: []string{f}}
+	b.emit(in)
+	return in.Results[0]
+}
+
 // ParallelAfter is Parallel for branches that wait for each other:
 // waits[i] lists, ascending, the branches below i that branch i waits
 // for. A branch that waits is a fn(value, value) -> value, called with

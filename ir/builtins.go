@@ -34,6 +34,7 @@ var builtinTable = []Builtin{
 	bi("error.kind", v1, Dyn, "error.kind(e): the kind string of error e (e.g. \"timeout\"); unit for a non-error."),
 	bi("error.message", v1, Dyn, "error.message(e): the message string of error e; unit for a non-error."),
 	bi("error.new", v2, Dyn, "error.new(kind, message): a new error value."),
+	bi("json.canonical", v1, Dyn, "json.canonical(v): v's canonical encoding (docs/runtime.md) as a string: JSON with every object's keys sorted."),
 	bi("json.encode", v1, Dyn, "json.encode(v): v as a JSON string (objects keep their key order)."),
 	bi("json.parse", v1, Dyn, "json.parse(s): the value of JSON text s, or an error value (kind \"json\")."),
 	bi("list.append", v2, Dyn, "list.append(l, v): l with v added at the end."),

@@ -41,7 +41,7 @@ func (m *Module) CallGraph() [][]int {
 			callees := in.Syms // a parallel block calls its branches
 			if in.Op == OpCall {
 				callees = []string{in.Sym}
-			} else if in.Op != OpParallel {
+			} else if in.Op != OpParallel && in.Op != OpParallelEach {
 				return
 			}
 			for _, name := range callees {

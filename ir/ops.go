@@ -85,6 +85,8 @@ const (
 	OpStop
 	OpTrace
 	OpParallel
+	OpParallelEach
+	OpExport
 
 	// Inline assembly.
 	OpAsm
@@ -367,6 +369,10 @@ var opTable = [numOps]OpInfo{
 		Doc: "stop \"step\" [iters] status, error: ends the run with status (a string value: \"failed\", \"budget_exceeded\", \"stalled\" or \"suspended\") and error (an error value, or unit) at this step; control does not return."},
 	OpParallel: {Name: "parallel", Form: FormParallel, Args: []Constraint{CI64, CValue}, Result: RValue, Flags: Effect,
 		Doc: "parallel \"step\" [iters] limit, arg @f, @g, ...: calls each branch function (fn(value) -> value) with arg, at most limit at once (limit <= 0: no bound); the list of their results, in branch order. Each branch's effects have identities of their own under the block's; the trace and the result do not depend on timing."},
+	OpParallelEach: {Name: "parallel.each", Form: FormParallel, Args: []Constraint{CI64, CValue}, Result: RValue, Flags: Effect,
+		Doc: "parallel.each \"step\" [iters] limit, items @f: calls the branch function f (fn(value) -> value) on each element of the list items, at most limit at once (limit <= 0: no bound); the list of their results, in the items' order. Branch i is the block's branch i, as for parallel."},
+	OpExport: {Name: "export", Form: FormEffect, Args: valArgs(2), Flags: Effect,
+		Doc: "export \"step\" [iters] name, v: sets the run result's export name (a string value) to v; it asks nothing of the world, so journals do not record it."},
 	OpTrace: {Name: "trace", Form: FormEffect, Args: valArgs(2), Flags: Effect,
 		Doc: "trace \"step\" [iters] event, payload: records an event of a step that performs no other effect (event a string value: \"completed\", \"skipped\" or \"failed\"; payload its output or reason) in the run's trace; it asks nothing of the world, so journals do not record it."},
 

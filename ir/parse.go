@@ -619,7 +619,7 @@ func (p *parser) instr(r *Region) {
 		}
 		in.Args = append(p.values(), iters...)
 		in.Iters = len(iters)
-		if op == OpParallel {
+		if op == OpParallel || op == OpParallelEach {
 			for p.peek().kind == tSym {
 				in.Syms = append(in.Syms, p.next().text)
 				if p.isPunct("(") {

@@ -516,8 +516,11 @@ func (v *verifier) check(in *Instr, kind regionKind, results []Type) {
 		}
 	case OpReturn:
 		v.matchTypes(in, "returns", in.Args, v.f.Results)
-	case OpLLM, OpJudge, OpTool, OpEmit, OpStateGet, OpStatePut, OpWait, OpStop, OpTrace, OpParallel:
-		if in.Op == OpParallel {
+	case OpLLM, OpJudge, OpTool, OpEmit, OpStateGet, OpStatePut, OpWait, OpStop, OpTrace, OpParallel, OpParallelEach, OpExport:
+		if in.Op == OpParallelEach && len(in.Syms) != 1 {
+			v.instrErrorf(in, "parallel.each needs exactly one branch function, not %d", len(in.Syms))
+		}
+		if in.Op == OpParallel || in.Op == OpParallelEach {
 			if len(in.Syms) == 0 {
 				v.instrErrorf(in, "parallel needs at least one branch function")
 			}

@@ -29,6 +29,7 @@ var Builtins = []BuiltinFunc{
 	{"error.kind", "ErrorKind", ErrorKind},
 	{"error.message", "ErrorMessage", ErrorMessage},
 	{"error.new", "ErrorNew", ErrorNew},
+	{"json.canonical", "JSONCanonical", JSONCanonical},
 	{"json.encode", "JSONEncode", JSONEncode},
 	{"json.parse", "JSONParse", JSONParse},
 	{"list.append", "ListAppend", ListAppend},
@@ -116,6 +117,10 @@ func ErrorNew(kind, message Value) Value { return Error(keyString(kind), keyStri
 // JSONEncode is json.encode(v): v as a JSON string, objects in their key
 // order (see AppendJSON).
 func JSONEncode(v Value) Value { return String(string(AppendJSON(nil, v))) }
+
+// JSONCanonical is json.canonical(v): v's canonical encoding (Canonical)
+// as a string, the stable rendering of a value for a prompt.
+func JSONCanonical(v Value) Value { return String(string(Canonical(v))) }
 
 // JSONParse is json.parse(s): the value of JSON text s, or an error value
 // of kind "json" (also when s is not a string).

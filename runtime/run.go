@@ -350,6 +350,26 @@ func (r *Run) Export(key string, v Value) {
 	}
 }
 
+// ExportAt is the effect export: it sets the result's export name (a
+// string value) to v, as Export does, and traces an "exported" event at
+// step st. It is no step (nothing counts it) and asks nothing of the
+// world, so journals do not record it.
+func (r *Run) ExportAt(st Step, name, v Value) {
+	key := name.String()
+	r.Export(key, v)
+	if r.tracing {
+		b := r.eventHead("exported")
+		b = append(b, `,"step":`...)
+		b = appendString(b, r.identity(st))
+		b = append(b, `,"name":`...)
+		b = appendString(b, key)
+		b = append(b, `,"value":`...)
+		b = AppendJSON(b, v)
+		r.tbuf = append(b, "}\n"...)
+		r.flushEvent()
+	}
+}
+
 // Enter tells the run that the program calls a function at the call site
 // st, so that the steps inside get identities of their own per call site
 // (and per iteration of the loops around it); Leave ends the call.

@@ -416,8 +416,14 @@ func (fg *funcGen) instr(in *ir.Instr, yieldTo *owner) {
 		fg.printf("m.fault(\"unreachable\", %q)", "unreachable code reached at "+in.Pos.String())
 		fg.printf("panic(\"unreachable\")")
 
-	case ir.OpLLM, ir.OpJudge, ir.OpTool, ir.OpEmit, ir.OpStateGet, ir.OpStatePut, ir.OpWait, ir.OpStop, ir.OpTrace:
+	case ir.OpLLM, ir.OpJudge, ir.OpTool, ir.OpEmit, ir.OpStateGet, ir.OpStatePut, ir.OpWait, ir.OpStop, ir.OpTrace, ir.OpExport:
 		fg.effect(in)
+	case ir.OpParallelEach:
+		// One branch per element of the list, built when the block runs.
+		site := fg.g.site(in.Str, in.Pos)
+		iters := in.Args[len(in.Args)-in.Iters:]
+		fg.def(in, fmt.Sprintf("rt.List(m.r.Parallel(%s.At(%s), int(%s), m.each(%s, %s)...)...)",
+			site, fg.list(iters), a(0), a(1), funcName(in.Syms[0])))
 	case ir.OpParallel:
 		// Each branch runs on a Run of its own (and a machine around it);
 		// the results come back in branch order as a list value.
@@ -552,7 +558,7 @@ func (fg *funcGen) effect(in *ir.Instr) {
 	method := map[ir.Op]string{
 		ir.OpLLM: "LLM", ir.OpJudge: "Judge", ir.OpTool: "Tool", ir.OpEmit: "Emit",
 		ir.OpStateGet: "StateGet", ir.OpStatePut: "StatePut", ir.OpWait: "Wait",
-		ir.OpStop: "Stop", ir.OpTrace: "Trace",
+		ir.OpStop: "Stop", ir.OpTrace: "Trace", ir.OpExport: "ExportAt",
 	}[in.Op]
 	fg.def(in, "m.r."+method+"("+step+argv+")")
 	if in.Op == ir.OpStop {

@@ -82,6 +82,7 @@ type generator struct {
 	sites     []siteDecl        // package-level step sites, in order of use
 	siteNames map[string]string // site key -> Go name
 	usesMem   bool              // the module reads or writes linear memory
+	usesEach  bool              // the module has a parallel.each block
 	funcRefs  []string          // functions named by func_ref, in order of first use
 	refIndex  map[string]int
 	dataAddr  map[string]int64   // the address of each data object
@@ -112,6 +113,8 @@ func (g *generator) check() {
 				g.diags.Errorf(in.Pos, codeUnsupported, "inline assembly runs only on the Forge Machine (--target forge)")
 			case ir.OpLoad, ir.OpStore, ir.OpCopy, ir.OpAddrOf:
 				g.usesMem = true
+			case ir.OpParallelEach:
+				g.usesEach = true
 			}
 		})
 		for _, l := range f.Locals {
@@ -391,6 +394,9 @@ func Run(h *rt.Host, opts rt.RunOptions) *rt.Result {
 	}
 	g.printf("}\n\n")
 	g.printf("// branch is the machine of a parallel branch, which runs on r.\nfunc (m *machine) branch(r *rt.Run) *machine {\n\tb := *m\n\tb.r = r\n\treturn &b\n}\n\n")
+	if g.usesEach {
+		g.printf("// each returns the branches of a parallel.each block: f on each element\n// of the list items.\nfunc (m *machine) each(items rt.Value, f func(*machine, rt.Value) rt.Value) []func(*rt.Run) rt.Value {\n\telems := items.Elems()\n\tbranches := make([]func(*rt.Run) rt.Value, len(elems))\n\tfor i, item := range elems {\n\t\tbranches[i] = func(r *rt.Run) rt.Value { return f(m.branch(r), item) }\n\t}\n\treturn branches\n}\n\n")
+	}
 	if g.usesMem {
 		g.memoryHelpers()
 	}

@@ -38,6 +38,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		UsageText: "genesisc COMMAND [flags] FILE...",
 		Writer:    stdout,
 		ErrWriter: stderr,
+		// --input values are JSON, whose commas must not split them.
+		DisableSliceFlagSeparator: true,
 		Commands: []*cli.Command{
 			{
 				Name:      "build",
