@@ -32,6 +32,8 @@ import (
 //	                             standard output)
 //	--repeat N                   run N times in this process; the last
 //	                             run's result is written
+//	--narrate                    narrate the run on standard error as it
+//	                             goes (Narrator)
 //
 // args are the arguments after the command name; program is the program's
 // identity (journals check it) and run runs it once. The exit status is 0
@@ -66,7 +68,7 @@ func mainIO(args []string, program string, run func(*Host, RunOptions) *Result, 
 		inputs                          inputFlags
 		llm, tools, trace, journal, res string
 		payload, source                 string
-		resume, replay                  bool
+		resume, replay, narrate         bool
 		repeat                          int
 	)
 	fs.StringVar(&llm, "llm", "", "the LLM provider: mock:FILE or openai:URL")
@@ -80,6 +82,7 @@ func mainIO(args []string, program string, run func(*Host, RunOptions) *Result, 
 	fs.BoolVar(&replay, "replay", false, "serve every effect from the journal")
 	fs.StringVar(&res, "result", "", "write the result JSON to `FILE` (default: standard output)")
 	fs.IntVar(&repeat, "repeat", 1, "run `N` times in this process and write the last result")
+	fs.BoolVar(&narrate, "narrate", false, "narrate the run on standard error as it goes")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -149,24 +152,30 @@ func mainIO(args []string, program string, run func(*Host, RunOptions) *Result, 
 		defer j.Close()
 		opts.Journal = j
 	}
-	var traceFile *os.File
+	var traceBuf *bufio.Writer
 	if trace != "" {
 		f, err := os.Create(trace)
 		if err != nil {
 			return fail(err)
 		}
-		traceFile = f
-		w := bufio.NewWriter(f)
-		defer func() { w.Flush(); f.Close() }()
-		opts.Trace = w
+		traceBuf = bufio.NewWriter(f)
+		defer func() { traceBuf.Flush(); f.Close() }()
+		opts.Trace = traceBuf
+	}
+	if narrate {
+		if opts.Trace != nil {
+			opts.Trace = io.MultiWriter(opts.Trace, NewNarrator(stderr))
+		} else {
+			opts.Trace = NewNarrator(stderr)
+		}
 	}
 
 	var result *Result
 	for i := 0; i < repeat; i++ {
 		result = run(h, opts)
 	}
-	if w, ok := opts.Trace.(*bufio.Writer); ok && traceFile != nil {
-		if err := w.Flush(); err != nil {
+	if traceBuf != nil {
+		if err := traceBuf.Flush(); err != nil {
 			return fail(err)
 		}
 	}

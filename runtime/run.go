@@ -1213,8 +1213,10 @@ func (r *Run) Stop(st Step, status, err Value) {
 // effect (a condition, a skip). event "completed" counts the step (budgets,
 // the result's steps, the stall count) with payload as its output;
 // "failed" counts it too, failed with payload as its error; "skipped"
-// records step_skipped with payload as the reason and counts nothing.
-// Journals do not record it: it asks nothing of the world.
+// records step_skipped with payload as the reason and counts nothing;
+// "note" writes a note event with payload as its data ({"kind", "text"}:
+// what the program does, for narration) and counts nothing. Journals do
+// not record it: it asks nothing of the world.
 func (r *Run) Trace(st Step, event, payload Value) {
 	switch event.Str() {
 	case "skipped":
@@ -1225,9 +1227,29 @@ func (r *Run) Trace(st Step, event, payload Value) {
 			payload = Error("error", payload.String())
 		}
 		r.Mark(st, "step", payload)
+	case "note":
+		r.note(st, payload)
 	default:
 		r.Mark(st, "step", payload)
 	}
+}
+
+// note writes a "note" event — what the program is doing, for a reader
+// of the trace (VVM's narration: a statement starts, a loop iterates, a
+// match decides) — when the run is traced. It is no step.
+func (r *Run) note(st Step, data Value) {
+	if !r.tracing {
+		return
+	}
+	b := r.eventHead("note")
+	b = append(b, `,"step":`...)
+	b = appendString(b, r.identity(st))
+	b = append(b, `,"name":`...)
+	b = appendString(b, st.site().Name)
+	b = append(b, `,"data":`...)
+	b = AppendJSON(b, data)
+	r.tbuf = append(b, "}\n"...)
+	r.flushEvent()
 }
 
 // Trace events.
