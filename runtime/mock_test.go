@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -164,5 +165,23 @@ func TestMockUsage(t *testing.T) {
 	}
 	if res.Usage != (Usage{PromptTokens: 103, CompletionTokens: 9, Cost: 0.25}) {
 		t.Errorf("run usage %+v", res.Usage)
+	}
+}
+
+// TestBackoffOption: retries wait 1 s, 2 s, 4 s… on the run's clock, or
+// 1 s each with "backoff": "fixed".
+func TestBackoffOption(t *testing.T) {
+	h := newHost(t, `{"flaky": {"$sequence": [{"$error": {"kind": "timeout", "message": "1"}}, {"$error": {"kind": "timeout", "message": "2"}}, {"$error": {"kind": "timeout", "message": "3"}}, "ok"]}}`, "", Config{})
+	for _, c := range []struct {
+		backoff string
+		want    float64
+	}{{"exponential", 7}, {"fixed", 3}} {
+		res := h.Execute(RunOptions{}, func(r *Run) Value {
+			v := r.LLM(siteA.At(), String("flaky"), Object(Field{"retries", Int(3)}, Field{"backoff", String(c.backoff)}))
+			return List(v, Number(r.Elapsed().Seconds()))
+		})
+		if got, want := res.Output.String(), `["ok",`+strconv.FormatFloat(c.want, 'g', -1, 64)+`]`; got != want {
+			t.Errorf("backoff %s: %s, want %s", c.backoff, got, want)
+		}
 	}
 }

@@ -740,6 +740,9 @@ func (r *Run) policy(options Value) RetryPolicy {
 			p.On = append(p.On, k.Str())
 		}
 	}
+	if ObjGet(options, String("backoff")).Str() == "fixed" {
+		p.MaxBackoff = p.Backoff // every wait the first one's length
+	}
 	return p
 }
 
