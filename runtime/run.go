@@ -733,6 +733,8 @@ func (r *Run) policy(options Value) RetryPolicy {
 	}
 	if t, ok := ObjGet(options, String("timeout")).AsNumber(); ok && t > 0 {
 		p.Timeout = time.Duration(min(t, maxSeconds) * float64(time.Second))
+	} else if d, err := time.ParseDuration(ObjGet(options, String("timeout")).Str()); err == nil && d > 0 {
+		p.Timeout = min(d, time.Duration(maxSeconds)*time.Second)
 	}
 	if on := ObjGet(options, String("retry_on")); on.k == KindList {
 		p.On = nil

@@ -232,9 +232,17 @@ func (fg *funcGen) instr(in *ir.Instr, yieldTo *owner) {
 	case ir.OpMul:
 		fg.def(in, a(0)+" * "+a(1))
 	case ir.OpAnd:
-		fg.def(in, a(0)+" & "+a(1))
+		if t == ir.Bool { // both operands are values already: no short circuit to keep
+			fg.def(in, a(0)+" && "+a(1))
+		} else {
+			fg.def(in, a(0)+" & "+a(1))
+		}
 	case ir.OpOr:
-		fg.def(in, a(0)+" | "+a(1))
+		if t == ir.Bool {
+			fg.def(in, a(0)+" || "+a(1))
+		} else {
+			fg.def(in, a(0)+" | "+a(1))
+		}
 	case ir.OpXor:
 		if t == ir.Bool {
 			fg.def(in, a(0)+" != "+a(1))
