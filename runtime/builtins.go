@@ -52,7 +52,9 @@ var Builtins = []BuiltinFunc{
 	{"path.get", "PathGet", PathGet},
 	{"str.concat", "StrConcat", StrConcat},
 	{"str.format", "StrFormat", StrFormat},
+	{"str.index", "StrIndex", StrIndex},
 	{"str.len", "StrLen", StrLen},
+	{"str.slice", "StrSlice", StrSlice},
 	{"str.trim", "StrTrim", StrTrim},
 	{"value.bool", "ValueBool", ValueBool},
 	{"value.compare", "ValueCompare", ValueCompare},
@@ -447,6 +449,39 @@ func StrLen(s Value) int64 {
 		return 0
 	}
 	return int64(utf8.RuneCountInString(s.s))
+}
+
+// StrIndex is str.index(s, sub): the index, in code points, of the first
+// occurrence of sub in s; -1 when there is none or either is not a
+// string.
+func StrIndex(s, sub Value) int64 {
+	if s.k != KindString || sub.k != KindString {
+		return -1
+	}
+	i := strings.Index(s.s, sub.s)
+	if i < 0 {
+		return -1
+	}
+	return int64(utf8.RuneCountInString(s.s[:i]))
+}
+
+// StrSlice is str.slice(s, from, to): the code points of s from index
+// from up to index to, both clamped to the string; empty when to <= from
+// or s is not a string.
+func StrSlice(s Value, from, to int64) Value {
+	if s.k != KindString {
+		return String("")
+	}
+	n := int64(utf8.RuneCountInString(s.s))
+	from, to = max(0, min(from, n)), max(0, min(to, n))
+	if to <= from {
+		return String("")
+	}
+	if n == int64(len(s.s)) { // ASCII: code points are bytes
+		return String(s.s[from:to])
+	}
+	r := []rune(s.s)
+	return String(string(r[from:to]))
 }
 
 // StrTrim is str.trim(s): string s without leading and trailing white

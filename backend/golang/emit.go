@@ -39,6 +39,9 @@ func (fg *funcGen) function() {
 	f := fg.f
 	fg.uses = map[*ir.Value]int{}
 	ir.Walk(f.Body, func(in *ir.Instr) {
+		if in.Op == ir.OpBuiltin && fg.hoistable(in) {
+			return // computed once in a package variable: its operands are not read here
+		}
 		for _, a := range in.Args {
 			fg.uses[a]++
 		}
@@ -484,14 +487,20 @@ func (fg *funcGen) instr(in *ir.Instr, yieldTo *owner) {
 // deterministic, so a constant list or object (nano-vm's allowed outputs,
 // the empty options object) is built once per process, not once per run.
 func (fg *funcGen) hoist(in *ir.Instr) string {
-	if len(in.Results) != 1 || in.Results[0].Type != ir.Dyn {
+	if !fg.hoistable(in) {
 		return ""
 	}
-	expr, ok := fg.staticExpr(in.Results[0])
-	if !ok {
-		return ""
-	}
+	expr, _ := fg.staticExpr(in.Results[0])
 	return fg.g.static(expr)
+}
+
+// hoistable reports whether hoist moves in to a package variable.
+func (fg *funcGen) hoistable(in *ir.Instr) bool {
+	if len(in.Results) != 1 || in.Results[0].Type != ir.Dyn {
+		return false
+	}
+	_, ok := fg.staticExpr(in.Results[0])
+	return ok
 }
 
 // staticExpr returns a Go expression computing v from constants only.
