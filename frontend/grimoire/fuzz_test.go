@@ -1,0 +1,57 @@
+package grimoire
+
+import (
+	"io/fs"
+	"testing"
+
+	"github.com/genesis-toolchain/genesis/frontend/diag"
+)
+
+// FuzzParse checks that no source makes ParseFile, Check, Load or Sprint
+// panic (the phases recover and report CodeInternal, which this target
+// treats as a failure) or loop, and that a spell that parses has a
+// position on every node. The seed corpus, every spell of the corpus copy
+// and of the golden cases, runs in plain go test.
+func FuzzParse(f *testing.F) {
+	names, srcs := testSpells(f)
+	for _, n := range names {
+		f.Add(string(srcs[n]))
+	}
+	f.Fuzz(func(t *testing.T, src string) {
+		s, diags := ParseFile("fuzz.spell", []byte(src))
+		if s == nil {
+			t.Fatal("ParseFile returned no spell")
+		}
+		noInternal(t, diags)
+		_ = Sprint(s)
+		if !diags.HasErrors() {
+			Inspect(s, func(n Node) bool {
+				if p := n.Pos(); p.File != "fuzz.spell" || p.Line < 1 || p.Col < 1 {
+					t.Fatalf("%T has position %v", n, p)
+				}
+				return true
+			})
+		}
+		// Check is not meant for a spell with syntax errors, but must not
+		// crash on one either: the tree has holes.
+		noInternal(t, Check(s))
+		// The spell may import itself, or a missing file.
+		_, diags = Load("fuzz.spell", func(p string) ([]byte, error) {
+			if p == "fuzz.spell" || p == "self.spell" {
+				return []byte(src), nil
+			}
+			return nil, fs.ErrNotExist
+		})
+		noInternal(t, diags)
+	})
+}
+
+// noInternal fails on an internal error: a recovered panic.
+func noInternal(t *testing.T, diags diag.List) {
+	t.Helper()
+	for _, d := range diags {
+		if d.Code == CodeInternal {
+			t.Fatalf("internal error: %s", d)
+		}
+	}
+}

@@ -1,0 +1,246 @@
+// Package grimoire_test is the golden suite of the Grimoire frontend
+// (docs/grimoire.md) and its corpus test.
+//
+// A case is a txtar file holding the spell to load, main.spell, and the
+// files it imports, by their paths relative to it. A parse case may
+// instead hold the same spell twice, indent.spell and braces.spell, in the
+// two syntaxes, which must give the same tree.
+//
+//	parse/*.txtar   out/ast          the printed tree (after Check: unit
+//	                                 amounts show their value); the spell
+//	                                 must load without error
+//	                out/diagnostics  its warnings, when there are any
+//	errors/*.txtar  out/errors       the rendered diagnostics
+//
+// The comment of an errors case starts each line that names a code with
+// it ("G104: an action on ..."): each code named must be among the
+// diagnostics, and every code of the frontend has a case.
+//
+// The corpus test loads every spell of corpus/ (a copy of
+// ../shared/corpus/grimoire and grimoire-braces): none may have an error.
+//
+// go test ./tests/grimoire -update rewrites the out/ sections.
+package grimoire_test
+
+import (
+	"bytes"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/genesis-toolchain/genesis/frontend/diag"
+	"github.com/genesis-toolchain/genesis/frontend/grimoire"
+	"github.com/genesis-toolchain/genesis/internal/golden"
+)
+
+// caseFiles returns a case's files by path, and the spells to load: the
+// two syntaxes' when the case has them, else main.spell.
+func caseFiles(t *testing.T, c *golden.Case) (files map[string][]byte, entries []string) {
+	t.Helper()
+	files = map[string][]byte{}
+	for _, f := range c.Archive.Files {
+		if !strings.HasPrefix(f.Name, "out/") {
+			files[f.Name] = f.Data
+		}
+	}
+	switch {
+	case files["indent.spell"] != nil && files["braces.spell"] != nil:
+		return files, []string{"indent.spell", "braces.spell"}
+	case files["main.spell"] != nil:
+		return files, []string{"main.spell"}
+	}
+	t.Fatal("no main.spell, nor indent.spell and braces.spell")
+	return nil, nil
+}
+
+// load loads entry from a case's files.
+func load(t *testing.T, files map[string][]byte, entry string) (*grimoire.Program, diag.List) {
+	t.Helper()
+	read := func(p string) ([]byte, error) {
+		if data, ok := files[filepath.ToSlash(p)]; ok {
+			return data, nil
+		}
+		return nil, fs.ErrNotExist
+	}
+	prog, diags := grimoire.Load(entry, read)
+	for _, d := range diags {
+		if d.Code == grimoire.CodeInternal {
+			t.Fatalf("internal error: %s", d)
+		}
+	}
+	return prog, diags
+}
+
+// sources are the files of a case, for rendering.
+func sources(files map[string][]byte) diag.Sources {
+	srcs := diag.Sources{}
+	for name, data := range files {
+		srcs[name] = data
+	}
+	return srcs
+}
+
+func TestParse(t *testing.T) {
+	golden.Run(t, filepath.Join("parse", "*.txtar"), func(t *testing.T, c *golden.Case) {
+		files, entries := caseFiles(t, c)
+		var printed []string
+		for _, entry := range entries {
+			prog, diags := load(t, files, entry)
+			if diags.HasErrors() {
+				t.Fatalf("%s does not load:\n%s", entry, diags.Render(sources(files)))
+			}
+			printed = append(printed, grimoire.Sprint(prog.Spell))
+			if entry == entries[0] && (len(diags) > 0 || hasSection(c, "out/diagnostics")) {
+				c.Check("out/diagnostics", diags.Render(sources(files)))
+			}
+		}
+		if len(printed) == 2 {
+			if d := cmp.Diff(printed[0], printed[1]); d != "" {
+				t.Errorf("the two syntaxes give different trees (-indent.spell +braces.spell):\n%s", d)
+			}
+		}
+		c.Check("out/ast", printed[0])
+	})
+}
+
+func hasSection(c *golden.Case, name string) bool {
+	_, ok := c.File(name)
+	return ok
+}
+
+// codeLine is a line of an errors case's comment naming a code.
+var codeLine = regexp.MustCompile(`(?m)^(G\d{3})\b`)
+
+func TestErrors(t *testing.T) {
+	golden.Run(t, filepath.Join("errors", "*.txtar"), func(t *testing.T, c *golden.Case) {
+		files, entries := caseFiles(t, c)
+		_, diags := load(t, files, entries[0])
+		if len(diags) == 0 {
+			t.Fatal("no diagnostic")
+		}
+		c.Check("out/errors", diags.Render(sources(files)))
+		wants := codeLine.FindAllStringSubmatch(c.Comment(), -1)
+		if len(wants) == 0 {
+			t.Error("the comment names no code (a line starting G...)")
+		}
+		for _, m := range wants {
+			if !slices.ContainsFunc(diags, func(d diag.Diagnostic) bool { return d.Code == m[1] }) {
+				t.Errorf("no %s among the diagnostics", m[1])
+			}
+		}
+	})
+}
+
+// TestEveryCodeHasACase checks that the errors cases cover every
+// diagnostic code but the internal error's.
+func TestEveryCodeHasACase(t *testing.T) {
+	codes := []string{
+		grimoire.CodeSyntax, grimoire.CodeLexical, grimoire.CodeIndent, grimoire.CodeUnknownWord,
+		grimoire.CodeMisplaced, grimoire.CodeDuplicate, grimoire.CodeUndefined, grimoire.CodeUnknownField,
+		grimoire.CodeUnknownVenue, grimoire.CodeUnknownAsset, grimoire.CodeUnknownSkill, grimoire.CodeUnknownAdv,
+		grimoire.CodeUnknownBlock, grimoire.CodeArity, grimoire.CodeUnknownFunc, grimoire.CodeBadUnit,
+		grimoire.CodeBadValue, grimoire.CodeUnknownKey, grimoire.CodeMissing, grimoire.CodeAssignDecl,
+		grimoire.CodeAutoVenue, grimoire.CodeImport,
+	}
+	covered := map[string]bool{}
+	for _, path := range golden.Files(t, filepath.Join("errors", "*.txtar")) {
+		c, err := golden.Load(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range codeLine.FindAllStringSubmatch(c.Comment(), -1) {
+			covered[m[1]] = true
+		}
+	}
+	for _, code := range codes {
+		if !covered[code] {
+			t.Errorf("no errors case for %s", code)
+		}
+	}
+}
+
+// corpusDirs are the corpus folders and how many spells each holds.
+var corpusDirs = []struct {
+	dir    string
+	spells int
+}{
+	{"grimoire", 83},
+	{"grimoire-braces", 87},
+}
+
+// TestCorpus loads and checks every spell of the corpus copy, and checks
+// the copy against ../shared/corpus when that is present.
+func TestCorpus(t *testing.T) {
+	total, warnings := 0, 0
+	for _, cd := range corpusDirs {
+		dir := filepath.Join("corpus", cd.dir)
+		files := spellFiles(t, dir)
+		if len(files) != cd.spells {
+			t.Errorf("corpus/%s holds %d spells, want the %d of the shared corpus", cd.dir, len(files), cd.spells)
+		}
+		for _, rel := range files {
+			prog, diags := grimoire.Load(filepath.Join(dir, rel), os.ReadFile)
+			if prog == nil {
+				t.Errorf("corpus/%s/%s: %s", cd.dir, rel, diags)
+				continue
+			}
+			if diags.HasErrors() {
+				t.Errorf("corpus/%s/%s does not load:\n%s", cd.dir, rel, diags.Render(prog.Sources))
+				continue
+			}
+			for _, d := range diags {
+				if d.Code == grimoire.CodeInternal {
+					t.Errorf("%s: internal error: %s", rel, d)
+				}
+				warnings++
+			}
+			total++
+		}
+	}
+	t.Logf("corpus: %d spells load without error (%d warnings)", total, warnings)
+
+	shared := filepath.Join("..", "..", "..", "shared", "corpus")
+	if _, err := os.Stat(shared); err != nil {
+		t.Logf("no shared corpus at %s (a checkout of the repository alone): checked the copy in corpus/ only", shared)
+		return
+	}
+	for _, cd := range corpusDirs {
+		for _, rel := range spellFiles(t, filepath.Join(shared, cd.dir)) {
+			want, err := os.ReadFile(filepath.Join(shared, cd.dir, rel))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := os.ReadFile(filepath.Join("corpus", cd.dir, rel))
+			if err != nil || !bytes.Equal(got, want) {
+				t.Errorf("corpus/%s/%s differs from the shared corpus or is missing: copy it again", cd.dir, rel)
+			}
+		}
+	}
+}
+
+// spellFiles lists the .spell files under dir, relative to it, sorted.
+func spellFiles(t *testing.T, dir string) []string {
+	t.Helper()
+	var files []string
+	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if filepath.Ext(path) == ".spell" {
+			rel, _ := filepath.Rel(dir, path)
+			files = append(files, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(files)
+	return files
+}
