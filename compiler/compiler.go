@@ -18,6 +18,7 @@ import (
 	"github.com/genesis-toolchain/genesis/frontend/genesis"
 	"github.com/genesis-toolchain/genesis/frontend/nanovm"
 	"github.com/genesis-toolchain/genesis/frontend/plan"
+	"github.com/genesis-toolchain/genesis/frontend/vvm"
 	"github.com/genesis-toolchain/genesis/ir"
 	"github.com/genesis-toolchain/genesis/ir/opt"
 )
@@ -148,6 +149,24 @@ func Build(srcs []Source, opts Options) (*Output, diag.List) {
 		}
 		out, more := compileModule(m, srcs[0].Name, opts)
 		return out, append(ds, more...)
+	case ".vvm":
+		if len(srcs) > 1 {
+			diags.Errorf(diag.Pos{File: srcs[1].Name}, "E0005", "several .vvm files: a program is its entry file, which imports the others")
+			return nil, diags
+		}
+		entry := srcs[0]
+		read := func(path string) ([]byte, error) {
+			if filepath.Clean(path) == filepath.Clean(entry.Name) {
+				return entry.Data, nil
+			}
+			return os.ReadFile(path)
+		}
+		m, ds := vvm.Compile(entry.Name, read)
+		if ds.HasErrors() {
+			return nil, ds
+		}
+		out, more := compileModule(m, entry.Name, opts)
+		return out, append(ds, more...)
 	case ".gen":
 		m, ds := genesisModule(srcs)
 		if ds.HasErrors() {
@@ -166,7 +185,7 @@ func Build(srcs []Source, opts Options) (*Output, diag.List) {
 		}
 		return compileModule(m, srcs[0].Name, opts)
 	}
-	diags.Errorf(diag.Pos{File: srcs[0].Name}, "E0006", "no frontend for %q files (supported: .gen, .json, .yaml, .yml, .fasm, .ir)", ext)
+	diags.Errorf(diag.Pos{File: srcs[0].Name}, "E0006", "no frontend for %q files (supported: .gen, .vvm, .json, .yaml, .yml, .fasm, .ir)", ext)
 	return nil, diags
 }
 
@@ -252,6 +271,24 @@ func SourceMap(srcs []Source) diag.Sources {
 	m := diag.Sources{}
 	for _, s := range srcs {
 		m[s.Name] = s.Data
+	}
+	return m
+}
+
+// DiagSources returns the sources for rendering diags: srcs, and every
+// other file a diagnostic names that can be read (a module a program
+// imports), so that its lines show too.
+func DiagSources(srcs []Source, diags diag.List) diag.Sources {
+	m := SourceMap(srcs)
+	for _, d := range diags {
+		if _, ok := m[d.Pos.File]; ok || d.Pos.File == "" {
+			continue
+		}
+		data, err := os.ReadFile(d.Pos.File)
+		if err != nil {
+			data = nil // rendered without its line
+		}
+		m[d.Pos.File] = data
 	}
 	return m
 }

@@ -34,6 +34,9 @@ import (
 //	                             run's result is written
 //	--narrate                    narrate the run on standard error as it
 //	                             goes (Narrator)
+//	--state FILE                 keep the persistent state (state.get and
+//	                             state.put, VVM's agent memory) in FILE,
+//	                             across runs (FileStore); default: memory
 //
 // args are the arguments after the command name; program is the program's
 // identity (journals check it) and run runs it once. The exit status is 0
@@ -67,6 +70,7 @@ func mainIO(args []string, program string, run func(*Host, RunOptions) *Result, 
 	var (
 		inputs                          inputFlags
 		llm, tools, trace, journal, res string
+		state                           string
 		payload, source                 string
 		resume, replay, narrate         bool
 		repeat                          int
@@ -83,6 +87,7 @@ func mainIO(args []string, program string, run func(*Host, RunOptions) *Result, 
 	fs.StringVar(&res, "result", "", "write the result JSON to `FILE` (default: standard output)")
 	fs.IntVar(&repeat, "repeat", 1, "run `N` times in this process and write the last result")
 	fs.BoolVar(&narrate, "narrate", false, "narrate the run on standard error as it goes")
+	fs.StringVar(&state, "state", "", "keep the persistent state in `FILE`, across runs")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -123,6 +128,13 @@ func mainIO(args []string, program string, run func(*Host, RunOptions) *Result, 
 			return usage("--tools: %v", err)
 		}
 		cfg.Tools = []ToolProvider{p}
+	}
+	if state != "" {
+		s, err := OpenFileStore(state)
+		if err != nil {
+			return fail(err)
+		}
+		cfg.State = s
 	}
 	h := NewHost(cfg)
 	opts := RunOptions{Program: program, Input: Object(inputs...)}

@@ -17,12 +17,17 @@ import (
 	"github.com/genesis-toolchain/genesis/internal/golden"
 )
 
-// The agent run cases (tests/agent/*.txtar) compile a program through the
-// Go backend and run it with genesisc run and mock effects. A case has
+// The agent run cases (tests/agent/*.txtar, and the VVM programs'
+// tests/vvm/run/*.txtar) compile a program through the Go backend and run
+// it with genesisc run and mock effects. A case has
 //
-//	prog.json | prog.yaml   the program
+//	prog.json | prog.yaml | prog.vvm | prog.ir   the program
+//	other files             modules the program imports (lib/x.vvm)
 //	llm.json, tools.json    the mock LLM and tools (docs/runtime.md)
 //	out/result              the run's result JSON
+//	out/narration           with --narrate: what it printed
+//	out/trace               the run's trace (deterministic: the clock is virtual)
+//	out/journal             the run's journal: every effect's request and reply
 //
 // and its comment gives the extra flags ("args: --input k=v ...") and the
 // expected exit status ("exit N"). Each distinct program is built with
@@ -90,7 +95,7 @@ func TestAgentRuns(t *testing.T) {
 		t.Skip("builds Go programs")
 	}
 	useRunCache(t)
-	golden.Run(t, "../../tests/agent/*.txtar", func(t *testing.T, c *golden.Case) {
+	runCase := func(t *testing.T, c *golden.Case) {
 		dir := t.TempDir()
 		prog := ""
 		for _, f := range c.Archive.Files {
@@ -100,8 +105,17 @@ func TestAgentRuns(t *testing.T) {
 			if strings.HasPrefix(f.Name, "prog.") {
 				prog = filepath.Join(dir, f.Name)
 			}
-			if err := os.WriteFile(filepath.Join(dir, f.Name), f.Data, 0o644); err != nil {
+			path := filepath.Join(dir, filepath.FromSlash(f.Name))
+			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, f.Data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, mock := range []string{"llm.json", "tools.json"} {
+			if _, ok := c.File(mock); !ok {
+				os.WriteFile(filepath.Join(dir, mock), []byte("{}"), 0o644)
 			}
 		}
 		m := exitLine.FindStringSubmatch(c.Comment())
@@ -112,6 +126,14 @@ func TestAgentRuns(t *testing.T) {
 		result := filepath.Join(dir, "result.json")
 		args := []string{"genesisc", "run", "--llm", "mock:" + filepath.Join(dir, "llm.json"),
 			"--tools", "mock:" + filepath.Join(dir, "tools.json"), "--result", result}
+		trace := filepath.Join(dir, "trace.jsonl")
+		if _, ok := c.File("out/trace"); ok {
+			args = append(args, "--trace", trace)
+		}
+		journal := filepath.Join(dir, "journal.jsonl")
+		if _, ok := c.File("out/journal"); ok {
+			args = append(args, "--journal", journal)
+		}
 		if a := argsLine.FindStringSubmatch(c.Comment()); a != nil {
 			args = append(args, splitArgs(strings.TrimSpace(a[1]))...)
 		}
@@ -125,7 +147,20 @@ func TestAgentRuns(t *testing.T) {
 			t.Fatalf("no result: %v\n%s", err, stderr.String())
 		}
 		c.Check("out/result", string(data))
-	})
+		if _, ok := c.File("out/narration"); ok {
+			c.Check("out/narration", stderr.String())
+		}
+		if _, ok := c.File("out/trace"); ok {
+			data, _ := os.ReadFile(trace)
+			c.Check("out/trace", string(data))
+		}
+		if _, ok := c.File("out/journal"); ok {
+			data, _ := os.ReadFile(journal)
+			c.Check("out/journal", string(data))
+		}
+	}
+	t.Run("agent", func(t *testing.T) { golden.Run(t, "../../tests/agent/*.txtar", runCase) })
+	t.Run("vvm", func(t *testing.T) { golden.Run(t, "../../tests/vvm/run/*.txtar", runCase) })
 }
 
 // TestRunCached checks that a second run of a program starts from the

@@ -104,7 +104,7 @@ func compile(c *cli.Context, opts compiler.Options, stderr io.Writer) (*compiler
 		out, more = compiler.Build(srcs, opts)
 		diags = append(diags, more...)
 	}
-	fmt.Fprint(stderr, diags.Render(compiler.SourceMap(srcs)))
+	fmt.Fprint(stderr, diags.Render(compiler.DiagSources(srcs, diags)))
 	if diags.HasErrors() {
 		return nil, exitError{exitDiag}
 	}

@@ -28,7 +28,7 @@ func runCommand(stdout, stderr io.Writer) *cli.Command {
 	return &cli.Command{
 		Name:      "run",
 		Usage:     "compile and run an agent program",
-		UsageText: "genesisc run [--llm mock:FILE|openai:URL] [--tools mock:FILE|exec:CMD] [--input KEY=VALUE]... [--trace FILE] [--journal FILE [--resume [--payload JSON] | --replay]] [--result FILE] [--repeat N] [--narrate] FILE",
+		UsageText: "genesisc run [--llm mock:FILE|openai:URL] [--tools mock:FILE|exec:CMD] [--input KEY=VALUE]... [--trace FILE] [--journal FILE [--resume [--payload JSON] | --replay]] [--result FILE] [--repeat N] [--state FILE] [--narrate] FILE",
 		Description: "Compiles FILE through the Go backend, builds the program with the Go toolchain\n" +
 			"(go in PATH, or $GENESIS_GO) into a cache ($GENESIS_CACHE, default the user cache\n" +
 			"directory's genesis/run) keyed by the program and the runtime, and runs it. A\n" +
@@ -47,6 +47,7 @@ func runCommand(stdout, stderr io.Writer) *cli.Command {
 			&cli.BoolFlag{Name: "replay", Usage: "serve every effect from the journal"},
 			&cli.StringFlag{Name: "result", Usage: "write the result JSON to `FILE` (default: standard output)"},
 			&cli.IntFlag{Name: "repeat", Value: 1, Usage: "run `N` times in one process and write the last result"},
+			&cli.StringFlag{Name: "state", Usage: "keep the persistent state (agent memory) in `FILE`, across runs"},
 			&cli.BoolFlag{Name: "narrate", Usage: "narrate the run on standard error as it goes (VVM's narration protocol)"},
 		},
 		Action: func(c *cli.Context) error {
@@ -64,7 +65,7 @@ func runCommand(stdout, stderr io.Writer) *cli.Command {
 				return exitError{exitDiag}
 			}
 			var args []string
-			for _, name := range []string{"llm", "tools", "trace", "journal", "payload", "source", "result"} {
+			for _, name := range []string{"llm", "tools", "trace", "journal", "payload", "source", "result", "state"} {
 				if c.IsSet(name) {
 					args = append(args, "--"+name, c.String(name))
 				}

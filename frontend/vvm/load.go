@@ -1,0 +1,181 @@
+package vvm
+
+import (
+	"errors"
+	"io/fs"
+	"net/url"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/genesis-toolchain/genesis/frontend/diag"
+)
+
+// RegistryBase is where a registry import `from "@owner/name" import …`
+// points (spec-newer.md §11.3.1.1): https://vvm.dev/owner/name.vvm. The
+// compiler does not read VVM_REGISTRY_BASE_URL: a build does not depend
+// on the environment.
+const RegistryBase = "https://vvm.dev/"
+
+// Load loads the program whose entry file is path: it reads the file
+// with read, parses it, loads every module it imports the same way (a
+// relative import is resolved against the importing file's directory,
+// spec.md §11.3), resolves every name and validates the whole program.
+// read is called once per module, with the module's canonical path: a
+// cleaned file path, or an https URL for a remote module (the compiler
+// fetches nothing itself: a read that fails with fs.ErrNotExist is E095,
+// so a host may serve remote modules from a cache through read).
+//
+// Module paths, and so the file names of diagnostics and positions, are
+// cleaned: "./app/../main.vvm" is "main.vvm" (the Modules' Files hold
+// the sources, for rendering). Load returns the program and every
+// diagnostic, sorted by file and position. The program is never nil;
+// when the list holds errors it may be partial and must not be lowered.
+// A module whose file has syntax errors is not resolved. Load never
+// panics (a panic would be a bug: it is reported as CodeInternal).
+func Load(path string, read func(string) ([]byte, error)) (*Program, diag.List) {
+	l := &loader{read: read, r: &reporter{}, modules: map[string]*Module{}}
+	prog := &Program{}
+	func() {
+		defer l.r.recoverPhase(path)
+		prog.Main = l.module(cleanPath(path), nil)
+		prog.Modules = l.order
+		registry := map[string]*SkillImport{}
+		for _, m := range prog.Modules {
+			if m.File != nil && !m.broken {
+				resolveModule(m, registry, l.r)
+			}
+		}
+		names := make([]string, 0, len(registry))
+		for name := range registry {
+			names = append(names, name)
+		}
+		sort.Strings(names)
+		for _, name := range names {
+			prog.Skills = append(prog.Skills, registry[name])
+		}
+	}()
+	return prog, l.r.sorted()
+}
+
+// loader reads and parses modules, depth first.
+type loader struct {
+	read    func(string) ([]byte, error)
+	r       *reporter
+	modules map[string]*Module // by canonical path
+	order   []*Module          // each after its imports
+}
+
+// module returns the module at path, loading it and its imports the
+// first time. from is the import that asks for it; nil for the entry.
+func (l *loader) module(path string, from *ImportStmt) *Module {
+	if m := l.modules[path]; m != nil {
+		return m
+	}
+	m := &Module{Path: path}
+	l.modules[path] = m
+	src, err := l.read(path)
+	if err != nil {
+		l.readError(path, from, err)
+		l.order = append(l.order, m)
+		return m
+	}
+	before := l.r.syntaxErrors
+	m.File = parseFile(path, src, l.r)
+	m.broken = l.r.syntaxErrors > before
+	m.loading = true
+	for _, s := range m.File.Stmts {
+		imp, ok := s.(*ImportStmt)
+		if !ok {
+			continue
+		}
+		target, ok := l.resolvePath(path, imp)
+		if !ok {
+			continue
+		}
+		dep := l.module(target, imp)
+		if dep.loading {
+			l.r.errorf(imp.Path.ValuePos, CodeModule, "import cycle: %s imports %s, which imports it back", path, target)
+			continue
+		}
+		imp.Module = dep
+	}
+	m.loading = false
+	l.order = append(l.order, m)
+	return m
+}
+
+// readError reports a module that could not be read.
+func (l *loader) readError(path string, from *ImportStmt, err error) {
+	pos := diag.Pos{File: path}
+	if from != nil {
+		pos = from.Path.ValuePos
+	}
+	switch {
+	case isRemote(path) && errors.Is(err, fs.ErrNotExist):
+		l.r.errorf(pos, CodeRemoteImport, "remote module %s is not available: the compiler does not fetch modules (vendor it and import it by a relative path)", path)
+	case isRemote(path):
+		l.r.errorf(pos, CodeFetch, "cannot fetch %s: %v", path, err)
+	case errors.Is(err, fs.ErrNotExist):
+		l.r.errorf(pos, CodeModule, "module not found: %s", path)
+	default:
+		l.r.errorf(pos, CodeModule, "cannot read module %s: %v", path, err)
+	}
+}
+
+// resolvePath computes the canonical path of the module an import of
+// importer names (spec.md §11.3, spec-newer.md §11.3.1): https URLs as
+// they are, registry names under RegistryBase, and any other path
+// relative to the importing module (a decision of docs/vvm.md: not only
+// ./ and ../ paths), which may itself be remote. It reports an import
+// string that names no module.
+func (l *loader) resolvePath(importer string, imp *ImportStmt) (string, bool) {
+	spec := imp.Path.Value
+	pos := imp.Path.ValuePos
+	switch {
+	case spec == "":
+		l.r.errorf(pos, CodeModule, "empty module path")
+		return "", false
+	case strings.HasPrefix(spec, "http://"):
+		l.r.errorf(pos, CodeInsecureImport, "insecure import %s: remote modules are imported over https://", spec)
+		return "", false
+	case strings.HasPrefix(spec, "https://"):
+		u, err := url.Parse(spec)
+		if err != nil || u.Host == "" {
+			l.r.errorf(pos, CodeBadImportURL, "invalid module URL %s", spec)
+			return "", false
+		}
+		return u.String(), true
+	case strings.HasPrefix(spec, "@"):
+		name := strings.TrimPrefix(spec, "@")
+		if !strings.Contains(name, "/") || strings.HasSuffix(name, "/") {
+			l.r.errorf(pos, CodeBadImportURL, "invalid registry module %s: it has the form @owner/name", spec)
+			return "", false
+		}
+		return RegistryBase + path.Clean(name) + ".vvm", true
+	case strings.Contains(spec, "://"):
+		l.r.errorf(pos, CodeBadImportURL, "unsupported module URL %s: import a local file by a relative path, or a remote module over https://", spec)
+		return "", false
+	case isRemote(importer):
+		u, _ := url.Parse(importer)
+		u.Path = path.Join(path.Dir(u.Path), spec)
+		return u.String(), true
+	case filepath.IsAbs(spec):
+		return filepath.Clean(spec), true
+	}
+	return cleanPath(filepath.Join(filepath.Dir(importer), spec)), true
+}
+
+// isRemote reports whether a canonical module path is a URL.
+func isRemote(path string) bool { return strings.HasPrefix(path, "https://") }
+
+// cleanPath is the canonical form of a local path: lexically cleaned
+// (spec.md §11.3), with forward slashes, so that diagnostics read the
+// same on every system.
+func cleanPath(p string) string {
+	if isRemote(p) {
+		return p
+	}
+	return filepath.ToSlash(filepath.Clean(p))
+}
