@@ -222,8 +222,12 @@ func (fl *funcLowerer) refine(seed, max, done, step *ir.Value) *ir.Value {
 	})[0]
 }
 
-// pmap is pmap(items, f) (§14.3): one parallel branch per item, the
-// results in the items' order; the first raised error (in that order)
+// pmapLimit bounds the calls a pmap runs at once: a map over a long
+// list must not start hundreds of model calls together.
+const pmapLimit = 8
+
+// pmap is pmap(items, f) (§14.3): one parallel branch per item, at most
+// pmapLimit at once, the results in the items' order; the first raised error (in that order)
 // raises, else the first error value is the result.
 func (fl *funcLowerer) pmap(items, f *ir.Value, e *CallExpr) *ir.Value {
 	b := fl.b
@@ -238,7 +242,7 @@ func (fl *funcLowerer) pmap(items, f *ir.Value, e *CallExpr) *ir.Value {
 		b.Continue(label, b.Op(ir.OpAdd, i, b.Const(ir.I64, 1)), b.Builtin("list.append", acc, p))
 	})[0]
 	b.SetPos(e.Fun.NamePos)
-	results := b.ParallelEach("pmap", nil, b.Const(ir.I64, 0), packed, fl.l.pmapBranch())
+	results := b.ParallelEach("pmap", nil, b.Const(ir.I64, pmapLimit), packed, fl.l.pmapBranch())
 	return b.Loop(fl.label("pmap"), []*ir.Value{b.Const(ir.I64, 0), b.Builtin("list.new"), b.UnitValue()}, dyn,
 		func(label string, ps []*ir.Value) {
 			i, acc, firstErr := ps[0], ps[1], ps[2]

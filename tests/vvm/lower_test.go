@@ -12,6 +12,8 @@ import (
 
 	"github.com/genesis-toolchain/genesis/backend/golang"
 	"github.com/genesis-toolchain/genesis/frontend/vvm"
+	"github.com/genesis-toolchain/genesis/internal/golden"
+	"github.com/genesis-toolchain/genesis/internal/irtest"
 	"github.com/genesis-toolchain/genesis/ir"
 	"github.com/genesis-toolchain/genesis/ir/opt"
 	"github.com/genesis-toolchain/genesis/runtime"
@@ -90,4 +92,32 @@ func TestCorpusCompiles(t *testing.T) {
 		t.Fatalf("go build of the %d generated packages: %v\n%s", compiled, err, out.String())
 	}
 	t.Logf("%d of %d corpus programs compile to Go", compiled, len(entries))
+}
+
+// TestLower compiles the programs of lower/*.txtar and compares the IR of
+// their own functions (out/ir; the @vvm.* helpers every module holds are
+// left out) with the golden text: what a construct becomes. The IR must
+// verify and print back to itself.
+func TestLower(t *testing.T) {
+	golden.Run(t, filepath.Join("lower", "*.txtar"), func(t *testing.T, c *golden.Case) {
+		prog, diags := run(t, c)
+		if diags.HasErrors() {
+			t.Fatal("a lower case must load without errors")
+		}
+		m, ds := vvm.Lower(prog)
+		if ds.HasErrors() {
+			t.Fatal(ds.Error())
+		}
+		if vs := ir.Verify(m); len(vs) > 0 {
+			t.Fatal(vs.Error())
+		}
+		irtest.CheckRoundTrip(t, ir.Print(m))
+		own := &ir.Module{}
+		for _, f := range m.Funcs {
+			if !strings.HasPrefix(f.Name, "vvm.") {
+				own.Funcs = append(own.Funcs, f)
+			}
+		}
+		c.Check("out/ir", ir.Print(own))
+	})
 }
