@@ -10,12 +10,14 @@ import (
 
 	"github.com/genesis-toolchain/genesis/frontend/diag"
 	"github.com/genesis-toolchain/genesis/internal/golden"
+	"github.com/genesis-toolchain/genesis/ir"
 )
 
-// FuzzParse checks that no source makes ParseFile or Load panic (both
-// recover and report CodeInternal, which this target treats as a
+// FuzzParse checks that no source makes ParseFile, Load or Lower panic
+// (they recover and report CodeInternal, which this target treats as a
 // failure) or hang, that every diagnostic has a position in the file,
-// and that the tree prints. The seed corpus, every corpus program and
+// that the tree prints, and that a program without errors lowers to IR
+// that verifies. The seed corpus, every corpus program and
 // every .vvm section of the golden cases, runs in plain go test.
 func FuzzParse(f *testing.F) {
 	for _, src := range seeds(f) {
@@ -39,6 +41,15 @@ func FuzzParse(f *testing.F) {
 			t.Fatal("Load returned no program")
 		}
 		_ = Sprint(prog.Main.File)
+		if diags.HasErrors() {
+			return
+		}
+		// A valid program lowers to IR that verifies.
+		m, diags := Lower(prog)
+		checkDiags(t, src, diags)
+		if vs := ir.Verify(m); len(vs) > 0 {
+			t.Fatalf("the lowered IR does not verify: %s\n%s", vs.Error(), src)
+		}
 	})
 }
 
