@@ -18,7 +18,8 @@ build:
 	CGO_ENABLED=0 $(GO) build $(BUILDFLAGS) -o $(BIN)/forge ./cmd/forge
 
 # demo: compile Genesis and run it; assemble a program, verify it, run it,
-# and prove the run.
+# and prove the run; run a nano-vm program and a VVM program (narrated)
+# with scripted model replies.
 demo: build
 	@mkdir -p $(BIN)/demo
 	$(BIN)/genesisc build -o $(BIN)/demo/factorial.frgp examples/factorial.gen
@@ -34,6 +35,7 @@ demo: build
 	    --input user_input="I bought it yesterday" examples/refund.json
 	$(BIN)/genesisc run --llm mock:examples/refund.llm.json --tools mock:examples/refund.tools.json \
 	    --input user_input="I broke it" --trace $(BIN)/demo/refund.trace examples/refund.json
+	$(BIN)/genesisc run --llm mock:examples/review.llm.json --narrate examples/review.vvm
 
 test: vet
 	$(GO) test -count=1 ./...
