@@ -9,6 +9,7 @@ import (
 
 	"github.com/genesis-toolchain/genesis/frontend/diag"
 	"github.com/genesis-toolchain/genesis/frontend/fasm/parser"
+	"github.com/genesis-toolchain/genesis/frontend/source"
 )
 
 // The parser turns each line's ANTLR parse tree into plain values, so that
@@ -121,26 +122,13 @@ func parseLines(file string, src []byte, diags *diag.List, quick bool) []line {
 // lexer would read it as U+FFFD and the assembler would silently encode
 // other bytes than the file holds.
 func checkUTF8(file string, src []byte, bad map[int]bool, diags *diag.List) {
-	if utf8.Valid(src) {
-		return
-	}
-	line, col := 1, 1
-	for len(src) > 0 {
-		r, n := utf8.DecodeRune(src)
-		switch {
-		case r == '\n':
-			line, col = line+1, 1
-		case r == utf8.RuneError && n == 1:
-			if !bad[line] {
-				bad[line] = true
-				diags.Errorf(diag.Pos{File: file, Line: line, Col: col}, codeSyntax, "invalid UTF-8 byte 0x%02x", src[0])
-			}
-			col++
-		default:
-			col++
+	source.InvalidUTF8(src, func(line, col int, c byte) bool {
+		if !bad[line] {
+			bad[line] = true
+			diags.Errorf(diag.Pos{File: file, Line: line, Col: col}, codeSyntax, "invalid UTF-8 byte 0x%02x", c)
 		}
-		src = src[n:]
-	}
+		return true
+	})
 }
 
 // A lineParser converts the parse tree of a line, and reports the line's

@@ -10,6 +10,7 @@ import (
 	"github.com/antlr4-go/antlr/v4"
 
 	"github.com/genesis-toolchain/genesis/frontend/diag"
+	"github.com/genesis-toolchain/genesis/frontend/source"
 	"github.com/genesis-toolchain/genesis/frontend/twostage"
 	"github.com/genesis-toolchain/genesis/frontend/vvm/parser"
 )
@@ -93,49 +94,21 @@ type builder struct {
 // as U+FFFD, and a string literal would silently hold other bytes than
 // the file.
 func (b *builder) checkUTF8(src []byte) {
-	if utf8.Valid(src) {
-		return
-	}
-	line, col := 1, 1
-	for len(src) > 0 {
-		r, n := utf8.DecodeRune(src)
-		switch {
-		case r == '\n':
-			line, col = line+1, 1
-		case r == utf8.RuneError && n == 1:
-			b.r.syntaxErrorf(diag.Pos{File: b.file, Line: line, Col: col}, CodeSyntax, "invalid UTF-8 byte 0x%02x", src[0])
-			return
-		default:
-			col++
-		}
-		src = src[n:]
-	}
+	source.InvalidUTF8(src, func(line, col int, c byte) bool {
+		b.r.syntaxErrorf(diag.Pos{File: b.file, Line: line, Col: col}, CodeSyntax, "invalid UTF-8 byte 0x%02x", c)
+		return false
+	})
 }
 
 // pos is the position of a token. ANTLR's column, like diag.Pos's, counts
 // code points, but from 0.
-func (b *builder) pos(t antlr.Token) diag.Pos {
-	if t == nil {
-		return diag.Pos{File: b.file}
-	}
-	return diag.Pos{File: b.file, Line: t.GetLine(), Col: t.GetColumn() + 1}
-}
+func (b *builder) pos(t antlr.Token) diag.Pos { return source.TokenPos(b.file, t) }
 
 // tpos is the position of a terminal node, or of nothing.
-func (b *builder) tpos(n antlr.TerminalNode) diag.Pos {
-	if n == nil {
-		return diag.Pos{File: b.file}
-	}
-	return b.pos(n.GetSymbol())
-}
+func (b *builder) tpos(n antlr.TerminalNode) diag.Pos { return source.TerminalPos(b.file, n) }
 
 // cpos is where a rule context starts.
-func (b *builder) cpos(c antlr.ParserRuleContext) diag.Pos {
-	if c == nil {
-		return diag.Pos{File: b.file}
-	}
-	return b.pos(c.GetStart())
-}
+func (b *builder) cpos(c antlr.ParserRuleContext) diag.Pos { return source.ContextPos(b.file, c) }
 
 // errorf reports an error the builder finds in the tree, unless the tree
 // is garbage there: after the runaway token, or on a line with a syntax

@@ -1,0 +1,65 @@
+// Package source holds what every frontend does with its input text
+// around ANTLR: finding the bytes that are not UTF-8 (ANTLR would read
+// them as U+FFFD, and a literal would silently hold other bytes than the
+// file), and turning ANTLR's tokens and rule contexts into diag
+// positions.
+package source
+
+import (
+	"unicode/utf8"
+
+	"github.com/antlr4-go/antlr/v4"
+
+	"github.com/genesis-toolchain/genesis/frontend/diag"
+)
+
+// InvalidUTF8 calls bad for each byte of src that does not start a valid
+// UTF-8 sequence, in order, with its line and column (in code points,
+// counting an invalid byte as one, from 1), until bad returns false.
+func InvalidUTF8(src []byte, bad func(line, col int, b byte) bool) {
+	if utf8.Valid(src) {
+		return
+	}
+	line, col := 1, 1
+	for len(src) > 0 {
+		r, n := utf8.DecodeRune(src)
+		switch {
+		case r == '\n':
+			line, col = line+1, 1
+		case r == utf8.RuneError && n == 1:
+			if !bad(line, col, src[0]) {
+				return
+			}
+			col++
+		default:
+			col++
+		}
+		src = src[n:]
+	}
+}
+
+// TokenPos is the position of token t of file; the file alone when t is
+// nil. ANTLR's column, like diag.Pos's, counts code points, but from 0.
+func TokenPos(file string, t antlr.Token) diag.Pos {
+	if t == nil {
+		return diag.Pos{File: file}
+	}
+	return diag.Pos{File: file, Line: t.GetLine(), Col: t.GetColumn() + 1}
+}
+
+// TerminalPos is the position of terminal node n, or of the file when n
+// is nil (a token the parser did not find).
+func TerminalPos(file string, n antlr.TerminalNode) diag.Pos {
+	if n == nil {
+		return diag.Pos{File: file}
+	}
+	return TokenPos(file, n.GetSymbol())
+}
+
+// ContextPos is where rule context c starts, or the file when c is nil.
+func ContextPos(file string, c antlr.ParserRuleContext) diag.Pos {
+	if c == nil {
+		return diag.Pos{File: file}
+	}
+	return TokenPos(file, c.GetStart())
+}
