@@ -22,10 +22,8 @@
 package nanovm_test
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 
@@ -90,7 +88,7 @@ func program(t *testing.T, c *golden.Case) (string, []byte) {
 // copy against ../shared/corpus/nanovm when that is present.
 func TestCorpus(t *testing.T) {
 	invalid := readIndex(t, filepath.Join("corpus", "INDEX.md"))
-	files := corpusFiles(t, "corpus")
+	files := golden.CorpusFiles(t, "corpus", ".json", ".yaml", ".yml")
 	if len(files) < 70 {
 		t.Fatalf("corpus/ holds %d programs, want the 78 of the shared corpus", len(files))
 	}
@@ -128,43 +126,7 @@ func TestCorpus(t *testing.T) {
 		t.Errorf("INDEX.md names %d invalid programs, %d were found", len(invalid), rejected)
 	}
 
-	shared := filepath.Join("..", "..", "..", "shared", "corpus", "nanovm")
-	if _, err := os.Stat(shared); err != nil {
-		t.Logf("no shared corpus at %s (a checkout of the repository alone): checked the copy in corpus/ only", shared)
-		return
-	}
-	for _, rel := range corpusFiles(t, shared) {
-		want, err := os.ReadFile(filepath.Join(shared, rel))
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := os.ReadFile(filepath.Join("corpus", rel))
-		if err != nil || !bytes.Equal(got, want) {
-			t.Errorf("corpus/%s differs from the shared corpus or is missing: copy it again", rel)
-		}
-	}
-}
-
-// corpusFiles lists the programs under dir, relative to it, sorted.
-func corpusFiles(t *testing.T, dir string) []string {
-	t.Helper()
-	var files []string
-	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		switch filepath.Ext(path) {
-		case ".json", ".yaml", ".yml":
-			rel, _ := filepath.Rel(dir, path)
-			files = append(files, filepath.ToSlash(rel))
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sort.Strings(files)
-	return files
+	golden.CheckCorpusCopy(t, "corpus", filepath.Join("..", "..", "..", "shared", "corpus", "nanovm"), ".json", ".yaml", ".yml")
 }
 
 // readIndex returns the programs INDEX.md marks INVALID (rejected by

@@ -27,12 +27,10 @@
 package vvm_test
 
 import (
-	"bytes"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 
@@ -127,7 +125,7 @@ func noInternal(t *testing.T, diags diag.List) {
 // and their diagnostics in corpus.txtar, and checks the copy against
 // ../shared/corpus/vvm when that is present.
 func TestCorpus(t *testing.T) {
-	files := corpusFiles(t, "corpus")
+	files := golden.CorpusFiles(t, "corpus", ".vvm")
 	if len(files) < 43 {
 		t.Fatalf("corpus/ holds %d programs, want the 43 of the shared corpus", len(files))
 	}
@@ -168,40 +166,5 @@ func TestCorpus(t *testing.T) {
 		t.Errorf("%d of %d corpus programs load, want at least %.0f%%", passed, len(files), 100*minCorpusPassed)
 	}
 
-	shared := filepath.Join("..", "..", "..", "shared", "corpus", "vvm")
-	if _, err := os.Stat(shared); err != nil {
-		t.Logf("no shared corpus at %s (a checkout of the repository alone): checked the copy in corpus/ only", shared)
-		return
-	}
-	for _, rel := range corpusFiles(t, shared) {
-		want, err := os.ReadFile(filepath.Join(shared, rel))
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := os.ReadFile(filepath.Join("corpus", rel))
-		if err != nil || !bytes.Equal(got, want) {
-			t.Errorf("corpus/%s differs from the shared corpus or is missing: copy it again", rel)
-		}
-	}
-}
-
-// corpusFiles lists the .vvm files under dir, relative to it, sorted.
-func corpusFiles(t *testing.T, dir string) []string {
-	t.Helper()
-	var files []string
-	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if filepath.Ext(path) == ".vvm" {
-			rel, _ := filepath.Rel(dir, path)
-			files = append(files, filepath.ToSlash(rel))
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sort.Strings(files)
-	return files
+	golden.CheckCorpusCopy(t, "corpus", filepath.Join("..", "..", "..", "shared", "corpus", "vvm"), ".vvm")
 }
