@@ -2,6 +2,7 @@ package vvm
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/genesis-toolchain/genesis/frontend/diag"
@@ -392,48 +393,18 @@ func (fl *funcLowerer) capturesHere(fi *fnInfo) bool {
 }
 
 // directCall calls a def known statically, binding the arguments to its
-// parameters here; arguments that do not fit raise thrown when the call
-// runs, as spec.md §11.1 says.
+// parameters here (bindArgs).
 func (fl *funcLowerer) directCall(e *CallExpr, fi *fnInfo) *ir.Value {
 	b := fl.b
-	name := fi.decl.Name.Name
-	vals := make([]*ir.Value, len(fi.params))
-	problem := ""
-	for i, a := range e.Args {
-		v := fl.expr(a)
-		if i < len(vals) {
-			vals[i] = v
-		} else if problem == "" {
-			problem = fmt.Sprintf("%s takes %d argument%s, not %d", name, len(fi.params), plural(len(fi.params)), len(e.Args))
-		}
+	params := make([]string, len(fi.params))
+	for i, p := range fi.params {
+		params[i] = p.Name
 	}
-	for _, kw := range e.Kwargs {
-		v := fl.expr(kw.Value)
-		found := false
-		for i, p := range fi.params {
-			if p.Name != kw.Name {
-				continue
-			}
-			found = true
-			if vals[i] != nil && problem == "" {
-				problem = fmt.Sprintf("%s: parameter %s is given twice", name, p.Name)
-			}
-			vals[i] = v
-		}
-		if !found && problem == "" {
-			problem = fmt.Sprintf("%s has no parameter %s", name, kw.Name)
-		}
-	}
-	for i, v := range vals {
-		if v == nil && problem == "" {
-			problem = fmt.Sprintf("%s: missing argument %s", name, fi.params[i].Name)
-		}
-	}
-	b.SetPos(e.Lparen)
-	if problem != "" {
-		fl.thrown(problem)
+	vals, ok := fl.bindArgs(e, fi.decl.Name.Name, params)
+	if !ok {
 		return b.UnitValue()
 	}
+	b.SetPos(e.Lparen)
 	args := append([]*ir.Value(nil), vals...)
 	for _, c := range fi.captures {
 		args = append(args, fl.symValue(c))
@@ -466,4 +437,50 @@ func (fl *funcLowerer) moduleCall(e *CallExpr, mod *Module) *ir.Value {
 			b.Yield(b.Builtin("obj.set", err, b.StringValue("error"), inner))
 		})[0])
 	}, func() { b.Yield(res[0]) })[0]
+}
+
+// bindArgs evaluates a call's arguments, left to right, and binds them to
+// params by position and by name (spec.md §11.1); a parameter whose name
+// ends in "?" is optional, and nil when not given. Arguments that do not
+// fit — too many, an unknown or repeated keyword, a missing one — raise
+// thrown when the call runs, as the spec says, and ok is false.
+func (fl *funcLowerer) bindArgs(e *CallExpr, name string, params []string) (vals []*ir.Value, ok bool) {
+	vals = make([]*ir.Value, len(params))
+	problem := ""
+	fail := func(format string, args ...any) {
+		if problem == "" {
+			problem = fmt.Sprintf(format, args...)
+		}
+	}
+	for i, a := range e.Args {
+		v := fl.expr(a)
+		if i < len(params) {
+			vals[i] = v
+		} else {
+			fail("%s takes %d argument%s, not %d", name, len(params), plural(len(params)), len(e.Args))
+		}
+	}
+	for _, kw := range e.Kwargs {
+		v := fl.expr(kw.Value)
+		i := slices.IndexFunc(params, func(p string) bool { return strings.TrimSuffix(p, "?") == kw.Name })
+		switch {
+		case i < 0:
+			fail("%s has no parameter %s", name, kw.Name)
+		case vals[i] != nil:
+			fail("%s: parameter %s is given twice", name, kw.Name)
+		default:
+			vals[i] = v
+		}
+	}
+	for i, p := range params {
+		if vals[i] == nil && !strings.HasSuffix(p, "?") {
+			fail("%s: missing argument %s", name, p)
+		}
+	}
+	if problem != "" {
+		fl.b.SetPos(e.Lparen)
+		fl.thrown(problem)
+		return nil, false
+	}
+	return vals, true
 }

@@ -1,7 +1,6 @@
 package vvm
 
 import (
-	"fmt"
 	"strconv"
 
 	"github.com/genesis-toolchain/genesis/frontend/diag"
@@ -63,7 +62,7 @@ func (fl *funcLowerer) builtin(e *CallExpr) *ir.Value {
 		}
 		return o
 	}
-	args, ok := fl.bindStdlib(e, stdlibParams[name])
+	args, ok := fl.bindArgs(e, name, stdlibParams[name])
 	if !ok {
 		return b.UnitValue()
 	}
@@ -83,57 +82,6 @@ func (fl *funcLowerer) builtin(e *CallExpr) *ir.Value {
 		return fl.refine(args[0], args[1], args[2], args[3])
 	}
 	panic("vvm: no lowering for the standard-library function " + name)
-}
-
-// bindStdlib evaluates a call's arguments and binds them to params by
-// position and name; an optional parameter not given is nil. Arguments
-// that do not fit raise thrown (and ok is false).
-func (fl *funcLowerer) bindStdlib(e *CallExpr, params []string) (vals []*ir.Value, ok bool) {
-	vals = make([]*ir.Value, len(params))
-	name := e.Fun.Name
-	problem := ""
-	for i, a := range e.Args {
-		v := fl.expr(a)
-		if i < len(params) {
-			vals[i] = v
-		} else if problem == "" {
-			problem = fmt.Sprintf("%s takes at most %d arguments", name, len(params))
-		}
-	}
-	for _, kw := range e.Kwargs {
-		v := fl.expr(kw.Value)
-		found := false
-		for i, p := range params {
-			if trimOptional(p) == kw.Name {
-				found = true
-				if vals[i] != nil && problem == "" {
-					problem = fmt.Sprintf("%s: %s is given twice", name, kw.Name)
-				}
-				vals[i] = v
-			}
-		}
-		if !found && problem == "" {
-			problem = fmt.Sprintf("%s has no parameter %s", name, kw.Name)
-		}
-	}
-	for i, p := range params {
-		if vals[i] == nil && p[len(p)-1] != '?' && problem == "" {
-			problem = fmt.Sprintf("%s: missing argument %s", name, p)
-		}
-	}
-	if problem != "" {
-		fl.b.SetPos(e.Lparen)
-		fl.thrown(problem)
-		return nil, false
-	}
-	return vals, true
-}
-
-func trimOptional(p string) string {
-	if p[len(p)-1] == '?' {
-		return p[:len(p)-1]
-	}
-	return p
 }
 
 // requireList raises thrown when items is not a list.
