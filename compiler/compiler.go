@@ -16,6 +16,7 @@ import (
 	"github.com/genesis-toolchain/genesis/frontend/diag"
 	"github.com/genesis-toolchain/genesis/frontend/fasm"
 	"github.com/genesis-toolchain/genesis/frontend/genesis"
+	"github.com/genesis-toolchain/genesis/frontend/grimoire"
 	"github.com/genesis-toolchain/genesis/frontend/nanovm"
 	"github.com/genesis-toolchain/genesis/frontend/plan"
 	"github.com/genesis-toolchain/genesis/frontend/vvm"
@@ -167,6 +168,24 @@ func Build(srcs []Source, opts Options) (*Output, diag.List) {
 		}
 		out, more := compileModule(m, entry.Name, opts)
 		return out, append(ds, more...)
+	case ".spell":
+		if len(srcs) > 1 {
+			diags.Errorf(diag.Pos{File: srcs[1].Name}, "E0005", "several .spell files: a program is its entry spell, which imports the others")
+			return nil, diags
+		}
+		entry := srcs[0]
+		read := func(path string) ([]byte, error) {
+			if filepath.Clean(path) == filepath.Clean(entry.Name) {
+				return entry.Data, nil
+			}
+			return os.ReadFile(path)
+		}
+		m, ds := grimoire.Compile(entry.Name, read)
+		if ds.HasErrors() {
+			return nil, ds
+		}
+		out, more := compileModule(m, entry.Name, opts)
+		return out, append(ds, more...)
 	case ".gen":
 		m, ds := genesisModule(srcs)
 		if ds.HasErrors() {
@@ -185,7 +204,7 @@ func Build(srcs []Source, opts Options) (*Output, diag.List) {
 		}
 		return compileModule(m, srcs[0].Name, opts)
 	}
-	diags.Errorf(diag.Pos{File: srcs[0].Name}, "E0006", "no frontend for %q files (supported: .gen, .vvm, .json, .yaml, .yml, .fasm, .ir)", ext)
+	diags.Errorf(diag.Pos{File: srcs[0].Name}, "E0006", "no frontend for %q files (supported: .gen, .vvm, .spell, .json, .yaml, .yml, .fasm, .ir)", ext)
 	return nil, diags
 }
 

@@ -41,6 +41,7 @@ var builtinTable = []Builtin{
 	bi("list.get", []Type{Dyn, I64}, Dyn, "list.get(l, i): element i of list l (from 0), or an error value (kind \"index\") when out of range."),
 	bi("list.len", v1, I64, "list.len(l): the number of elements of list l; 0 for a non-list."),
 	bi("list.new", nil, Dyn, "list.new(): the empty list."),
+	bi("list.sort_by", v2, Dyn, "list.sort_by(l, keys): the elements of list l ordered by the elements of list keys at the same index (value.compare), stably; an error value (kind \"type\") when they are not lists of one length."),
 	bi("num.add", v2, Dyn, "num.add(a, b): a + b for numbers (float64); an error value (kind \"type\") otherwise."),
 	bi("num.div", v2, Dyn, "num.div(a, b): a / b; an error value (kind \"arith\") when b is 0."),
 	bi("num.from_int", []Type{I64}, Dyn, "num.from_int(i): the signed integer i as a number value."),

@@ -1,7 +1,9 @@
 package runtime
 
 import (
+	"fmt"
 	"math"
+	"sort"
 	"strconv"
 	"strings"
 	"unicode"
@@ -36,6 +38,7 @@ var Builtins = []BuiltinFunc{
 	{"list.get", "ListGet", ListGet},
 	{"list.len", "ListLen", ListLen},
 	{"list.new", "ListNew", ListNew},
+	{"list.sort_by", "ListSortBy", ListSortBy},
 	{"num.add", "NumAdd", NumAdd},
 	{"num.div", "NumDiv", NumDiv},
 	{"num.from_int", "NumFromInt", NumFromInt},
@@ -170,6 +173,29 @@ func ListLen(l Value) int64 {
 
 // ListNew is list.new(): the empty list.
 func ListNew() Value { return emptyList }
+
+// ListSortBy is list.sort_by(l, keys): the elements of l ordered by the
+// keys at the same index (ValueCompare), stably, so equal keys keep
+// their order (Grimoire's `sort by`). It is an error of kind "type" when
+// l or keys is not a list, or their lengths differ.
+func ListSortBy(l, keys Value) Value {
+	if l.k != KindList || keys.k != KindList {
+		return typeError("list.sort_by", l, keys)
+	}
+	if l.Len() != keys.Len() {
+		return Error("type", fmt.Sprintf("list.sort_by: %d elements and %d keys", l.Len(), keys.Len()))
+	}
+	idx := make([]int, l.Len())
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return ValueCompare(keys.Index(idx[a]), keys.Index(idx[b])) < 0 })
+	out := make([]Value, len(idx))
+	for i, j := range idx {
+		out[i] = l.Index(j)
+	}
+	return List(out...)
+}
 
 func numbers(op string, a, b Value) (float64, float64, Value, bool) {
 	if a.k != KindNumber || b.k != KindNumber {

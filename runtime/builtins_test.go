@@ -106,6 +106,8 @@ func TestBuiltinsValue(t *testing.T) {
 		{"list.get negative", func() rt.Value { return rt.ErrorKind(rt.ListGet(j(t, `[1]`), -1)) }, `"index"`},
 		{"list.get non-list", func() rt.Value { return rt.ErrorKind(rt.ListGet(j(t, `{}`), 0)) }, `"type"`},
 		{"list.new", func() rt.Value { return rt.ListNew() }, `[]`},
+		{"list.sort_by", func() rt.Value { return rt.ListSortBy(j(t, `["a","b","c","d"]`), j(t, `[2,1,2,0]`)) }, `["d","b","a","c"]`},
+		{"list.sort_by length", func() rt.Value { return rt.ErrorKind(rt.ListSortBy(j(t, `[1]`), j(t, `[]`))) }, `"type"`},
 		{"num.add", func() rt.Value { return rt.NumAdd(N(1.5), N(2)) }, `3.5`},
 		{"num.add type", func() rt.Value { return rt.ErrorKind(rt.NumAdd(N(1), S("2"))) }, `"type"`},
 		{"num.sub", func() rt.Value { return rt.NumSub(N(1), N(3)) }, `-2`},

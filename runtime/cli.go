@@ -37,6 +37,20 @@ import (
 //	--state FILE                 keep the persistent state (state.get and
 //	                             state.put, VVM's agent memory) in FILE,
 //	                             across runs (FileStore); default: memory
+//	--trigger KIND               input field "trigger": the trigger to run
+//	                             (Grimoire: manual, hourly, daily, cron,
+//	                             condition, event)
+//	--event NAME                 input field "event": the event that fired
+//	--event-payload JSON         input field "event_payload": its payload
+//	--param KEY=VALUE            input field "params": an object of
+//	                             parameter overrides, repeatable (VALUE as
+//	                             for --input)
+//	--mode simulate|cast         input field "mode"
+//	--yes                        input field "yes": true, side effects are
+//	                             confirmed in advance
+//
+// The run-selection flags only add fields to the run's input, after the
+// --input ones; the program decides what they mean (docs/runtime.md).
 //
 // args are the arguments after the command name; program is the program's
 // identity (journals check it) and run runs it once. The exit status is 0
@@ -74,6 +88,10 @@ func mainIO(args []string, program string, run func(*Host, RunOptions) *Result, 
 		payload, source                 string
 		resume, replay, narrate         bool
 		repeat                          int
+		params                          inputFlags
+		trigger, event, eventPayload    string
+		mode                            string
+		yes                             bool
 	)
 	fs.StringVar(&llm, "llm", "", "the LLM provider: mock:FILE or openai:URL")
 	fs.StringVar(&tools, "tools", "", "the tool provider: mock:FILE or exec:CMD")
@@ -88,8 +106,41 @@ func mainIO(args []string, program string, run func(*Host, RunOptions) *Result, 
 	fs.IntVar(&repeat, "repeat", 1, "run `N` times in this process and write the last result")
 	fs.BoolVar(&narrate, "narrate", false, "narrate the run on standard error as it goes")
 	fs.StringVar(&state, "state", "", "keep the persistent state in `FILE`, across runs")
+	fs.StringVar(&trigger, "trigger", "", "the trigger `KIND` to run (input field trigger)")
+	fs.StringVar(&event, "event", "", "the event `NAME` that fired (input field event)")
+	fs.StringVar(&eventPayload, "event-payload", "", "the event's payload `JSON` (input field event_payload)")
+	fs.Var(&params, "param", "a parameter override `KEY=VALUE` (repeatable; input field params)")
+	fs.StringVar(&mode, "mode", "", "simulate or cast (input field mode)")
+	fs.BoolVar(&yes, "yes", false, "confirm every side effect in advance (input field yes)")
 	if err := fs.Parse(args); err != nil {
 		return 2
+	}
+	if trigger != "" {
+		inputs = append(inputs, Field{"trigger", String(trigger)})
+	}
+	if event != "" {
+		inputs = append(inputs, Field{"event", String(event)})
+	}
+	if eventPayload != "" {
+		v, err := ParseJSON([]byte(eventPayload))
+		if err != nil {
+			fmt.Fprintf(stderr, "%s: --event-payload: %v\n", program, err)
+			return 2
+		}
+		inputs = append(inputs, Field{"event_payload", v})
+	}
+	if len(params) > 0 {
+		inputs = append(inputs, Field{"params", Object(params...)})
+	}
+	if mode != "" {
+		if mode != "simulate" && mode != "cast" {
+			fmt.Fprintf(stderr, "%s: --mode must be simulate or cast\n", program)
+			return 2
+		}
+		inputs = append(inputs, Field{"mode", String(mode)})
+	}
+	if yes {
+		inputs = append(inputs, Field{"yes", True})
 	}
 	usage := func(format string, a ...any) int {
 		fmt.Fprintf(stderr, "%s: %s\n", program, fmt.Sprintf(format, a...))

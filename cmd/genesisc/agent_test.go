@@ -17,11 +17,11 @@ import (
 	"github.com/genesis-toolchain/genesis/internal/golden"
 )
 
-// The agent run cases (tests/agent/*.txtar, and the VVM programs'
-// tests/vvm/run/*.txtar) compile a program through the Go backend and run
+// The agent run cases (tests/agent/*.txtar, the VVM programs'
+// tests/vvm/run/*.txtar and the Grimoire spells' tests/grimoire/run/*.txtar) compile a program through the Go backend and run
 // it with genesisc run and mock effects. A case has
 //
-//	prog.json | prog.yaml | prog.vvm | prog.ir   the program
+//	prog.json | prog.yaml | prog.vvm | prog.spell | prog.ir   the program
 //	other files             modules the program imports (lib/x.vvm)
 //	llm.json, tools.json    the mock LLM and tools (docs/runtime.md)
 //	out/result              the run's result JSON
@@ -161,6 +161,7 @@ func TestAgentRuns(t *testing.T) {
 	}
 	t.Run("agent", func(t *testing.T) { golden.Run(t, "../../tests/agent/*.txtar", runCase) })
 	t.Run("vvm", func(t *testing.T) { golden.Run(t, "../../tests/vvm/run/*.txtar", runCase) })
+	t.Run("grimoire", func(t *testing.T) { golden.Run(t, "../../tests/grimoire/run/*.txtar", runCase) })
 }
 
 // TestRunCached checks that a second run of a program starts from the

@@ -101,6 +101,7 @@ func TestDiagnosticsAndExitStatus(t *testing.T) {
 	writeFile(t, dir, "bad.fasm", "    ADD r1, r2\n    HALT\n")
 	writeFile(t, dir, "prog.vvm", "agent a:\n  model: x\n")
 	writeFile(t, dir, "prog.spell", "spell x:\n")
+	writeFile(t, dir, "prog.cob", "IDENTIFICATION DIVISION.\n")
 	writeFile(t, dir, "hello.fasm", hello)
 	for _, c := range []struct {
 		name   string
@@ -113,7 +114,8 @@ func TestDiagnosticsAndExitStatus(t *testing.T) {
 		{"check reports the same", []string{"check", "bad.fasm"}, 1, []string{"bad.fasm:1:5: error[A003]:"}},
 		{"check of a good file", []string{"check", "hello.fasm"}, 0, nil},
 		{"missing file", []string{"build", "nope.fasm"}, 1, []string{"nope.fasm: error[E0001]: cannot read"}},
-		{"no frontend", []string{"build", "prog.spell"}, 1, []string{`no frontend for ".spell" files`}},
+		{"no frontend", []string{"build", "prog.cob"}, 1, []string{`no frontend for ".cob" files`}},
+		{"a Grimoire syntax error", []string{"build", "prog.spell"}, 1, []string{"prog.spell:1:8: error[G001]:"}},
 		{"a VVM syntax error", []string{"build", "prog.vvm"}, 1, []string{"prog.vvm:1:8: error[E001]:"}},
 		{"no inputs", []string{"build"}, 2, []string{"no input files"}},
 		{"unknown emit", []string{"build", "--emit", "llvm", "hello.fasm"}, 2, []string{`unknown --emit "llvm"`}},

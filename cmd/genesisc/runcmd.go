@@ -28,7 +28,7 @@ func runCommand(stdout, stderr io.Writer) *cli.Command {
 	return &cli.Command{
 		Name:      "run",
 		Usage:     "compile and run an agent program",
-		UsageText: "genesisc run [--llm mock:FILE|openai:URL] [--tools mock:FILE|exec:CMD] [--input KEY=VALUE]... [--trace FILE] [--journal FILE [--resume [--payload JSON] | --replay]] [--result FILE] [--repeat N] [--state FILE] [--narrate] FILE",
+		UsageText: "genesisc run [--llm mock:FILE|openai:URL] [--tools mock:FILE|exec:CMD] [--input KEY=VALUE]... [--trace FILE] [--journal FILE [--resume [--payload JSON] | --replay]] [--result FILE] [--repeat N] [--state FILE] [--narrate] [--trigger KIND] [--event NAME [--event-payload JSON]] [--param KEY=VALUE]... [--mode simulate|cast] [--yes] FILE",
 		Description: "Compiles FILE through the Go backend, builds the program with the Go toolchain\n" +
 			"(go in PATH, or $GENESIS_GO) into a cache ($GENESIS_CACHE, default the user cache\n" +
 			"directory's genesis/run) keyed by the program and the runtime, and runs it. A\n" +
@@ -49,6 +49,12 @@ func runCommand(stdout, stderr io.Writer) *cli.Command {
 			&cli.IntFlag{Name: "repeat", Value: 1, Usage: "run `N` times in one process and write the last result"},
 			&cli.StringFlag{Name: "state", Usage: "keep the persistent state (agent memory) in `FILE`, across runs"},
 			&cli.BoolFlag{Name: "narrate", Usage: "narrate the run on standard error as it goes (VVM's narration protocol)"},
+			&cli.StringFlag{Name: "trigger", Usage: "the trigger `KIND` to run (Grimoire)"},
+			&cli.StringFlag{Name: "event", Usage: "the event `NAME` that fired (Grimoire)"},
+			&cli.StringFlag{Name: "event-payload", Usage: "the event's payload `JSON` (Grimoire)"},
+			&cli.StringSliceFlag{Name: "param", Usage: "a parameter override `KEY=VALUE` (repeatable; Grimoire)"},
+			&cli.StringFlag{Name: "mode", Usage: "simulate or cast (Grimoire)"},
+			&cli.BoolFlag{Name: "yes", Usage: "confirm every side effect in advance (Grimoire cast mode)"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
@@ -65,7 +71,7 @@ func runCommand(stdout, stderr io.Writer) *cli.Command {
 				return exitError{exitDiag}
 			}
 			var args []string
-			for _, name := range []string{"llm", "tools", "trace", "journal", "payload", "source", "result", "state"} {
+			for _, name := range []string{"llm", "tools", "trace", "journal", "payload", "source", "result", "state", "trigger", "event", "event-payload", "mode"} {
 				if c.IsSet(name) {
 					args = append(args, "--"+name, c.String(name))
 				}
@@ -73,7 +79,10 @@ func runCommand(stdout, stderr io.Writer) *cli.Command {
 			for _, in := range c.StringSlice("input") {
 				args = append(args, "--input", in)
 			}
-			for _, name := range []string{"resume", "replay", "narrate"} {
+			for _, p := range c.StringSlice("param") {
+				args = append(args, "--param", p)
+			}
+			for _, name := range []string{"resume", "replay", "narrate", "yes"} {
 				if c.Bool(name) {
 					args = append(args, "--"+name)
 				}

@@ -1,7 +1,7 @@
 // Package grimoire is the frontend of Grimoire spells (.spell), the DeFi
 // strategy language of reference/grimoire/grimoire-dsl-spec.md: parsing
 // and static checks. docs/grimoire.md is the language as implemented,
-// with the table of diagnostics; docs/grimoire-decisions-draft.md records
+// with the table of diagnostics; docs/decisions.md ("Grimoire") records
 // every decision the specification left open.
 //
 // Both syntaxes are read: the indentation syntax of the specification and

@@ -1,0 +1,434 @@
+package grimoire
+
+import (
+	"fmt"
+	"math/big"
+	"runtime/debug"
+	"strconv"
+
+	"github.com/genesis-toolchain/genesis/frontend/diag"
+	"github.com/genesis-toolchain/genesis/ir"
+)
+
+// The lowering: a loaded, checked Program becomes one IR module
+// (docs/grimoire.md, "Running spells"). Its entry is
+//
+//	func @main(%input: value) -> value
+//
+// which builds the run's context from the input (the trigger to run, the
+// event and its payload, parameter overrides, the mode), loads the state,
+// evaluates the guards, runs the one trigger the input selects, saves the
+// persistent state, exports the bindings, the state and the halt reason,
+// and ends the run failed when the trigger failed.
+//
+// Every body — a trigger's, a block's, a parallel branch's — is a
+// function
+//
+//	func @NAME(%frame: value) -> value
+//
+// on a frame {"env", "st", "ctx"}: the body's variables, the state
+// variables and the run's context. It returns {"env", "st", "err"}: its
+// variables and the state at its end, and the error that ended it (unit
+// when none). Inside a body, a failure sets the var $err and breaks out
+// to the innermost handler (a try, an atomic block, the body itself), so
+// straight-line code needs no checks after it.
+
+// Lower lowers a program that Load returned without errors. The
+// diagnostics are those of constructs the lowering cannot compile
+// (CodeInternal: a bug).
+func Lower(p *Program) (m *ir.Module, diags diag.List) {
+	l := &lowerer{prog: p, m: ir.NewModule(), blocks: map[*Block]string{}, sites: map[string]bool{}}
+	defer func() {
+		if e := recover(); e != nil {
+			m = nil
+			diags = append(diags, diag.Diagnostic{Pos: diag.Pos{File: p.Spell.File}, Severity: diag.Error, Code: CodeInternal,
+				Msg: fmt.Sprintf("internal compiler error: %v\n%s", e, debug.Stack())})
+		}
+	}()
+	l.helpers()
+	// Blocks first, so that `do` finds their functions; every spell's
+	// blocks, the imported ones' too.
+	spells := append([]*Spell{p.Spell}, p.Imports...)
+	for si, s := range spells {
+		for _, bl := range s.Blocks {
+			l.blocks[bl] = fmt.Sprintf("block%d.%s", si, bl.Name.Name)
+		}
+	}
+	for _, s := range spells {
+		for _, bl := range s.Blocks {
+			bl := bl
+			l.body(l.blocks[bl], s, bl.BlockPos, func(fl *funcLowerer) { fl.stmts(bl.Body) })
+		}
+	}
+	for i, t := range p.Spell.Triggers {
+		t := t
+		l.body("trigger"+strconv.Itoa(i), p.Spell, t.OnPos, func(fl *funcLowerer) { fl.trigger(t) })
+	}
+	l.main()
+	return l.m, diags
+}
+
+// Compile loads, checks and lowers the spell at path, reading it and the
+// spells it imports with read: the IR module, and every diagnostic
+// (warnings too). The module is nil when the spell has errors.
+func Compile(path string, read func(string) ([]byte, error)) (*ir.Module, diag.List) {
+	prog, diags := Load(path, read)
+	if prog == nil || diags.HasErrors() {
+		return nil, diags
+	}
+	m, ds := Lower(prog)
+	diags = append(diags, ds...)
+	if m == nil {
+		return nil, diags
+	}
+	if vs := ir.VerifyLowered(m, CodeInternal); len(vs) > 0 {
+		return nil, append(diags, vs...)
+	}
+	return m, diags
+}
+
+// lowerer holds what the lowering of a whole program shares.
+type lowerer struct {
+	prog   *Program
+	m      *ir.Module
+	blocks map[*Block]string // the function of every block
+	sites  map[string]bool   // the (step name, position) pairs used
+	nfuncs int               // numbers the functions of branches and stages
+}
+
+var (
+	dyn  = []ir.Type{ir.Dyn}
+	dyn2 = []ir.Type{ir.Dyn, ir.Dyn}
+	dyn3 = []ir.Type{ir.Dyn, ir.Dyn, ir.Dyn}
+)
+
+// funcLowerer lowers one body function.
+type funcLowerer struct {
+	l     *lowerer
+	spell *Spell
+	f     *ir.Func
+	b     *ir.Builder
+
+	env, st, ctx, err *ir.Local // the body's variables, the state, the context, the pending error
+	acts              *ir.Local // the actions performed so far in this body (for atomic's log)
+	handlers          []string  // the labels a failure breaks to, innermost last
+	iters             []*ir.Value
+	nvars             int
+}
+
+// body adds the body function name, whose statements fill lowers.
+func (l *lowerer) body(name string, s *Spell, pos diag.Pos, fill func(fl *funcLowerer)) *ir.Func {
+	f := l.m.NewFunc(name, dyn, dyn, pos)
+	f.Params[0].Name = "frame"
+	fl := &funcLowerer{l: l, spell: s, f: f, b: ir.NewBuilder(f)}
+	b := fl.b
+	b.SetPos(pos)
+	frame := f.Params[0]
+	fl.env = f.NewVar("env", ir.Dyn, pos)
+	fl.st = f.NewVar("st", ir.Dyn, pos)
+	fl.ctx = f.NewVar("ctx", ir.Dyn, pos)
+	fl.err = f.NewVar("err", ir.Dyn, pos)
+	fl.acts = f.NewVar("acts", ir.Dyn, pos)
+	b.Set(fl.env, fl.get(frame, "env"))
+	b.Set(fl.st, fl.get(frame, "st"))
+	b.Set(fl.ctx, fl.get(frame, "ctx"))
+	b.Set(fl.err, b.UnitValue())
+	b.Set(fl.acts, b.Builtin("list.new"))
+	fl.block(func() { fill(fl) })
+	b.SetPos(pos)
+	out := fl.obj("env", b.Get(fl.env), "st", b.Get(fl.st), "err", b.Get(fl.err))
+	b.Return(out)
+	return f
+}
+
+// block runs body with a new handler: a failure inside breaks out of it
+// with $err set. Code after block runs either way.
+func (fl *funcLowerer) block(body func()) {
+	label := fl.b.NewLabel("h")
+	fl.b.Block(label, nil, func(label string) {
+		fl.handlers = append(fl.handlers, label)
+		body()
+		fl.handlers = fl.handlers[:len(fl.handlers)-1]
+	})
+}
+
+// raise fails with the error value e: it breaks to the innermost handler.
+func (fl *funcLowerer) raise(e *ir.Value) {
+	fl.b.Set(fl.err, e)
+	fl.b.Break(fl.handlers[len(fl.handlers)-1])
+}
+
+// fail raises a new error of kind with message.
+func (fl *funcLowerer) fail(kind string, msg *ir.Value) {
+	fl.raise(fl.b.Builtin("error.new", fl.b.StringValue(kind), msg))
+}
+
+// check raises v when it is an error value and returns it otherwise.
+func (fl *funcLowerer) check(v *ir.Value) *ir.Value {
+	fl.b.If(fl.b.Builtin("error.is", v), nil, func() { fl.raise(v) }, nil)
+	return v
+}
+
+// failed is whether $err holds an error.
+func (fl *funcLowerer) failed() *ir.Value { return fl.b.Builtin("error.is", fl.b.Get(fl.err)) }
+
+func (fl *funcLowerer) str(s string) *ir.Value { return fl.b.StringValue(s) }
+
+func (fl *funcLowerer) get(o *ir.Value, key string) *ir.Value {
+	return fl.b.Builtin("obj.get", o, fl.str(key))
+}
+
+func (fl *funcLowerer) set(o *ir.Value, key string, v *ir.Value) *ir.Value {
+	return fl.b.Builtin("obj.set", o, fl.str(key), v)
+}
+
+// obj builds an object of alternating keys (string) and values.
+func (fl *funcLowerer) obj(kv ...any) *ir.Value {
+	o := fl.b.Builtin("obj.new")
+	for i := 0; i < len(kv); i += 2 {
+		o = fl.set(o, kv[i].(string), kv[i+1].(*ir.Value))
+	}
+	return o
+}
+
+func (fl *funcLowerer) list(vs ...*ir.Value) *ir.Value {
+	l := fl.b.Builtin("list.new")
+	for _, v := range vs {
+		l = fl.b.Builtin("list.append", l, v)
+	}
+	return l
+}
+
+// newVar declares a fresh var of type t.
+func (fl *funcLowerer) newVar(prefix string, t ir.Type) *ir.Local {
+	fl.nvars++
+	return fl.f.NewVar(fmt.Sprintf("%s%d", prefix, fl.nvars), t, fl.b.Pos())
+}
+
+// step returns a step name unique with pos in the module: the verifier
+// requires (name, position) pairs to be, and one statement may perform
+// several effects.
+func (fl *funcLowerer) step(name string, pos diag.Pos) string {
+	fl.b.SetPos(pos)
+	n := name
+	for i := 2; fl.l.sites[n+"@"+pos.String()]; i++ {
+		n = fmt.Sprintf("%s #%d", name, i)
+	}
+	fl.l.sites[n+"@"+pos.String()] = true
+	return n
+}
+
+// note writes a note to the trace (docs/runtime.md, Trace): what the
+// run decided, for the run log.
+func (fl *funcLowerer) note(pos diag.Pos, kind string, text *ir.Value) {
+	name := fl.step("note", pos)
+	fl.b.Effect(ir.OpTrace, name, fl.iters, fl.str("note"), fl.obj("kind", fl.str(kind), "text", text))
+}
+
+// ratFloat converts an exact number to the float64 of the reference
+// runtime's numbers.
+func ratFloat(r *big.Rat) float64 {
+	f, _ := r.Float64()
+	return f
+}
+
+// trigger lowers a trigger's body: a condition trigger runs it when its
+// condition holds, an event trigger when its filter does; otherwise the
+// run notes that the trigger did not fire and ends with no effect.
+func (fl *funcLowerer) trigger(t *Trigger) {
+	b := fl.b
+	var cond Expr
+	switch t.Kind {
+	case Condition:
+		cond = t.Cond
+	case Event:
+		cond = t.Where
+	}
+	if cond == nil {
+		fl.stmts(t.Body)
+		return
+	}
+	c := fl.truthy(cond)
+	b.SetPos(t.OnPos)
+	b.If(c, nil, func() { fl.stmts(t.Body) }, func() {
+		fl.note(t.OnPos, "trigger_skipped", fl.str("the "+t.Kind.String()+" trigger's condition does not hold"))
+	})
+}
+
+// stateKey is the key of a persistent state variable in the store: the
+// spell's name and the variable's, so that spells can share a store.
+func stateKey(s *Spell, v *StateVar) string { return s.Name.Name + "." + v.Name.Name }
+
+// main lowers @main (see the top of this file).
+func (l *lowerer) main() {
+	s := l.prog.Spell
+	pos := s.SpellPos
+	f := l.m.NewFunc("main", dyn, dyn, pos)
+	f.Params[0].Name = "input"
+	in := f.Params[0]
+	fl := &funcLowerer{l: l, spell: s, f: f, b: ir.NewBuilder(f)}
+	b := fl.b
+	b.SetPos(pos)
+	fl.env = f.NewVar("env", ir.Dyn, pos)
+	fl.st = f.NewVar("st", ir.Dyn, pos)
+	fl.ctx = f.NewVar("ctx", ir.Dyn, pos)
+	fl.err = f.NewVar("err", ir.Dyn, pos)
+	fl.acts = f.NewVar("acts", ir.Dyn, pos)
+	b.Set(fl.env, b.Builtin("obj.new"))
+	b.Set(fl.st, b.Builtin("obj.new"))
+	b.Set(fl.err, b.UnitValue())
+	b.Set(fl.acts, b.Builtin("list.new"))
+	mode := fl.get(in, "mode")
+	mode = b.If(b.Builtin("value.truthy", mode), dyn, func() { b.Yield(mode) }, func() { b.Yield(fl.str("simulate")) })[0]
+	payload := fl.get(in, "event_payload")
+	b.Set(fl.ctx, fl.obj("mode", mode, "yes", b.Builtin("value.bool", b.Builtin("value.truthy", fl.get(in, "yes"))),
+		"event", payload, "params", b.Builtin("obj.new"), "limits", b.Builtin("obj.new")))
+	loaded := f.NewVar("loaded", ir.Dyn, pos) // the persistent state as loaded
+	b.Set(loaded, b.Builtin("obj.new"))
+	fl.block(func() {
+		// Limits, then parameters (defaults, overridden by the input's).
+		limits := b.Builtin("obj.new")
+		for _, lim := range sectionItems(s.Limits) {
+			limits = fl.set(limits, lim.Name.Name, fl.expr(lim.Value))
+		}
+		b.Set(fl.ctx, fl.set(b.Get(fl.ctx), "limits", limits))
+		over := fl.get(in, "params")
+		params := b.Builtin("obj.new")
+		for _, p := range sectionItems(s.Params) {
+			p := p
+			b.SetPos(p.Name.Pos())
+			name := fl.str(p.Name.Name)
+			v := b.If(b.Builtin("obj.has", over, name), dyn, func() { b.Yield(b.Builtin("obj.get", over, name)) }, func() {
+				if p.Default != nil {
+					b.Yield(fl.expr(p.Default))
+				} else {
+					b.Yield(b.UnitValue())
+				}
+			})[0]
+			params = b.Builtin("obj.set", params, name, v)
+		}
+		b.Set(fl.ctx, fl.set(b.Get(fl.ctx), "params", params))
+		// The state: persistent variables from the store (their initial
+		// value when absent), ephemeral ones from their initial value.
+		for _, v := range sectionItems(s.State) {
+			v := v
+			b.SetPos(v.Name.Pos())
+			var x *ir.Value
+			if v.Scope == Persistent {
+				step := fl.step("load "+v.Name.Name, v.Name.Pos())
+				got := b.Effect(ir.OpStateGet, step, nil, fl.str(stateKey(s, v)))
+				b.Set(loaded, fl.set(b.Get(loaded), v.Name.Name, got))
+				x = b.If(b.Op(ir.OpEq, b.Builtin("value.kind", got), b.Const(ir.I64, 0)), dyn, func() { b.Yield(fl.expr(v.Init)) }, func() { b.Yield(got) })[0]
+			} else {
+				x = fl.expr(v.Init)
+			}
+			b.Set(fl.st, fl.set(b.Get(fl.st), v.Name.Name, x))
+		}
+		// The guards, before the trigger.
+		for _, g := range sectionItems(s.Guards) {
+			g := g
+			b.SetPos(g.Name.Pos())
+			var ok *ir.Value
+			if adv, isAdv := g.Check.(*Advisory); isAdv {
+				var fb Expr
+				for _, m := range g.Meta {
+					if m.Name != nil && m.Name.Name == "fallback" {
+						fb = m.Value
+					}
+				}
+				ok = b.Builtin("value.truthy", fl.advisory(adv, fb))
+			} else {
+				ok = fl.truthy(g.Check)
+			}
+			msg := "guard " + g.Name.Name + " failed"
+			for _, m := range g.Meta {
+				if m.Name != nil && m.Name.Name == "message" {
+					if sl, isStr := m.Value.(*StringLit); isStr {
+						msg += ": " + sl.Value
+					}
+				}
+			}
+			b.If(b.Op(ir.OpNot, ok), nil, func() { fl.fail("guard", fl.str(msg)) }, nil)
+		}
+		fl.runTrigger(in)
+	})
+	// Save the persistent variables the run changed, whether it failed
+	// or not: what it did before a failure stays done.
+	b.SetPos(pos)
+	for _, v := range sectionItems(s.State) {
+		if v.Scope != Persistent {
+			continue
+		}
+		v := v
+		x := fl.get(b.Get(fl.st), v.Name.Name)
+		changed := b.Op(ir.OpNot, b.Builtin("value.eq", x, fl.get(b.Get(loaded), v.Name.Name)))
+		b.If(b.Op(ir.OpAnd, changed, b.Op(ir.OpNe, b.Builtin("value.kind", x), b.Const(ir.I64, 0))), nil, func() {
+			step := fl.step("save "+v.Name.Name, v.Name.Pos())
+			b.Effect(ir.OpStatePut, step, nil, fl.str(stateKey(s, v)), x)
+		}, nil)
+	}
+	b.SetPos(pos)
+	env := b.Get(fl.env)
+	b.Effect(ir.OpExport, fl.step("export bindings", pos), nil, fl.str("bindings"), env)
+	b.Effect(ir.OpExport, fl.step("export state", pos), nil, fl.str("state"), fl.stateObject(b.Get(fl.st)))
+	e := b.Get(fl.err)
+	b.If(b.Builtin("error.is", e), nil, func() {
+		b.If(b.Builtin("value.eq", b.Builtin("error.kind", e), fl.str("halt")), nil, func() {
+			b.Effect(ir.OpExport, fl.step("export halt_reason", pos), nil, fl.str("halt_reason"), b.Builtin("error.message", e))
+		}, nil)
+		b.Effect(ir.OpStop, fl.step("failed", pos), nil, fl.str("failed"), e)
+	}, nil)
+	b.Return(env)
+}
+
+// runTrigger selects the trigger the input names and runs it: with
+// "event", the first event trigger of that name; with "trigger", the
+// first trigger of that kind; else the spell's first trigger.
+func (fl *funcLowerer) runTrigger(in *ir.Value) {
+	b := fl.b
+	s := fl.spell
+	if len(s.Triggers) == 0 {
+		fl.fail("trigger", fl.str("the spell has no trigger"))
+		return
+	}
+	ev, kind := fl.get(in, "event"), fl.get(in, "trigger")
+	hasEv := b.Op(ir.OpNe, b.Builtin("value.kind", ev), b.Const(ir.I64, 0))
+	hasKind := b.Op(ir.OpNe, b.Builtin("value.kind", kind), b.Const(ir.I64, 0))
+	sel := fl.newVar("trigger", ir.I64)
+	b.Set(sel, b.Const(ir.I64, -1))
+	for i, t := range s.Triggers {
+		byEv := b.Bool(false)
+		if t.Kind == Event {
+			byEv = b.Builtin("value.eq", ev, fl.str(t.Event.Value))
+		}
+		byKind := b.Builtin("value.eq", kind, fl.str(t.Kind.String()))
+		var match *ir.Value
+		if i == 0 {
+			match = b.If(hasEv, []ir.Type{ir.Bool}, func() { b.Yield(byEv) }, func() {
+				b.Yield(b.If(hasKind, []ir.Type{ir.Bool}, func() { b.Yield(byKind) }, func() { b.Yield(b.Bool(true)) })[0])
+			})[0]
+		} else {
+			match = b.If(hasEv, []ir.Type{ir.Bool}, func() { b.Yield(byEv) }, func() { b.Yield(b.Op(ir.OpAnd, hasKind, byKind)) })[0]
+		}
+		none := b.Op(ir.OpEq, b.Get(sel), b.Const(ir.I64, -1))
+		b.If(b.Op(ir.OpAnd, none, match), nil, func() { b.Set(sel, b.Const(ir.I64, int64(i))) }, nil)
+	}
+	var cases []ir.Case
+	for i, t := range s.Triggers {
+		i, t := i, t
+		cases = append(cases, ir.Case{Values: []int64{int64(i)}, Body: func() {
+			b.SetPos(t.OnPos)
+			frame := fl.obj("env", b.Builtin("obj.new"), "st", b.Get(fl.st), "ctx", b.Get(fl.ctx))
+			res := b.CallSym("trigger"+strconv.Itoa(i), dyn, frame)[0]
+			b.Set(fl.env, fl.get(res, "env"))
+			b.Set(fl.st, fl.get(res, "st"))
+			b.Set(fl.err, fl.get(res, "err"))
+		}})
+	}
+	b.Switch(b.Get(sel), nil, cases, func() {
+		what := b.If(hasEv, dyn, func() { b.Yield(b.Builtin("str.concat", fl.str("no event trigger for "), ev)) }, func() {
+			b.Yield(b.Builtin("str.concat", fl.str("no trigger of kind "), b.Builtin("value.string", kind)))
+		})[0]
+		fl.raise(b.Builtin("error.new", fl.str("trigger"), what))
+	})
+}
