@@ -167,6 +167,7 @@ func (fl *funcLowerer) stmt(s Stmt) {
 		fl.statementNote(s)
 		fl.expr(s.X)
 	case *ReturnStmt:
+		fl.statementNote(s)
 		v := fl.unit()
 		if s.Value != nil {
 			v = fl.expr(s.Value)
@@ -174,6 +175,7 @@ func (fl *funcLowerer) stmt(s Stmt) {
 		b.SetPos(s.ReturnPos)
 		fl.ret(v)
 	case *RaiseStmt:
+		fl.statementNote(s)
 		var e *ir.Value
 		switch {
 		case s.Msg != nil:
