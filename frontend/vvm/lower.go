@@ -259,7 +259,7 @@ func (l *lowerer) function(fi *fnInfo) {
 		}
 	}
 	if fi.decl != nil {
-		fl.stmts(fi.decl.Body)
+		fl.body(fi.decl.Body)
 		if !fl.b.Terminated() {
 			fl.b.SetPos(fi.decl.DefPos)
 			fl.b.Return(fl.unit(), fl.unit())
@@ -286,7 +286,7 @@ func (l *lowerer) module(mod *Module) {
 	fl.declareLocals()
 	fl.inputs(f.Params[0])
 	fl.imports()
-	fl.stmts(mod.File.Stmts)
+	fl.body(mod.File.Stmts)
 	if fl.b.Terminated() {
 		return
 	}
@@ -469,11 +469,20 @@ type funcLowerer struct {
 
 	frames []*frame
 	caught *ir.Value // the error an except block handles, for a bare raise
+
+	// depth is how many statement lists the statement being lowered is
+	// in, 0 for the body's own statements; bound holds the variables an
+	// assignment among those has bound. Control reaches every later
+	// statement of the body only through that assignment (a body has no
+	// loop around it, and leaving the assignment early leaves the body),
+	// so reading them needs no unbound check.
+	depth int
+	bound map[*Symbol]bool
 }
 
 func (l *lowerer) newFunc(f *ir.Func, mod *Module, sc *Scope) *funcLowerer {
 	return &funcLowerer{l: l, f: f, b: ir.NewBuilder(f), mod: mod, mi: l.mods[mod], sc: sc,
-		vars: map[*Symbol]*ir.Local{}, caps: map[*Symbol]*ir.Value{}}
+		vars: map[*Symbol]*ir.Local{}, caps: map[*Symbol]*ir.Value{}, bound: map[*Symbol]bool{}, depth: -1}
 }
 
 // unbound is the value of a variable before its first binding: an error

@@ -111,6 +111,9 @@ func (fl *funcLowerer) read(id *Ident) *ir.Value {
 	if isHoisted(sym) || sym.Kind == SymParam {
 		return fl.symValue(sym)
 	}
+	if _, isVar := fl.vars[sym]; isVar && fl.bound[sym] {
+		return fl.symValue(sym)
+	}
 	v := fl.symValue(sym)
 	b.If(b.Builtin("error.is", v), nil, func() {
 		fl.thrown(id.Name + " is not bound yet")

@@ -125,6 +125,8 @@ func (fl *funcLowerer) thrown(msg string) {
 // leaves (a raise, return, break, continue) are never reached and not
 // lowered.
 func (fl *funcLowerer) stmts(list []Stmt) {
+	fl.depth++
+	defer func() { fl.depth-- }()
 	for _, s := range list {
 		if fl.b.Terminated() {
 			return
@@ -132,6 +134,9 @@ func (fl *funcLowerer) stmts(list []Stmt) {
 		fl.stmt(s)
 	}
 }
+
+// body lowers the statements of a function's or module's body.
+func (fl *funcLowerer) body(list []Stmt) { fl.stmts(list) }
 
 // note records in the trace what the program does, for narration
 // (docs/runtime.md, Narration): kind "statement", "loop", "decision" or
@@ -160,6 +165,9 @@ func (fl *funcLowerer) stmt(s Stmt) {
 		v := fl.expr(s.Value)
 		b.SetPos(s.EqPos)
 		fl.assign(s.Target.Sym, v)
+		if fl.depth == 0 && s.Target.Sym != nil {
+			fl.bound[s.Target.Sym] = true
+		}
 		if _, ok := s.Value.(*AgentCall); ok {
 			fl.note(s.EqPos, "bind", b.StringValue(s.Target.Name+" bound"))
 		}
