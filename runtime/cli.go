@@ -35,8 +35,9 @@ import (
 //	--narrate                    narrate the run on standard error as it
 //	                             goes (Narrator)
 //	--state FILE                 keep the persistent state (state.get and
-//	                             state.put, VVM's agent memory) in FILE,
-//	                             across runs (FileStore); default: memory
+//	                             state.put, VVM's agent memory) in the
+//	                             SQLite database FILE, across runs
+//	                             (SQLiteStore); default: memory
 //	--trigger KIND               input field "trigger": the trigger to run
 //	                             (Grimoire: manual, hourly, daily, cron,
 //	                             condition, event)
@@ -105,7 +106,7 @@ func mainIO(args []string, program string, run func(*Host, RunOptions) *Result, 
 	fs.StringVar(&res, "result", "", "write the result JSON to `FILE` (default: standard output)")
 	fs.IntVar(&repeat, "repeat", 1, "run `N` times in this process and write the last result")
 	fs.BoolVar(&narrate, "narrate", false, "narrate the run on standard error as it goes")
-	fs.StringVar(&state, "state", "", "keep the persistent state in `FILE`, across runs")
+	fs.StringVar(&state, "state", "", "keep the persistent state in the SQLite database `FILE`, across runs")
 	fs.StringVar(&trigger, "trigger", "", "the trigger `KIND` to run (input field trigger)")
 	fs.StringVar(&event, "event", "", "the event `NAME` that fired (input field event)")
 	fs.StringVar(&eventPayload, "event-payload", "", "the event's payload `JSON` (input field event_payload)")
@@ -181,10 +182,11 @@ func mainIO(args []string, program string, run func(*Host, RunOptions) *Result, 
 		cfg.Tools = []ToolProvider{p}
 	}
 	if state != "" {
-		s, err := OpenFileStore(state)
+		s, err := OpenSQLiteStore(state)
 		if err != nil {
 			return fail(err)
 		}
+		defer s.Close()
 		cfg.State = s
 	}
 	h := NewHost(cfg)

@@ -189,6 +189,14 @@ func (r *Run) start() {
 		} else {
 			b = append(b, `,"clock":"virtual"`...)
 		}
+		if sb, ok := r.h.store.(StoreBackend); ok {
+			name, loc := sb.Backend()
+			b = append(b, `,"state":{"backend":`...)
+			b = appendString(b, name)
+			b = append(b, `,"path":`...)
+			b = appendString(b, loc)
+			b = append(b, '}')
+		}
 		if r.j != nil {
 			b = append(b, `,"journal":`...)
 			b = appendString(b, r.mode.String())

@@ -14,6 +14,14 @@ type Store interface {
 	Put(key string, v Value) error
 }
 
+// StoreBackend is implemented by stores that name where the state lives:
+// the trace's run_started event carries it as "state": {"backend": name,
+// "path": location}, so a run log says which state it ran against. A
+// MemoryStore does not implement it (the state dies with the process).
+type StoreBackend interface {
+	Backend() (name, location string)
+}
+
 // MemoryStore is a Store in memory: state persists across the runs of one
 // Host, not across processes.
 type MemoryStore struct {
@@ -90,6 +98,9 @@ func (s *FileStore) Put(key string, v Value) error {
 	s.obj = obj
 	return nil
 }
+
+// Backend names the store for the trace: "file" and its path.
+func (s *FileStore) Backend() (name, location string) { return "file", s.path }
 
 func writeFileAtomic(path string, data []byte) error {
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")

@@ -174,8 +174,9 @@ func writeMatrixValue(sb *strings.Builder, v runtime.Value) {
 }
 
 // TestGrimoireStateAcrossRuns runs a spell with persistent and ephemeral
-// state twice on one --state store: the persistent counter goes on from
-// the first run's value, the ephemeral one starts over.
+// state twice on one --state store, an SQLite database: the persistent
+// counter goes on from the first run's value, the ephemeral one starts
+// over, and the trace's run_started names the backend.
 func TestGrimoireStateAcrossRuns(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds Go programs")
@@ -189,8 +190,15 @@ func TestGrimoireStateAcrossRuns(t *testing.T) {
 		"state_check(persistent_runs=2, ephemeral_temp=20, ephemeral_sum=10)",
 	} {
 		var out, errs bytes.Buffer
-		if code := run([]string{"genesisc", "run", "--state", store, spell}, &out, &errs); code != 0 {
+		trace := filepath.Join(dir, "trace.jsonl")
+		if code := run([]string{"genesisc", "run", "--state", store, "--trace", trace, spell}, &out, &errs); code != 0 {
 			t.Fatalf("run %d: exit %d\n%s", i+1, code, errs.String())
+		}
+		if data, _ := os.ReadFile(store); !bytes.HasPrefix(data, []byte("SQLite format 3\x00")) {
+			t.Errorf("run %d: the store is not an SQLite database", i+1)
+		}
+		if data, _ := os.ReadFile(trace); !bytes.Contains(data, []byte(`"state":{"backend":"sqlite","path":`+strconv.Quote(store)+`}`)) {
+			t.Errorf("run %d: run_started does not name the backend:\n%.300s", i+1, data)
 		}
 		res, err := runtime.ParseResult(out.Bytes())
 		if err != nil {
@@ -199,5 +207,78 @@ func TestGrimoireStateAcrossRuns(t *testing.T) {
 		if got := matrixEvents(res); len(got) != 1 || got[0] != want {
 			t.Errorf("run %d: events %q, want %q", i+1, got, want)
 		}
+	}
+}
+
+// TestGrimoireCastConfirm runs a cast-mode action without --yes: the run
+// suspends (exit 3) on the confirmation wait, before the action; resumed
+// with {"confirm": true} it performs the action, resumed with
+// {"confirm": false} it fails with kind "declined" and never calls the
+// tool. With --yes the action runs without suspending.
+func TestGrimoireCastConfirm(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds Go programs")
+	}
+	useRunCache(t)
+	dir := t.TempDir()
+	spell := filepath.Join(dir, "swap.spell")
+	os.WriteFile(spell, []byte(`spell CastSwap
+  venues:
+    dex: @uniswap
+  on manual:
+    tx = dex.swap(1)
+    emit swapped(tx=tx)
+`), 0o644)
+	tools := filepath.Join(dir, "tools.json")
+	os.WriteFile(tools, []byte(`{"dex.swap": "0xabc"}`), 0o644)
+	runSpell := func(wantExit int, args ...string) *runtime.Result {
+		t.Helper()
+		var out, errs bytes.Buffer
+		all := append([]string{"genesisc", "run", "--tools", "mock:" + tools, "--mode", "cast"}, args...)
+		if code := run(append(all, spell), &out, &errs); code != wantExit {
+			t.Fatalf("%q: exit %d, want %d\n%s%s", args, code, wantExit, out.String(), errs.String())
+		}
+		res, err := runtime.ParseResult(out.Bytes())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	called := func(res *runtime.Result) bool {
+		for _, s := range res.Steps {
+			if s == "dex.swap" {
+				return true
+			}
+		}
+		return false
+	}
+	for _, tc := range []struct {
+		payload  string
+		status   runtime.Status
+		kind     string // the run's error kind
+		swapped  bool
+		wantExit int
+	}{
+		{`{"confirm": true}`, runtime.StatusSuccess, "", true, 0},
+		{`{"confirm": false}`, runtime.StatusFailed, "declined", false, 1},
+	} {
+		journal := filepath.Join(dir, "run.journal")
+		os.Remove(journal)
+		res := runSpell(3, "--journal", journal)
+		if res.Status != runtime.StatusSuspended || called(res) {
+			t.Fatalf("first run: status %s, steps %q; want suspended before dex.swap", res.Status, res.Steps)
+		}
+		res = runSpell(tc.wantExit, "--journal", journal, "--resume", "--payload", tc.payload)
+		kind := ""
+		if res.Error != nil {
+			kind = res.Error.Kind
+		}
+		if res.Status != tc.status || kind != tc.kind || called(res) != tc.swapped {
+			t.Errorf("resumed with %s: status %s, error kind %q, steps %q; want %s, %q, dex.swap called %v",
+				tc.payload, res.Status, kind, res.Steps, tc.status, tc.kind, tc.swapped)
+		}
+	}
+	if res := runSpell(0, "--yes"); res.Status != runtime.StatusSuccess || !called(res) {
+		t.Errorf("--yes: status %s, steps %q", res.Status, res.Steps)
 	}
 }

@@ -11,8 +11,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	goruntime "runtime"
+	"runtime/debug"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -105,10 +107,36 @@ func runCommand(stdout, stderr io.Writer) *cli.Command {
 	}
 }
 
+// toolchainDeps returns the modules linked into this genesisc (its build
+// information), sorted by path: the versions the runtime was compiled
+// and tested with, among them modernc.org/sqlite and its dependencies.
+// A generated program is built against the same versions, verified
+// against the same sums. Nil when the binary has no build information.
+func toolchainDeps() []*debug.Module {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return nil
+	}
+	var deps []*debug.Module
+	for _, d := range info.Deps {
+		if d.Replace != nil {
+			d = d.Replace
+		}
+		// A dependency replaced by a directory has no version to require.
+		if d.Version == "" || d.Version == "(devel)" || d.Path == "github.com/genesis-toolchain/genesis" {
+			continue
+		}
+		deps = append(deps, d)
+	}
+	sort.Slice(deps, func(i, j int) bool { return deps[i].Path < deps[j].Path })
+	return deps
+}
+
 // cachedBinary returns the binary of the generated command files, building
 // it on the first use. The cache key covers the program's files, the
-// runtime's source, the Go toolchain's version and the platform, so a
-// changed genesisc never runs a stale binary.
+// runtime's source, the module versions it is built with, the Go
+// toolchain's version and the platform, so a changed genesisc never runs
+// a stale binary.
 func cachedBinary(files []golang.File, stderr io.Writer) (string, error) {
 	goTool := os.Getenv("GENESIS_GO")
 	if goTool == "" {
@@ -116,7 +144,11 @@ func cachedBinary(files []golang.File, stderr io.Writer) (string, error) {
 	}
 	rtSource := runtime.Source()
 	h := sha256.New()
-	fmt.Fprintf(h, "genesis run cache v1\n%s/%s\n", goruntime.GOOS, goruntime.GOARCH)
+	fmt.Fprintf(h, "genesis run cache v2\n%s/%s\n", goruntime.GOOS, goruntime.GOARCH)
+	deps := toolchainDeps()
+	for _, d := range deps {
+		fmt.Fprintf(h, "module %s %s %s\n", d.Path, d.Version, d.Sum)
+	}
 	for _, f := range files {
 		fmt.Fprintf(h, "program %s %d\n", f.Name, len(f.Data))
 		h.Write(f.Data)
@@ -154,7 +186,12 @@ func cachedBinary(files []golang.File, stderr io.Writer) (string, error) {
 	}
 
 	// A module holding the program, with the runtime as a local module
-	// of the toolchain's path: the build needs no network.
+	// of the toolchain's path requiring the toolchain's dependency
+	// versions (the runtime imports modernc.org/sqlite). go.sum holds
+	// their module sums from the build information, so a module the
+	// build downloads is verified against what genesisc was built with;
+	// a module already in the module cache (GOMODCACHE, filled when
+	// genesisc was built) needs no network at all.
 	if err := os.MkdirAll(root, 0o755); err != nil {
 		return "", err
 	}
@@ -174,7 +211,21 @@ func cachedBinary(files []golang.File, stderr io.Writer) (string, error) {
 	if err := write("go.mod", []byte("module genesisrun\n\ngo 1.22\n\nrequire "+mod+" v0.0.0\n\nreplace "+mod+" => ./genesis\n")); err != nil {
 		return "", err
 	}
-	if err := write("genesis/go.mod", []byte("module "+mod+"\n\ngo 1.22\n")); err != nil {
+	var gomod, gosum strings.Builder
+	gomod.WriteString("module " + mod + "\n\ngo 1.22\n")
+	var nosumdb []string
+	for _, d := range deps {
+		fmt.Fprintf(&gomod, "\nrequire %s %s", d.Path, d.Version)
+		if d.Sum != "" {
+			fmt.Fprintf(&gosum, "%s %s %s\n", d.Path, d.Version, d.Sum)
+		}
+		nosumdb = append(nosumdb, d.Path)
+	}
+	gomod.WriteString("\n")
+	if err := write("genesis/go.mod", []byte(gomod.String())); err != nil {
+		return "", err
+	}
+	if err := write("go.sum", []byte(gosum.String())); err != nil {
 		return "", err
 	}
 	for _, name := range names {
@@ -191,6 +242,13 @@ func cachedBinary(files []golang.File, stderr io.Writer) (string, error) {
 	cmd := exec.Command(goTool, "build", "-trimpath", "-o", tmp, "./program")
 	cmd.Dir = work
 	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod", "GOTOOLCHAIN=local")
+	// The build information has each module's sum but not its go.mod
+	// file's: -mod=mod adds those go.sum lines from the module cache, and
+	// GONOSUMDB keeps that from asking the checksum database (the
+	// network) for modules whose content go.sum already pins.
+	if len(nosumdb) > 0 {
+		cmd.Env = append(cmd.Env, "GONOSUMDB="+strings.Join(nosumdb, ","))
+	}
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {

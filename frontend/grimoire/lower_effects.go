@@ -313,7 +313,7 @@ func (fl *funcLowerer) stageValue(st *Stage, def *ir.Value) *ir.Value {
 // pipeline lowers `source | stage: body | …`. Each stage binds item and
 // index (and acc) in the body's variables. filter and where keep the
 // items whose body (or argument) is truthy, map and pmap replace each by
-// its body's value, reduce(init) folds into acc and yields [acc] (as the
+// its body's value (pmap running the bodies concurrently), reduce(init) folds into acc and yields [acc] (as the
 // reference runtime does), take and skip slice, sort orders by its key
 // (the item when none), stably, asc by default.
 func (fl *funcLowerer) pipeline(s *PipelineStmt) *ir.Value {
@@ -339,6 +339,9 @@ func (fl *funcLowerer) pipeline(s *PipelineStmt) *ir.Value {
 				from, to = k, n
 			}
 			b.Set(cur, fl.slice(in, from, to))
+			continue
+		case "pmap":
+			b.Set(cur, fl.pmap(st, in, n))
 			continue
 		}
 		out := fl.newVar("out", ir.Dyn)
@@ -387,7 +390,7 @@ func (fl *funcLowerer) stageLoop(st *Stage, in, n *ir.Value, out, keys *ir.Local
 		case "filter", "where":
 			keep := fl.stageValue(st, b.ConstValue(ir.Literal{Kind: ir.LitBool, Int: 1}))
 			b.If(b.Builtin("value.truthy", keep), nil, func() { b.Set(out, b.Builtin("list.append", b.Get(out), item)) }, nil)
-		case "map", "pmap":
+		case "map":
 			b.Set(out, b.Builtin("list.append", b.Get(out), fl.stageValue(st, item)))
 		case "reduce":
 			b.Set(out, fl.stageValue(st, b.Get(out)))
@@ -404,6 +407,82 @@ func (fl *funcLowerer) stageLoop(st *Stage, in, n *ir.Value, out, keys *ir.Local
 		b.Set(i, b.Op(ir.OpAdd, iv, b.Const(ir.I64, 1)))
 		b.Continue(label)
 	})
+}
+
+// pmapLimit bounds the bodies a pmap stage runs at once (as VVM's pmap
+// does): a map over a long list must not start hundreds of model calls
+// together.
+const pmapLimit = 8
+
+// pmapResult is the variable a pmap branch leaves its body's value in; it
+// never reaches the spell's variables.
+const pmapResult = "$pmap"
+
+// pmap lowers a pmap stage over the list in (n items): one branch per
+// item, run concurrently by the IR's parallel.each (at most pmapLimit at
+// once), each on the variables and state of the stage's start with item
+// and index bound, its value the body's value as in map. The results are
+// in the items' order, not the order the branches finished. The branches'
+// writes to variables and state are applied in item order, as a parallel
+// block's are; when a body fails, the stage fails with the first failure
+// in item order (after every branch has run), and no write is kept.
+func (fl *funcLowerer) pmap(st *Stage, in, n *ir.Value) *ir.Value {
+	b := fl.b
+	fl.l.nfuncs++
+	name := "pmap" + strconv.Itoa(fl.l.nfuncs)
+	fl.l.body(name, fl.spell, st.PipePos, func(bl *funcLowerer) {
+		frame := bl.f.Params[0]
+		bl.bind(&Ident{Name: "item"}, bl.get(frame, "item"))
+		bl.bind(&Ident{Name: "index"}, bl.get(frame, "index"))
+		v := bl.stageValue(st, bl.get(frame, "item"))
+		if !bl.b.Terminated() {
+			bl.b.Set(bl.env, bl.set(bl.b.Get(bl.env), pmapResult, v))
+		}
+	})
+	b.SetPos(st.PipePos)
+	env0, st0, ctx := b.Get(fl.env), b.Get(fl.st), b.Get(fl.ctx)
+	// Each branch's frame: what the body function reads (env, st, ctx)
+	// plus its item and index.
+	frames := fl.newVar("frames", ir.Dyn)
+	i := fl.newVar("i", ir.I64)
+	b.Set(frames, b.Builtin("list.new"))
+	b.Set(i, b.Const(ir.I64, 0))
+	b.Loop(b.NewLabel("pack"), nil, nil, func(label string, _ []*ir.Value) {
+		iv := b.Get(i)
+		b.If(b.Op(ir.OpGeS, iv, n), nil, func() { b.Break(label) }, nil)
+		f := fl.obj("env", env0, "st", st0, "ctx", ctx, "item", b.Builtin("list.get", in, iv), "index", b.Builtin("num.from_int", iv))
+		b.Set(frames, b.Builtin("list.append", b.Get(frames), f))
+		b.Set(i, b.Op(ir.OpAdd, iv, b.Const(ir.I64, 1)))
+		b.Continue(label)
+	})
+	step := fl.step("pmap", st.PipePos)
+	res := b.ParallelEach(step, fl.iters, b.Const(ir.I64, pmapLimit), b.Get(frames), name)
+	// The first failure in item order fails the stage.
+	b.Set(i, b.Const(ir.I64, 0))
+	b.Loop(b.NewLabel("pmaperr"), nil, nil, func(label string, _ []*ir.Value) {
+		iv := b.Get(i)
+		b.If(b.Op(ir.OpGeS, iv, n), nil, func() { b.Break(label) }, nil)
+		e := fl.get(b.Builtin("list.get", res, iv), "err")
+		b.If(b.Builtin("error.is", e), nil, func() { fl.raise(e) }, nil)
+		b.Set(i, b.Op(ir.OpAdd, iv, b.Const(ir.I64, 1)))
+		b.Continue(label)
+	})
+	out := fl.newVar("out", ir.Dyn)
+	b.Set(out, b.Builtin("list.new"))
+	b.Set(i, b.Const(ir.I64, 0))
+	b.Loop(b.NewLabel("pmapjoin"), nil, nil, func(label string, _ []*ir.Value) {
+		iv := b.Get(i)
+		b.If(b.Op(ir.OpGeS, iv, n), nil, func() { b.Break(label) }, nil)
+		r := b.Builtin("list.get", res, iv)
+		envI := fl.get(r, "env")
+		b.Set(out, b.Builtin("list.append", b.Get(out), fl.get(envI, pmapResult)))
+		b.Set(fl.env, b.CallSym("grim.merge", dyn, b.Get(fl.env), env0, envI)[0])
+		b.Set(fl.st, b.CallSym("grim.merge", dyn, b.Get(fl.st), st0, fl.get(r, "st"))[0])
+		b.Set(i, b.Op(ir.OpAdd, iv, b.Const(ir.I64, 1)))
+		b.Continue(label)
+	})
+	b.Set(fl.env, fl.dropKey(b.Get(fl.env), pmapResult))
+	return b.Get(out)
 }
 
 // slice is the elements of list l from index from up to to, clamped.
