@@ -1001,12 +1001,12 @@ func (b *builder) SyntaxError(rec antlr.Recognizer, sym any, line, col int, msg 
 // prediction that read tokens past the decision (`f(1, 2;` fails at ';'
 // but is decided at f): its set is then what could start the statement.
 // Those tokens are probed instead.
-func expectedAt(p antlr.Parser, t antlr.Token, ex antlr.RecognitionException) tokenSet {
+func expectedAt(p antlr.Parser, t antlr.Token, ex antlr.RecognitionException) source.TokenSet {
 	_, nva := ex.(*antlr.NoViableAltException)
 	// A failed prediction leaves the parser at the decision's first token.
 	cur := p.GetCurrentToken()
 	if !nva || cur == nil || cur.GetTokenIndex() >= t.GetTokenIndex() {
-		return setOf(p.GetExpectedTokens())
+		return source.Tokens(p.GetExpectedTokens())
 	}
 	return probeExpected(p.GetTokenStream(), p.GetParserRuleContext(), cur, t)
 }
@@ -1037,7 +1037,7 @@ const maxProbeTokens = 2000
 // nil when it cannot be trusted: the tokens do not parse up to bad (an
 // earlier error), or bad itself would be accepted (the reporting parser
 // was in another state, after recovering from an earlier error).
-func probeExpected(ts antlr.TokenStream, ctx antlr.ParserRuleContext, from, bad antlr.Token) tokenSet {
+func probeExpected(ts antlr.TokenStream, ctx antlr.ParserRuleContext, from, bad antlr.Token) source.TokenSet {
 	lexer, ok := ts.GetTokenSource().(*parser.GenesisLexer)
 	if !ok {
 		return nil
@@ -1080,7 +1080,7 @@ func probeExpected(ts antlr.TokenStream, ctx antlr.ParserRuleContext, from, bad 
 	if probe(lexer, toks, bad, bad.GetTokenType(), eof) {
 		return nil
 	}
-	set := tokenSet{}
+	set := source.TokenSet{}
 	for _, typ := range probeTokens {
 		if probe(lexer, toks, bad, typ, eof) {
 			set[typ] = true
@@ -1209,25 +1209,8 @@ func endsOperand(ts antlr.TokenStream, t antlr.Token) bool {
 	return false
 }
 
-// tokenSet is a set of token types.
-type tokenSet map[int]bool
-
-// setOf converts an ANTLR set of token types.
-func setOf(iv *antlr.IntervalSet) tokenSet {
-	set := tokenSet{}
-	if iv == nil {
-		return set
-	}
-	for _, in := range iv.GetIntervals() {
-		for typ := in.Start; typ < in.Stop; typ++ {
-			set[typ] = true
-		}
-	}
-	return set
-}
-
 // onlyToken reports whether set is exactly {typ}.
-func onlyToken(set tokenSet, typ int) bool {
+func onlyToken(set source.TokenSet, typ int) bool {
 	return len(set) == 1 && set[typ]
 }
 
@@ -1240,7 +1223,7 @@ func isComparisonToken(typ int) bool {
 	return false
 }
 
-func hasToken(set tokenSet, typ int) bool { return set[typ] }
+func hasToken(set source.TokenSet, typ int) bool { return set[typ] }
 
 // describeToken names a token for a syntax error message.
 func describeToken(t antlr.Token) string {
@@ -1294,9 +1277,9 @@ var expectedNames = []struct {
 }
 
 // describeExpected names the useful tokens of set, at most five.
-func describeExpected(set tokenSet) string {
+func describeExpected(set source.TokenSet) string {
 	// What a class covers is not named again.
-	covered := tokenSet{}
+	covered := source.TokenSet{}
 	cover := func(typs ...int) {
 		for _, t := range typs {
 			covered[t] = true

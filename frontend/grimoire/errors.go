@@ -9,6 +9,7 @@ import (
 
 	"github.com/genesis-toolchain/genesis/frontend/diag"
 	"github.com/genesis-toolchain/genesis/frontend/grimoire/parser"
+	"github.com/genesis-toolchain/genesis/frontend/source"
 )
 
 // Syntax errors: ANTLR reports them to the builder, which words them for
@@ -23,7 +24,7 @@ func (b *builder) SyntaxError(rec antlr.Recognizer, sym any, line, col int, msg 
 	pos, code, m := b.syntaxMessage(rec, sym, diag.Pos{File: b.file, Line: line, Col: col + 1}, msg)
 	if t, ok := sym.(antlr.Token); ok && b.syntaxErrors > 0 && t.GetTokenType() == parser.GrimoireParserDEDENT {
 		if p, ok := rec.(antlr.Parser); ok {
-			if expected := setOf(p.GetExpectedTokens()); len(expected) == 1 && expected[antlr.TokenEOF] {
+			if expected := source.Tokens(p.GetExpectedTokens()); len(expected) == 1 && expected[antlr.TokenEOF] {
 				return
 			}
 		}
@@ -48,10 +49,10 @@ func (b *builder) syntaxMessage(rec antlr.Recognizer, sym any, pos diag.Pos, msg
 	if m, ok := lexicalError(t); ok {
 		return pos, CodeLexical, m
 	}
-	var expected tokenSet
+	var expected source.TokenSet
 	var prev antlr.Token
 	if p, ok := rec.(antlr.Parser); ok {
-		expected = setOf(p.GetExpectedTokens())
+		expected = source.Tokens(p.GetExpectedTokens())
 		prev = p.GetTokenStream().LT(-1)
 	}
 	switch typ := t.GetTokenType(); {
@@ -109,7 +110,7 @@ func (r *recovery) Recover(p antlr.Parser, _ antlr.RecognitionException) {
 		p.Consume()
 	}
 	r.lastIndex = stream.Index()
-	follow := setOf(r.GetErrorRecoverySet(p))
+	follow := source.Tokens(r.GetErrorRecoverySet(p))
 	depth := 0
 	for {
 		t := stream.LA(1)
@@ -137,7 +138,7 @@ func (b *builder) after(t antlr.Token) diag.Pos {
 
 // hint is advice for the mistakes people bring from other languages:
 // `=` to compare, `else if`, `||` and `&&`.
-func hint(prev, t antlr.Token, expected tokenSet, rec antlr.Recognizer) string {
+func hint(prev, t antlr.Token, expected source.TokenSet, rec antlr.Recognizer) string {
 	var next antlr.Token
 	if p, ok := rec.(antlr.Parser); ok {
 		next = p.GetTokenStream().LT(2)
@@ -233,22 +234,6 @@ func abbreviate(s string) string {
 	return s
 }
 
-// tokenSet is a set of token types.
-type tokenSet map[int]bool
-
-func setOf(s *antlr.IntervalSet) tokenSet {
-	set := tokenSet{}
-	if s == nil {
-		return set
-	}
-	for _, iv := range s.GetIntervals() {
-		for t := iv.Start; t < iv.Stop; t++ {
-			set[t] = true
-		}
-	}
-	return set
-}
-
 // classes name sets of tokens: when a set expected holds a class's
 // witness, the class is named once instead of its members.
 var classes = []struct {
@@ -303,8 +288,8 @@ var expectedNames = []struct {
 
 // describeExpected names what the parser expected: at most five things,
 // the classes first.
-func describeExpected(set tokenSet) string {
-	covered := tokenSet{}
+func describeExpected(set source.TokenSet) string {
+	covered := source.TokenSet{}
 	var names []string
 	for _, c := range classes {
 		if set[c.witness] && !covered[c.witness] {

@@ -63,3 +63,20 @@ func ContextPos(file string, c antlr.ParserRuleContext) diag.Pos {
 	}
 	return TokenPos(file, c.GetStart())
 }
+
+// TokenSet is a set of token types, such as those a parser expected.
+type TokenSet map[int]bool
+
+// Tokens converts an ANTLR set of token types; nil gives the empty set.
+func Tokens(iv *antlr.IntervalSet) TokenSet {
+	set := TokenSet{}
+	if iv == nil {
+		return set
+	}
+	for _, in := range iv.GetIntervals() {
+		for typ := in.Start; typ < in.Stop; typ++ {
+			set[typ] = true
+		}
+	}
+	return set
+}

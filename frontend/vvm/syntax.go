@@ -9,6 +9,7 @@ import (
 
 	"github.com/genesis-toolchain/genesis/frontend/diag"
 	"github.com/genesis-toolchain/genesis/frontend/nanovm"
+	"github.com/genesis-toolchain/genesis/frontend/source"
 	"github.com/genesis-toolchain/genesis/frontend/vvm/parser"
 )
 
@@ -145,7 +146,7 @@ func (b *builder) describeError(rec antlr.Recognizer, t antlr.Token, ex antlr.Re
 	if prev != nil {
 		prevTyp = prev.GetTokenType()
 	}
-	expected := setOf(p.GetExpectedTokens())
+	expected := source.Tokens(p.GetExpectedTokens())
 	// The token is not what could stand there, even where a recovering
 	// parser's set says so (`[1,, 2]`).
 	delete(expected, typ)
@@ -237,23 +238,6 @@ func describeToken(t antlr.Token) string {
 	return "'" + text + "'"
 }
 
-// tokenSet is a set of token types.
-type tokenSet map[int]bool
-
-// setOf converts an ANTLR set of token types.
-func setOf(iv *antlr.IntervalSet) tokenSet {
-	set := tokenSet{}
-	if iv == nil {
-		return set
-	}
-	for _, in := range iv.GetIntervals() {
-		for typ := in.Start; typ < in.Stop; typ++ {
-			set[typ] = true
-		}
-	}
-	return set
-}
-
 // expectedNames lists, in the order messages give them, the tokens worth
 // naming when the parser expected them. NUMBER stands for "an
 // expression" (only an expression starts with one), IDENT for "a name".
@@ -285,8 +269,8 @@ var expectedNames = []struct {
 }
 
 // describeExpected names the useful tokens of set, at most five.
-func describeExpected(set tokenSet) string {
-	covered := tokenSet{}
+func describeExpected(set source.TokenSet) string {
+	covered := source.TokenSet{}
 	if set[parser.VVMLexerNUMBER] {
 		// An expression covers every token that starts one.
 		for _, typ := range []int{parser.VVMLexerIDENT, parser.VVMLexerSTRING, parser.VVMLexerLPAREN,
