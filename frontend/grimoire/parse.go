@@ -2,12 +2,12 @@ package grimoire
 
 import (
 	"strings"
-	"unicode/utf8"
 
 	"github.com/antlr4-go/antlr/v4"
 
 	"github.com/genesis-toolchain/genesis/frontend/diag"
 	"github.com/genesis-toolchain/genesis/frontend/grimoire/parser"
+	"github.com/genesis-toolchain/genesis/frontend/source"
 	"github.com/genesis-toolchain/genesis/frontend/twostage"
 )
 
@@ -78,23 +78,10 @@ func (b *builder) errorf(pos diag.Pos, code, format string, args ...any) {
 // checkUTF8 reports the first invalid UTF-8 sequence: ANTLR would read it
 // as U+FFFD, and a string would silently hold other bytes than the file.
 func (b *builder) checkUTF8(src []byte) {
-	if utf8.Valid(src) {
-		return
-	}
-	line, col := 1, 1
-	for len(src) > 0 {
-		r, n := utf8.DecodeRune(src)
-		switch {
-		case r == '\n':
-			line, col = line+1, 1
-		case r == utf8.RuneError && n == 1:
-			b.reporter.errorf(diag.Pos{File: b.file, Line: line, Col: col}, CodeLexical, "invalid UTF-8 byte 0x%02x", src[0])
-			return
-		default:
-			col++
-		}
-		src = src[n:]
-	}
+	source.InvalidUTF8(src, func(line, col int, c byte) bool {
+		b.reporter.errorf(diag.Pos{File: b.file, Line: line, Col: col}, CodeLexical, "invalid UTF-8 byte 0x%02x", c)
+		return false
+	})
 }
 
 // indentError reports an inconsistent dedent found by the token source.
@@ -108,28 +95,13 @@ func (b *builder) indentError(t antlr.Token, msg string) {
 
 // pos is the position of a token. ANTLR's column, like diag.Pos's, counts
 // code points, but from 0.
-func (b *builder) pos(t antlr.Token) diag.Pos {
-	if t == nil {
-		return diag.Pos{File: b.file}
-	}
-	return diag.Pos{File: b.file, Line: t.GetLine(), Col: t.GetColumn() + 1}
-}
+func (b *builder) pos(t antlr.Token) diag.Pos { return source.TokenPos(b.file, t) }
 
 // tpos is the position of a terminal node, or of nothing.
-func (b *builder) tpos(n antlr.TerminalNode) diag.Pos {
-	if n == nil {
-		return diag.Pos{File: b.file}
-	}
-	return b.pos(n.GetSymbol())
-}
+func (b *builder) tpos(n antlr.TerminalNode) diag.Pos { return source.TerminalPos(b.file, n) }
 
 // cpos is where a rule context starts.
-func (b *builder) cpos(c antlr.ParserRuleContext) diag.Pos {
-	if c == nil {
-		return diag.Pos{File: b.file}
-	}
-	return b.pos(c.GetStart())
-}
+func (b *builder) cpos(c antlr.ParserRuleContext) diag.Pos { return source.ContextPos(b.file, c) }
 
 // ── Names ──
 
