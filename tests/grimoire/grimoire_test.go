@@ -23,7 +23,6 @@
 package grimoire_test
 
 import (
-	"bytes"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -180,7 +179,7 @@ func TestCorpus(t *testing.T) {
 	total, warnings := 0, 0
 	for _, cd := range corpusDirs {
 		dir := filepath.Join("corpus", cd.dir)
-		files := spellFiles(t, dir)
+		files := golden.CorpusFiles(t, dir, ".spell")
 		if len(files) != cd.spells {
 			t.Errorf("corpus/%s holds %d spells, want the %d of the shared corpus", cd.dir, len(files), cd.spells)
 		}
@@ -205,42 +204,8 @@ func TestCorpus(t *testing.T) {
 	}
 	t.Logf("corpus: %d spells load without error (%d warnings)", total, warnings)
 
-	shared := filepath.Join("..", "..", "..", "shared", "corpus")
-	if _, err := os.Stat(shared); err != nil {
-		t.Logf("no shared corpus at %s (a checkout of the repository alone): checked the copy in corpus/ only", shared)
-		return
-	}
 	for _, cd := range corpusDirs {
-		for _, rel := range spellFiles(t, filepath.Join(shared, cd.dir)) {
-			want, err := os.ReadFile(filepath.Join(shared, cd.dir, rel))
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, err := os.ReadFile(filepath.Join("corpus", cd.dir, rel))
-			if err != nil || !bytes.Equal(got, want) {
-				t.Errorf("corpus/%s/%s differs from the shared corpus or is missing: copy it again", cd.dir, rel)
-			}
-		}
+		golden.CheckCorpusCopy(t, filepath.Join("corpus", cd.dir), filepath.Join("..", "..", "..", "shared", "corpus", cd.dir), ".spell")
 	}
 }
 
-// spellFiles lists the .spell files under dir, relative to it, sorted.
-func spellFiles(t *testing.T, dir string) []string {
-	t.Helper()
-	var files []string
-	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if filepath.Ext(path) == ".spell" {
-			rel, _ := filepath.Rel(dir, path)
-			files = append(files, filepath.ToSlash(rel))
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	slices.Sort(files)
-	return files
-}
