@@ -208,4 +208,3 @@ func TestCorpus(t *testing.T) {
 		golden.CheckCorpusCopy(t, filepath.Join("corpus", cd.dir), filepath.Join("..", "..", "..", "shared", "corpus", cd.dir), ".spell")
 	}
 }
-
