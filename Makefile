@@ -44,16 +44,21 @@ vet:
 	$(GO) vet ./...
 
 # fuzz: a short run of every fuzz target (go test runs their seed corpora
-# as part of `make test`).
+# as part of `make test`), then GENFUZZ_N random Genesis programs on the
+# three targets (forge, native, Go; CI runs 12 from a fixed seed).
 FUZZTIME ?= 30s
+GENFUZZ_N ?= 500
+GENFUZZ_SEED ?= $(shell date +%s)
 fuzz:
+	GENESIS_FUZZ_N=$(GENFUZZ_N) GENESIS_FUZZ_SEED=$(GENFUZZ_SEED) $(GO) test -count=1 -timeout 60m -run '^TestRandomPrograms$$' ./tests/genesis
 	@$(GO) list ./... | while read pkg; do \
 	  for f in $$($(GO) test -list '^Fuzz' $$pkg 2>/dev/null | grep '^Fuzz'); do \
 	    echo "== $$pkg $$f"; $(GO) test -run '^$$' -fuzz "^$$f\$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
 	  done; \
 	done
 
-# bench: Forge against gcc -O2 and Lua 5.4 on the same three programs.
+# bench: Forge against gcc -O2 and Lua 5.4 on the same three programs, and
+# the Genesis ones on every target of genesisc (forge, native, Go) against C.
 bench:
 	@command -v lua5.4 >/dev/null || (apt-get update -qq && apt-get install -y -qq lua5.4 >/dev/null)
 	$(GO) run ./bench

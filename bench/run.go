@@ -50,6 +50,8 @@ const (
 	maxVsLua      = 1.0    // Forge/Lua and Genesis/Lua, on each program (strictly below)
 	minLinesPerS  = 20000  // genesisc build on the generated compile-speed program
 	minAgentRuns  = 250000 // runs of the refund program per CPU second
+	maxNativeVsC  = 1.5    // Genesis compiled to native code (bounds-checked)/C, on each program
+	maxGoVsC      = 2.5    // Genesis compiled to Go/C, on each program
 )
 
 // compileLines is the size of the generated compile-speed program.
@@ -136,6 +138,16 @@ func main() {
 	impls := []impl{
 		{"C", func(p program) []string { return []string{filepath.Join(out, p.name+"-c")} }},
 	}
+	// The other targets of genesisc: native code through LLVM (when llc
+	// and cc are installed) and a standalone Go command.
+	withNative := buildTargets(genesisc, goCmd, out)
+	binImpl := func(name, suffix string) impl {
+		return impl{name, func(p program) []string { return []string{filepath.Join(out, p.name+suffix)} }}
+	}
+	if withNative {
+		impls = append(impls, binImpl("Native", "-native"))
+	}
+	impls = append(impls, binImpl("Go", "-go"))
 
 	lua := ""
 	if !*noLua {
@@ -204,6 +216,7 @@ func main() {
 		}
 		pass = report(im.name, target, best, ticks, lua != "") && pass
 	}
+	pass = reportTargets(best, withNative) && pass
 	pass = reportCompileSpeed(genesisc, out, *runs) && pass
 	pass = reportAgentRuntime(genesisc, out, *runs) && pass
 	fmt.Printf("\nStarting a process (an empty program; included in the times above): C %s", ms(best[nullProgram.name+"/C"]))
@@ -493,4 +506,70 @@ func verdict(ok bool) string {
 func fatalf(format string, args ...any) {
 	fmt.Fprintf(os.Stderr, "bench: "+format+"\n", args...)
 	os.Exit(1)
+}
+
+// buildTargets compiles every benchmark program (and the empty one) with
+// genesisc build --target native and --target go (then go build), into
+// out as NAME-native and NAME-go. It reports whether native code could be
+// built: without llc or cc the native column is left out, with the
+// reason printed.
+func buildTargets(genesisc, goCmd, out string) bool {
+	native := true
+	if _, err := exec.LookPath("llc"); err != nil {
+		fmt.Println("llc not found: skipping the native column. Install LLVM (apt-get install -y llvm).")
+		native = false
+	}
+	all := append(append([]program(nil), programs...), nullProgram)
+	for _, p := range all {
+		srcs := []string{filepath.Join("bench", "genesis", p.name+".gen"), filepath.Join("bench", "genesis", "print.gen")}
+		if p.name == nullProgram.name {
+			srcs = []string{filepath.Join(out, "null.gen")}
+		}
+		if native {
+			step(append([]string{genesisc, "build", "--target", "native", "-o", filepath.Join(out, p.name+"-native")}, srcs...)...)
+		}
+		dir := filepath.Join(out, p.name+"-go-src")
+		step(append([]string{genesisc, "build", "--target", "go", "-o", dir}, srcs...)...)
+		bin, err := filepath.Abs(filepath.Join(out, p.name+"-go"))
+		if err != nil {
+			fatalf("%v", err)
+		}
+		cmd := exec.Command(goCmd, "build", "-o", bin, ".")
+		cmd.Dir = dir
+		if msg, err := cmd.CombinedOutput(); err != nil {
+			fatalf("go build in %s: %v\n%s", dir, err, msg)
+		}
+	}
+	return native
+}
+
+// reportTargets prints the table of one Genesis program on every target
+// of genesisc — the Forge Machine, native code, Go — against C, and the
+// verdicts: native at most maxNativeVsC and Go at most maxGoVsC times C on
+// each program. It reports whether the targets are met.
+func reportTargets(best map[string]time.Duration, withNative bool) bool {
+	fmt.Printf("\nGenesis on each target of genesisc:\n\n")
+	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "program\tForge\tNative\tGo\tC (gcc -O2)\tNative/C\tGo/C\t\n")
+	pass := true
+	for _, p := range programs {
+		c := best[p.name+"/C"]
+		nativeCol, nativeRatio := "-", "-"
+		if withNative {
+			n := best[p.name+"/Native"]
+			r := ratio(n, c)
+			ok := r <= maxNativeVsC
+			pass = pass && ok
+			nativeCol, nativeRatio = ms(n), fmt.Sprintf("%.2f× %s", r, verdict(ok))
+		}
+		g := best[p.name+"/Go"]
+		r := ratio(g, c)
+		ok := r <= maxGoVsC
+		pass = pass && ok
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%.2f× %s\t\n", p.name, ms(best[p.name+"/Genesis"]), nativeCol, ms(g), ms(c),
+			nativeRatio, r, verdict(ok))
+	}
+	tw.Flush()
+	fmt.Printf("\nTargets: Native/C ≤ %.1f×, Go/C ≤ %.1f× on each program (native code checks every memory access).\n", maxNativeVsC, maxGoVsC)
+	return pass
 }

@@ -12,6 +12,7 @@ import (
 
 	backend "github.com/genesis-toolchain/genesis/backend/forge"
 	"github.com/genesis-toolchain/genesis/backend/golang"
+	"github.com/genesis-toolchain/genesis/backend/llvm"
 	"github.com/genesis-toolchain/genesis/forge/bytecode"
 	"github.com/genesis-toolchain/genesis/frontend/diag"
 	"github.com/genesis-toolchain/genesis/frontend/fasm"
@@ -35,7 +36,7 @@ const (
 
 // Options configure a build.
 type Options struct {
-	Target string // "forge" (the default) or "go"
+	Target string // "forge" (the default), "go" or "native"
 	Emit   Emit
 	// GoPackage names the Go package of the go target ("program" when
 	// empty); GoMain makes it a command (package main with func main).
@@ -47,6 +48,10 @@ type Options struct {
 	// DumpAfter names a pass after which the IR is printed to Dump.
 	DumpAfter string
 	Dump      io.Writer
+
+	// standalone is set for Genesis sources: the go target then writes a
+	// self-contained main package (golang.GenerateStandalone).
+	standalone bool
 }
 
 // Output is what a successful build produced: a program, and for text
@@ -55,6 +60,9 @@ type Output struct {
 	Program *bytecode.Program
 	Text    string
 	Files   []golang.File
+	// LLVM is the native target's LLVM module, which llvm.Link turns
+	// into an executable.
+	LLVM string
 }
 
 // Source is one input file.
@@ -89,8 +97,8 @@ func unwrapPath(err error) error {
 // Build compiles the sources into one program.
 func Build(srcs []Source, opts Options) (*Output, diag.List) {
 	var diags diag.List
-	if opts.Target != "" && opts.Target != "forge" && opts.Target != "go" {
-		diags.Errorf(diag.Pos{}, "E0002", "unknown target %q (supported: forge, go)", opts.Target)
+	if opts.Target != "" && opts.Target != "forge" && opts.Target != "go" && opts.Target != "native" {
+		diags.Errorf(diag.Pos{}, "E0002", "unknown target %q (supported: forge, go, native)", opts.Target)
 		return nil, diags
 	}
 	if len(srcs) == 0 {
@@ -122,7 +130,7 @@ func Build(srcs []Source, opts Options) (*Output, diag.List) {
 			diags.Errorf(diag.Pos{File: srcs[0].Name}, "E0007", "Forge assembly has no IR form (--emit ir is for languages that compile through the IR)")
 			return nil, diags
 		}
-		if opts.Target == "go" {
+		if opts.Target == "go" || opts.Target == "native" {
 			diags.Errorf(diag.Pos{File: srcs[0].Name}, "E0007", "Forge assembly runs only on the Forge Machine (--target forge)")
 			return nil, diags
 		}
@@ -191,6 +199,7 @@ func Build(srcs []Source, opts Options) (*Output, diag.List) {
 		if ds.HasErrors() {
 			return nil, ds
 		}
+		opts.standalone = true
 		out, more := compileModule(m, srcs[0].Name, opts)
 		return out, append(ds, more...)
 	case ".ir":
@@ -256,6 +265,28 @@ func compileModule(m *ir.Module, name string, opts Options) (out *Output, diags 
 	opt.Run(m, opts.OptLevel, &hooks)
 	if opts.Emit == EmitIR {
 		return &Output{Text: ir.Print(m)}, nil
+	}
+	if opts.Target == "native" {
+		// --emit asm prints the LLVM module.
+		text, ds := llvm.Compile(m, name)
+		if ds.HasErrors() {
+			return nil, ds
+		}
+		if opts.Emit == EmitAsm {
+			return &Output{Text: text}, ds
+		}
+		return &Output{LLVM: text}, ds
+	}
+	if opts.Target == "go" && opts.standalone {
+		if opts.Emit == EmitAsm {
+			diags.Errorf(diag.Pos{File: name}, "E0008", "--emit asm is for the forge and native targets")
+			return nil, diags
+		}
+		files, ds := golang.GenerateStandalone(m, golang.StandaloneOptions{Source: name, Package: opts.GoPackage})
+		if ds.HasErrors() {
+			return nil, ds
+		}
+		return &Output{Files: files}, ds
 	}
 	if opts.Target == "go" {
 		if opts.Emit == EmitAsm {

@@ -85,6 +85,7 @@ func (fg *funcGen) function() {
 	if len(fg.slots) > 0 {
 		fg.hasFrame = true
 		fg.printf("sp := m.sp")
+		fg.printf("_ = sp // restored by returns; a function may have none")
 		fg.printf("frame := m.enter(%d)", size)
 		fg.printf("_ = frame")
 	}
@@ -220,7 +221,7 @@ func (fg *funcGen) instr(in *ir.Instr, yieldTo *owner) {
 			fg.printf("_ = %s", fg.name(v))
 		}
 	case ir.OpFuncRef:
-		fg.def(in, strconv.Itoa(fg.g.funcRef(in.Sym)))
+		fg.def(in, "int64("+strconv.Itoa(fg.g.funcRef(in.Sym))+")")
 	case ir.OpAddrOf:
 		if in.Local != "" {
 			fg.def(in, fmt.Sprintf("frame + %d", fg.slots[in.Local]))
@@ -423,6 +424,8 @@ func (fg *funcGen) instr(in *ir.Instr, yieldTo *owner) {
 		fg.printf("continue L_%s", ident(in.Label))
 	case ir.OpReturn:
 		fg.ret(in.Args)
+	case ir.OpAsm:
+		fg.asm(in)
 	case ir.OpUnreachable:
 		fg.printf("m.fault(\"unreachable\", %q)", "unreachable code reached at "+in.Pos.String())
 		fg.printf("panic(\"unreachable\")")

@@ -90,6 +90,10 @@ type generator struct {
 	exits     map[*ir.Instr]bool // loops left by a break, blocks left at all
 	statics   []string           // package-level constant values, by index
 	staticIdx map[string]int     // expression -> index in statics
+
+	// standalone is set by GenerateStandalone: inline asm is translated
+	// (asm.go) rather than refused.
+	standalone bool
 }
 
 type siteDecl struct {
@@ -110,6 +114,9 @@ func (g *generator) check() {
 		ir.Walk(f.Body, func(in *ir.Instr) {
 			switch in.Op {
 			case ir.OpAsm:
+				if g.standalone {
+					break
+				}
 				g.diags.Errorf(in.Pos, codeUnsupported, "inline assembly runs only on the Forge Machine (--target forge)")
 			case ir.OpLoad, ir.OpStore, ir.OpCopy, ir.OpAddrOf:
 				g.usesMem = true

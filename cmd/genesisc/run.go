@@ -12,6 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/genesis-toolchain/genesis/backend/golang"
+	"github.com/genesis-toolchain/genesis/backend/llvm"
 	"github.com/genesis-toolchain/genesis/compiler"
 	"github.com/genesis-toolchain/genesis/frontend/diag"
 	"github.com/genesis-toolchain/genesis/ir/opt"
@@ -44,16 +45,19 @@ func run(args []string, stdout, stderr io.Writer) int {
 			{
 				Name:      "build",
 				Usage:     "compile FILEs into one program",
-				UsageText: "genesisc build [-o OUT] [--target forge|go] [--main] [--package NAME] [--emit ir|asm] [-O0|-O2] [--dump-after PASS] FILE...",
+				UsageText: "genesisc build [-o OUT] [--target forge|go|native] [--main] [--package NAME] [--emit ir|asm] [-O0|-O2] [--dump-after PASS] FILE...",
 				Description: "Compiles the input files, chosen by extension (.gen: Genesis; .json, .yaml,\n" +
 					".yml: nano-vm programs; .fasm: Forge assembly; .ir: the printed IR), into a\n" +
 					"Forge program (.frgp), or with --target go into a Go package in the directory\n" +
-					"OUT (default: the first input's name without extension, plus _go). --emit ir\n" +
-					"prints the optimized IR and --emit asm the Forge assembly instead, on standard\n" +
-					"output unless -o is given.",
+					"OUT (default: the first input's name without extension, plus _go), or with\n" +
+					"--target native into an executable through LLVM (llc and cc must be installed;\n" +
+					"default OUT: the first input's name without extension). A Genesis program\n" +
+					"compiled for go is a standalone command with its own go.mod. --emit ir\n" +
+					"prints the optimized IR and --emit asm the Forge assembly (native: the LLVM\n" +
+					"module) instead, on standard output unless -o is given.",
 				Flags: []cli.Flag{
 					&cli.StringFlag{Name: "o", Usage: "write the output to `OUT` (default: the first input with the output's extension; - for stdout)"},
-					&cli.StringFlag{Name: "target", Value: "forge", Usage: "the backend: forge or go"},
+					&cli.StringFlag{Name: "target", Value: "forge", Usage: "the backend: forge, go or native"},
 					&cli.BoolFlag{Name: "main", Usage: "with --target go: make the package a command (package main) taking genesisc run's flags"},
 					&cli.StringFlag{Name: "package", Usage: "with --target go: the Go package `NAME` (default: program)"},
 					&cli.StringFlag{Name: "emit", Usage: "print an intermediate form instead of the binary: ir or asm"},
@@ -143,9 +147,16 @@ func build(c *cli.Context, stdout, stderr io.Writer) error {
 		}
 		opts.DumpAfter, opts.Dump = name, stdout
 	}
-	if opts.Target != "forge" && opts.Target != "go" {
-		fmt.Fprintf(stderr, "genesisc build: unknown --target %q (supported: forge, go)\n", opts.Target)
+	if opts.Target != "forge" && opts.Target != "go" && opts.Target != "native" {
+		fmt.Fprintf(stderr, "genesisc build: unknown --target %q (supported: forge, go, native)\n", opts.Target)
 		return exitError{exitUsage}
+	}
+	if opts.Target == "native" && opts.Emit == compiler.EmitBinary {
+		// Before compiling: a missing tool is the first thing to say.
+		if err := llvm.Available(llvm.Tools{}); err != nil {
+			fmt.Fprintf(stderr, "genesisc build: %v\n", err)
+			return exitError{exitDiag}
+		}
 	}
 	if opts.Target != "go" && (opts.GoMain || opts.GoPackage != "") {
 		fmt.Fprintln(stderr, "genesisc build: --main and --package are for --target go")
@@ -166,6 +177,18 @@ func build(c *cli.Context, stdout, stderr io.Writer) error {
 			dir = strings.TrimSuffix(first, filepath.Ext(first)) + "_go"
 		}
 		if err := writeFiles(dir, out.Files); err != nil {
+			fmt.Fprintf(stderr, "genesisc build: %v\n", err)
+			return exitError{exitDiag}
+		}
+		return nil
+	}
+	if opts.Target == "native" && opts.Emit == compiler.EmitBinary {
+		dest := c.String("o")
+		if dest == "" {
+			first := c.Args().First()
+			dest = strings.TrimSuffix(first, filepath.Ext(first))
+		}
+		if err := llvm.Link(out.LLVM, dest, llvm.Tools{}); err != nil {
 			fmt.Fprintf(stderr, "genesisc build: %v\n", err)
 			return exitError{exitDiag}
 		}

@@ -1,0 +1,81 @@
+package llvm_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/genesis-toolchain/genesis/backend/llvm"
+	"github.com/genesis-toolchain/genesis/compiler"
+)
+
+// TestMissingTool: without llc the error says which tool is missing.
+func TestMissingTool(t *testing.T) {
+	err := llvm.Available(llvm.Tools{LLC: "no-such-llc", CC: "cc"})
+	if err == nil || !strings.Contains(err.Error(), "llc") || !strings.Contains(err.Error(), "no-such-llc") {
+		t.Errorf("Available = %v, want an error naming llc", err)
+	}
+	err = llvm.Available(llvm.Tools{LLC: "llc", CC: "no-such-cc"})
+	if _, lerr := exec.LookPath("llc"); lerr == nil && (err == nil || !strings.Contains(err.Error(), "cc")) {
+		t.Errorf("Available = %v, want an error naming cc", err)
+	}
+}
+
+// TestFactorial builds examples/factorial.gen with the whole pipeline
+// (opt -O2, llc -O2, cc), which the differential test runs at -O0, and
+// runs it.
+func TestFactorial(t *testing.T) {
+	if err := llvm.Available(llvm.Tools{}); err != nil {
+		t.Skip(err)
+	}
+	srcs, diags := compiler.ReadSources([]string{"../../examples/factorial.gen"})
+	if diags.HasErrors() {
+		t.Fatal(diags.Error())
+	}
+	out, diags := compiler.Build(srcs, compiler.Options{Target: "native", OptLevel: 2})
+	if diags.HasErrors() {
+		t.Fatal(diags.Error())
+	}
+	bin := filepath.Join(t.TempDir(), "factorial")
+	if err := llvm.Link(out.LLVM, bin, llvm.Tools{}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := exec.Command(bin).Output()
+	if err != nil || string(got) != "3628800" {
+		t.Errorf("factorial printed %q (%v), want 3628800", got, err)
+	}
+}
+
+// TestFault: a store into the program's read-only data faults
+// INVALID_ADDRESS with exit status 3, after the output before it.
+func TestFault(t *testing.T) {
+	if err := llvm.Available(llvm.Tools{}); err != nil {
+		t.Skip(err)
+	}
+	src := `fn main() -> void {
+  let b: u8 = 65;
+  asm (in r0 = &b) { SEND 0, r0, 1 };
+  let p: *mut u8 = 0 as *mut u8;
+  *p = 1;
+}
+`
+	out, diags := compiler.Build([]compiler.Source{{Name: "f.gen", Data: []byte(src)}}, compiler.Options{Target: "native", OptLevel: 2})
+	if diags.HasErrors() {
+		t.Fatal(diags.Error())
+	}
+	bin := filepath.Join(t.TempDir(), "f")
+	if err := llvm.Link(out.LLVM, bin, llvm.Tools{}); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	got, err := cmd.Output()
+	ee, ok := err.(*exec.ExitError)
+	if !ok || ee.ExitCode() != 3 || string(got) != "A" || !strings.Contains(stderr.String(), "INVALID_ADDRESS") {
+		t.Errorf("printed %q, stderr %q, err %v; want A, INVALID_ADDRESS, exit status 3", got, stderr.String(), err)
+	}
+	_ = os.Remove(bin)
+}
