@@ -158,41 +158,20 @@ func Build(srcs []Source, opts Options) (*Output, diag.List) {
 		}
 		out, more := compileModule(m, srcs[0].Name, opts)
 		return out, append(ds, more...)
-	case ".vvm":
+	case ".vvm", ".spell":
 		if len(srcs) > 1 {
-			diags.Errorf(diag.Pos{File: srcs[1].Name}, "E0005", "several .vvm files: a program is its entry file, which imports the others")
+			diags.Errorf(diag.Pos{File: srcs[1].Name}, "E0005", "several %s files: a program is its entry file, which imports the others", ext)
 			return nil, diags
 		}
-		entry := srcs[0]
-		read := func(path string) ([]byte, error) {
-			if filepath.Clean(path) == filepath.Clean(entry.Name) {
-				return entry.Data, nil
-			}
-			return os.ReadFile(path)
+		compile := vvm.Compile
+		if ext == ".spell" {
+			compile = grimoire.Compile
 		}
-		m, ds := vvm.Compile(entry.Name, read)
+		m, ds := compile(srcs[0].Name, entryReader(srcs[0]))
 		if ds.HasErrors() {
 			return nil, ds
 		}
-		out, more := compileModule(m, entry.Name, opts)
-		return out, append(ds, more...)
-	case ".spell":
-		if len(srcs) > 1 {
-			diags.Errorf(diag.Pos{File: srcs[1].Name}, "E0005", "several .spell files: a program is its entry spell, which imports the others")
-			return nil, diags
-		}
-		entry := srcs[0]
-		read := func(path string) ([]byte, error) {
-			if filepath.Clean(path) == filepath.Clean(entry.Name) {
-				return entry.Data, nil
-			}
-			return os.ReadFile(path)
-		}
-		m, ds := grimoire.Compile(entry.Name, read)
-		if ds.HasErrors() {
-			return nil, ds
-		}
-		out, more := compileModule(m, entry.Name, opts)
+		out, more := compileModule(m, srcs[0].Name, opts)
 		return out, append(ds, more...)
 	case ".gen":
 		m, ds := genesisModule(srcs)
@@ -215,6 +194,17 @@ func Build(srcs []Source, opts Options) (*Output, diag.List) {
 	}
 	diags.Errorf(diag.Pos{File: srcs[0].Name}, "E0006", "no frontend for %q files (supported: .gen, .vvm, .spell, .json, .yaml, .yml, .fasm, .ir)", ext)
 	return nil, diags
+}
+
+// entryReader reads the modules of a program whose entry file is entry:
+// the entry from its source, the modules it imports from the file system.
+func entryReader(entry Source) func(path string) ([]byte, error) {
+	return func(path string) ([]byte, error) {
+		if filepath.Clean(path) == filepath.Clean(entry.Name) {
+			return entry.Data, nil
+		}
+		return os.ReadFile(path)
+	}
 }
 
 // genesisModule parses, checks and lowers Genesis files, which together
