@@ -244,7 +244,9 @@ func compileModule(m *ir.Module, name string, opts Options) (out *Output, diags 
 	if ds := ir.Verify(m); ds.HasErrors() {
 		return nil, ds
 	}
-	var hooks opt.Hooks
+	// Targets that run machine code get the passes that pay off there
+	// only (opt.Pass.Compiled).
+	hooks := opt.Hooks{Compiled: opts.Target == "go" || opts.Target == "native"}
 	if opts.DumpAfter != "" && opts.Dump != nil {
 		hooks.AfterPass = func(p opt.Pass, m *ir.Module) {
 			if p.Name == opts.DumpAfter {

@@ -241,7 +241,9 @@ func (c *cloner) instr(x *ir.Instr, parent *ir.Region) *ir.Instr {
 	case ir.OpBreak, ir.OpContinue:
 		n.Label = c.labels[x.Label]
 	case ir.OpReturn:
-		n.Op, n.Label = ir.OpBreak, c.ret
+		if c.ret != "" { // a copy into a caller: the return leaves the copy
+			n.Op, n.Label = ir.OpBreak, c.ret
+		}
 	}
 	n.Regions = nil
 	for _, r := range x.Regions {

@@ -26,6 +26,12 @@ type Pass struct {
 	// pass. No pass is mandatory: every backend accepts the IR as
 	// frontends build it, so -O0 runs nothing.
 	Level int
+	// Compiled marks a pass that runs only for targets that execute
+	// machine code (native, Go): it trades code size for fewer
+	// instructions, which a processor rewards and the Forge interpreter,
+	// whose speed comes from superinstructions fused from the code shapes
+	// the backend emits, does not.
+	Compiled bool
 }
 
 // passes is the pipeline, in order. The comment on each entry says why it
@@ -56,6 +62,12 @@ var passes = [...]Pass{
 	// optimized size.
 	{Name: "deadcode", Func: deadcode, Level: 1,
 		Doc: "removes unused pure instructions, unused region results and loop parameters, empty structured ops and unused slots"},
+	// unroll-recursion runs on cleaned-up functions, like inline, and
+	// before it, so that inline then treats the unrolled body (bigger,
+	// still recursive) as it would any recursive function: it is never
+	// inlined, and the late round folds the copies' constants.
+	{Name: "unroll-recursion", Func: unrollRecursion, Level: 2, Compiled: true,
+		Doc: "unrolls small directly recursive functions one level: each call to itself becomes a copy of its body"},
 	// inline runs on cleaned-up functions (sizes are meaningful, bodies
 	// are in SSA form) and before the late round, which folds each
 	// inlined body with the constants of its call site.
@@ -91,20 +103,24 @@ func Lookup(name string) (Pass, bool) {
 // as MaxLevel.
 const MaxLevel = 2
 
-// Hooks lets a caller observe the pipeline.
+// Hooks lets a caller observe and shape the pipeline.
 type Hooks struct {
 	// AfterPass, if not nil, is called after each pass that runs, with
 	// the module as that pass left it. A driver implements
 	// --dump-after=NAME with it; tests verify the module after every pass.
 	AfterPass func(p Pass, m *ir.Module)
+	// Compiled says the target executes machine code (native, Go): the
+	// passes marked Compiled run too.
+	Compiled bool
 }
 
 // Run optimizes m in place by running, in table order, every pass whose
-// Level is at most level (-O0 runs nothing, -O2 everything). m must
-// verify; it verifies afterwards. hooks may be nil.
+// Level is at most level (-O0 runs nothing, -O2 everything), the passes
+// marked Compiled only when hooks.Compiled is set. m must verify; it
+// verifies afterwards. hooks may be nil.
 func Run(m *ir.Module, level int, hooks *Hooks) {
 	for _, p := range passes {
-		if p.Level > level {
+		if p.Level > level || p.Compiled && (hooks == nil || !hooks.Compiled) {
 			continue
 		}
 		p.Func(m)
