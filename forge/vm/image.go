@@ -134,7 +134,8 @@ var fromCanonical = map[bytecode.Opcode]op{
 }
 
 // inst is one pre-decoded instruction slot; slot i holds the instruction at
-// byte address 8*i. Jump and call targets are slot indexes, memory offsets
+// byte address 8*i. A jump or call target is the byte offset of the
+// target's slot in the code array (16 × its slot index), memory offsets
 // are sign-extended, and run is the metering unit (see Image).
 type inst struct {
 	op      op
@@ -192,7 +193,7 @@ func NewImage(p *bytecode.Program) (*Image, error) {
 		x := inst{op: fromCanonical[in.Op], a: in.A, b: in.B, c: in.C, imm: in.Imm}
 		switch {
 		case bytecode.IsTransfer(in.Op):
-			x.imm = in.Imm / 8
+			x.imm = in.Imm * 2 // the target slot's byte offset in code: slot (Imm/8) × 16 bytes
 		case in.Op == bytecode.LOAD || in.Op == bytecode.STORE || in.Op == bytecode.LOADW || in.Op == bytecode.STOREW:
 			x.imm = uint64(in.Offset())
 		}
@@ -303,10 +304,10 @@ func fuse(code []inst) {
 	// RET in the same dispatch. Fusion leaves RET slots alone, so the
 	// target's op is still canonical.
 	for i := range code {
-		if code[i].op == opLIJLT && code[code[i+2].imm].op == opRET {
+		if code[i].op == opLIJLT && code[code[i+2].imm/16].op == opRET {
 			code[i].op = opLIJLTRET
 		}
-		if code[i].op == opLIJLTS && code[code[i+2].imm].op == opRET {
+		if code[i].op == opLIJLTS && code[code[i+2].imm/16].op == opRET {
 			code[i].op = opLIJLTSRET
 		}
 	}

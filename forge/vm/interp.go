@@ -1,6 +1,9 @@
 package vm
 
-import "unsafe"
+import (
+	"math/bits"
+	"unsafe"
+)
 
 // This file is the interpreter's hot loop, and only that.
 //
@@ -18,14 +21,21 @@ import "unsafe"
 // in one dispatch; a fault in the sequence stops at the faulting
 // instruction's slot with the effects of the instructions before it.
 //
-// Keeping it fast: only regs, code0, pc and left (the remaining budget)
-// are hot locals; everything else is read from m where needed. No value
-// but the loop invariants may stay live across a call, or the Go compiler
-// spills it on every dispatch: the calls that continue (channelOp, the
-// tracer) take pc and left and return them. left is written back to
-// m.left wherever exec stops (exit) and before calls that read it. The switch is on op&opMask with every value a case,
-// so it compiles to a jump table with no range check. Measure any change
-// with `go test ./bench -bench Forge` and cachegrind (docs/bench.md).
+// Keeping it fast: only regs, code0, ip (a pointer to the slot executing)
+// and left (the remaining budget) are hot locals; everything else is read
+// from m where needed. ip makes the slots of a fused sequence and a
+// straight-line successor constant displacements, and a branch target one
+// addition (transfer immediates hold the target's byte offset in code);
+// slot indexes are computed only where a pc is reported or saved (faults,
+// CALL's return address). No value but the loop invariants may stay live
+// across a call, or the Go compiler spills it on every dispatch: the
+// calls that continue (channelOp, the tracer) take ip or its offset and
+// left, and return them. left is written back to m.left wherever exec
+// stops (exit) and before calls that read it. The stack pointer stays in
+// m: as a local it is spilled on every dispatch. The switch is on
+// op&opMask with every value a case, so it compiles to a jump table with
+// no range check. Measure any change with `go test ./bench -bench Forge`
+// and cachegrind (docs/bench.md).
 
 // exec runs code from slot pc until the machine stops, blocks or yields.
 // code is the image's code, or for the last partial run a scratch copy of
@@ -36,6 +46,10 @@ func (m *Machine) exec(code []inst, base, pc uint64) {
 	// by the cases that need it.
 	regs := &m.regs
 	code0 := unsafe.Pointer(&code[0])
+	// ip points at the slot being executed: straight-line successors are
+	// constant offsets from it, and branch targets are byte offsets from
+	// code0 (see target).
+	ip := at(code0, pc)
 	tr := m.tracer
 	// The remaining budget lives in a local, so the run entry of every
 	// dispatch is register arithmetic, not a load that waits for the
@@ -45,198 +59,208 @@ func (m *Machine) exec(code []inst, base, pc uint64) {
 
 run:
 	for {
-		// A run starts at pc: charge it whole, or finish exactly.
-		r := uint64(at(code0, pc).run)
+		// A run starts at ip: charge it whole, or finish exactly.
+		r := uint64(ip.run)
 		if r > left {
 			m.left = left
 			m.ticks = m.budget - left
-			m.pc = uint32(base + pc)
+			m.pc = uint32(base + slot(code0, ip))
 			m.tail() // runs exec on a scratch copy, which sets m.left
 			return
 		}
 		left -= r
 		for {
-			in := at(code0, pc)
+			in := ip
 			switch in.op & opMask {
 			case opADD: // rd = rs1 + rs2
 				regs[in.a] = regs[in.b] + regs[in.c]
-				pc++
+				ip = next(ip, 1)
 			case opSUB: // rd = rs1 - rs2
 				regs[in.a] = regs[in.b] - regs[in.c]
-				pc++
+				ip = next(ip, 1)
 			case opMUL: // rd = rs1 * rs2 (low 64 bits)
 				regs[in.a] = regs[in.b] * regs[in.c]
-				pc++
+				ip = next(ip, 1)
 			case opDIV: // rd = rs1 / rs2, unsigned
 				d := regs[in.c]
 				if d == 0 {
-					m.stop(Faulted, DivideByZero, base+pc, spent(in, m.budget-left))
+					m.stop(Faulted, DivideByZero, base+slot(code0, ip), spent(in, m.budget-left))
 					goto exit
 				}
 				regs[in.a] = regs[in.b] / d
-				pc++
+				ip = next(ip, 1)
 			case opMOD: // rd = rs1 % rs2, unsigned
 				d := regs[in.c]
 				if d == 0 {
-					m.stop(Faulted, DivideByZero, base+pc, spent(in, m.budget-left))
+					m.stop(Faulted, DivideByZero, base+slot(code0, ip), spent(in, m.budget-left))
 					goto exit
 				}
 				regs[in.a] = regs[in.b] % d
-				pc++
+				ip = next(ip, 1)
 			case opNEG: // rd = -rs1
 				regs[in.a] = -regs[in.b]
-				pc++
+				ip = next(ip, 1)
 			case opDIVS: // rd = rs1 / rs2, signed, toward zero; MinInt64 / -1 wraps
 				d := int64(regs[in.c])
 				if d == 0 {
-					m.stop(Faulted, DivideByZero, base+pc, spent(in, m.budget-left))
+					m.stop(Faulted, DivideByZero, base+slot(code0, ip), spent(in, m.budget-left))
 					goto exit
 				}
 				regs[in.a] = uint64(int64(regs[in.b]) / d)
-				pc++
+				ip = next(ip, 1)
 			case opMODS: // rd = rs1 % rs2, signed, sign of the dividend
 				d := int64(regs[in.c])
 				if d == 0 {
-					m.stop(Faulted, DivideByZero, base+pc, spent(in, m.budget-left))
+					m.stop(Faulted, DivideByZero, base+slot(code0, ip), spent(in, m.budget-left))
 					goto exit
 				}
 				regs[in.a] = uint64(int64(regs[in.b]) % d)
-				pc++
+				ip = next(ip, 1)
 			case opAND: // rd = rs1 & rs2
 				regs[in.a] = regs[in.b] & regs[in.c]
-				pc++
+				ip = next(ip, 1)
 			case opOR: // rd = rs1 | rs2 (OR rd, rs, rs is the move)
 				regs[in.a] = regs[in.b] | regs[in.c]
-				pc++
+				ip = next(ip, 1)
 			case opXOR: // rd = rs1 ^ rs2
 				regs[in.a] = regs[in.b] ^ regs[in.c]
-				pc++
+				ip = next(ip, 1)
 			case opNOT: // rd = ^rs1
 				regs[in.a] = ^regs[in.b]
-				pc++
+				ip = next(ip, 1)
 			case opSHL: // rd = rs1 << (rs2 mod 64)
 				regs[in.a] = regs[in.b] << (regs[in.c] & 63)
-				pc++
+				ip = next(ip, 1)
 			case opSHR: // rd = rs1 >> (rs2 mod 64), logical
 				regs[in.a] = regs[in.b] >> (regs[in.c] & 63)
-				pc++
+				ip = next(ip, 1)
 			case opSAR: // rd = rs1 >> (rs2 mod 64), arithmetic
 				regs[in.a] = uint64(int64(regs[in.b]) >> (regs[in.c] & 63))
-				pc++
+				ip = next(ip, 1)
 			case opLOAD: // rd = mem[rs1 + offset], one byte, zero-extended
 				addr := regs[in.b] + in.imm
 				mem := m.mem
 				if addr >= uint64(len(mem)) {
-					m.stop(Faulted, InvalidAddress, base+pc, spent(in, m.budget-left))
+					m.stop(Faulted, InvalidAddress, base+slot(code0, ip), spent(in, m.budget-left))
 					goto exit
 				}
 				regs[in.a] = uint64(mem[addr])
-				pc++
+				ip = next(ip, 1)
 			case opSTORE: // mem[rs2 + offset] = low byte of rs1; code and data are read-only
 				addr := regs[in.b] + in.imm
 				mem := m.mem
 				if addr < m.img.heapStart || addr >= uint64(len(mem)) {
-					m.stop(Faulted, InvalidAddress, base+pc, spent(in, m.budget-left))
+					m.stop(Faulted, InvalidAddress, base+slot(code0, ip), spent(in, m.budget-left))
 					goto exit
 				}
 				mem[addr] = byte(regs[in.a])
-				pc++
+				ip = next(ip, 1)
 			case opLOADW: // rd = mem[rs1 + offset], 8 bytes little-endian
 				addr := regs[in.b] + in.imm
 				mem := m.mem
 				if addr > uint64(len(mem))-8 {
-					m.stop(Faulted, InvalidAddress, base+pc, spent(in, m.budget-left))
+					m.stop(Faulted, InvalidAddress, base+slot(code0, ip), spent(in, m.budget-left))
 					goto exit
 				}
 				regs[in.a] = load64(mem, addr)
-				pc++
+				ip = next(ip, 1)
 			case opSTOREW: // mem[rs2 + offset] = rs1, 8 bytes little-endian
 				addr := regs[in.b] + in.imm
 				mem := m.mem
 				if addr < m.img.heapStart || addr > uint64(len(mem))-8 {
-					m.stop(Faulted, InvalidAddress, base+pc, spent(in, m.budget-left))
+					m.stop(Faulted, InvalidAddress, base+slot(code0, ip), spent(in, m.budget-left))
 					goto exit
 				}
 				store64(mem, addr, regs[in.a])
-				pc++
+				ip = next(ip, 1)
 			case opPUSH: // sp -= 8; mem[sp] = rs
 				sp := m.sp
 				if sp < m.heapEnd+8 {
-					m.stop(Faulted, StackOverflow, base+pc, spent(in, m.budget-left))
+					m.stop(Faulted, StackOverflow, base+slot(code0, ip), spent(in, m.budget-left))
 					goto exit
 				}
 				sp -= 8
 				m.sp = sp
 				store64(m.mem, sp, regs[in.a])
-				pc++
+				ip = next(ip, 1)
 			case opPOP: // rd = mem[sp]; sp += 8
 				sp := m.sp
 				if sp > uint64(len(m.mem))-8 {
-					m.stop(Faulted, StackUnderflow, base+pc, spent(in, m.budget-left))
+					m.stop(Faulted, StackUnderflow, base+slot(code0, ip), spent(in, m.budget-left))
 					goto exit
 				}
 				regs[in.a] = load64(m.mem, sp)
 				m.sp = sp + 8
-				pc++
+				ip = next(ip, 1)
 			case opJMP: // pc = target
-				pc = in.imm
+				ip = target(code0, in.imm)
 				continue run
 			case opJZ: // if rs == 0: pc = target
 				taken := regs[in.a] == 0
-				pc = pick(taken, in.imm, pc+1)
+				ip = pick(taken, target(code0, in.imm), next(ip, 1))
 				if tr != nil {
-					pc, left = tr.branch(taken, pc, left)
+					var off uint64
+					off, left = tr.branch(taken, offset(code0, ip), left)
+					ip = target(code0, off)
 				}
 				continue run
 			case opJNZ: // if rs != 0: pc = target
 				taken := regs[in.a] != 0
-				pc = pick(taken, in.imm, pc+1)
+				ip = pick(taken, target(code0, in.imm), next(ip, 1))
 				if tr != nil {
-					pc, left = tr.branch(taken, pc, left)
+					var off uint64
+					off, left = tr.branch(taken, offset(code0, ip), left)
+					ip = target(code0, off)
 				}
 				continue run
 			case opJLT: // if rs1 < rs2 (unsigned): pc = target
 				taken := regs[in.a] < regs[in.b]
-				pc = pick(taken, in.imm, pc+1)
+				ip = pick(taken, target(code0, in.imm), next(ip, 1))
 				if tr != nil {
-					pc, left = tr.branch(taken, pc, left)
+					var off uint64
+					off, left = tr.branch(taken, offset(code0, ip), left)
+					ip = target(code0, off)
 				}
 				continue run
 			case opJLTS: // if rs1 < rs2 (signed): pc = target
 				taken := int64(regs[in.a]) < int64(regs[in.b])
-				pc = pick(taken, in.imm, pc+1)
+				ip = pick(taken, target(code0, in.imm), next(ip, 1))
 				if tr != nil {
-					pc, left = tr.branch(taken, pc, left)
+					var off uint64
+					off, left = tr.branch(taken, offset(code0, ip), left)
+					ip = target(code0, off)
 				}
 				continue run
 			case opCALL: // sp -= 8; mem[sp] = address of the next instruction; pc = target
 				sp := m.sp
 				if sp < m.heapEnd+8 {
-					m.stop(Faulted, StackOverflow, base+pc, spent(in, m.budget-left))
+					m.stop(Faulted, StackOverflow, base+slot(code0, ip), spent(in, m.budget-left))
 					goto exit
 				}
 				sp -= 8
 				m.sp = sp
-				store64(m.mem, sp, (base+pc+1)<<3)
-				pc = in.imm
+				store64(m.mem, sp, (base+slot(code0, ip)+1)<<3)
+				ip = target(code0, in.imm)
 				continue run
 			case opLIJLTRET, opLIJLTSRET: // LI ra, imm; JLT or JLTS to a RET: the leaf case of a recursion
 				regs[in.a] = in.imm
-				n := at(code0, pc+2)
+				n := next(ip, 2)
 				taken := regs[n.a] < regs[n.b]
 				if in.op == opLIJLTSRET {
 					taken = int64(regs[n.a]) < int64(regs[n.b])
 				}
-				pc = pick(taken, n.imm, pc+3)
+				ip = pick(taken, target(code0, n.imm), next(ip, 3))
 				if tr != nil {
-					pc, left = tr.branch(taken, pc, left)
+					var off uint64
+					off, left = tr.branch(taken, offset(code0, ip), left)
+					ip = target(code0, off)
 				}
 				if !taken {
 					continue run
 				}
 				// The RET is a run of its own: charge it here, or let the
 				// run entry handle a budget it does not fit.
-				in = at(code0, pc)
+				in = ip
 				if r := uint64(in.run); r <= left {
 					left -= r
 				} else {
@@ -246,81 +270,87 @@ run:
 			case opRET: // pc = mem[sp]; sp += 8
 				sp := m.sp
 				if sp > uint64(len(m.mem))-8 {
-					m.stop(Faulted, StackUnderflow, base+pc, spent(in, m.budget-left))
+					m.stop(Faulted, StackUnderflow, base+slot(code0, ip), spent(in, m.budget-left))
 					goto exit
 				}
 				to := load64(m.mem, sp)
-				if to&7 != 0 || to>>3 >= uint64(len(code)-1) || at(code0, to>>3).op == opInvalid {
-					m.stop(Faulted, InvalidAddress, base+pc, spent(in, m.budget-left))
+				if !returnable(code0, code, to) {
+					m.stop(Faulted, InvalidAddress, base+slot(code0, ip), spent(in, m.budget-left))
 					goto exit
 				}
 				m.sp = sp + 8
-				pc = to >> 3
+				ip = (*inst)(unsafe.Add(code0, to*2))
 				if tr != nil {
-					pc, left = tr.ret(pc, left)
+					var off uint64
+					off, left = tr.ret(to, offset(code0, ip), left)
+					ip = target(code0, off)
 				}
 				continue run
 			case opLI: // rd = imm64
 				regs[in.a] = in.imm
-				pc += 2
+				ip = next(ip, 2)
 			case opHALT: // stop: HALTED
-				m.stop(Halted, NoFault, base+pc, m.budget-left)
+				m.stop(Halted, NoFault, base+slot(code0, ip), m.budget-left)
 				goto exit
 			case opFAULT: // stop: FAULTED with USER_FAULT and the user code
 				m.userCode = uint32(in.imm)
-				m.stop(Faulted, UserFault, base+pc, m.budget-left)
+				m.stop(Faulted, UserFault, base+slot(code0, ip), m.budget-left)
 				goto exit
 			case opNOP: // nothing
-				pc++
+				ip = next(ip, 1)
 			case opSEND: // channel c receives mem[rs .. rs+len) as one message
 				var ok bool
-				if pc, ok, left = m.channelOp(in, base, pc, left); !ok {
+				if ip, ok, left = m.channelOp(in, base+slot(code0, ip), left); !ok {
 					goto exit
 				}
 			case opRECV: // copy up to len bytes of channel c's head message to mem[rs..]; block if none
 				var ok bool
-				if pc, ok, left = m.channelOp(in, base, pc, left); !ok {
+				if ip, ok, left = m.channelOp(in, base+slot(code0, ip), left); !ok {
 					goto exit
 				}
 				continue run
 			case opPOLL: // rd = bytes left in channel c's head message, 0 if none
 				var ok bool
-				if pc, ok, left = m.channelOp(in, base, pc, left); !ok {
+				if ip, ok, left = m.channelOp(in, base+slot(code0, ip), left); !ok {
 					goto exit
 				}
 			case opTICK: // yield to the host: Run returns READY
-				m.stop(Ready, NoFault, base+pc+1, m.budget-left)
+				m.stop(Ready, NoFault, base+slot(code0, ip)+1, m.budget-left)
 				goto exit
 			case opBUDGET: // rd = ticks left after this instruction
 				regs[in.a] = m.budget - spent(in, m.budget-left)
-				pc++
+				ip = next(ip, 1)
 
 			case opLIADD: // LI ra, imm; ADD
 				regs[in.a] = in.imm
-				n := at(code0, pc+2)
+				n := next(ip, 2)
 				regs[n.a] = regs[n.b] + regs[n.c]
-				pc += 3
+				ip = next(ip, 3)
 			case opLISUB: // LI ra, imm; SUB
 				regs[in.a] = in.imm
-				n := at(code0, pc+2)
+				n := next(ip, 2)
 				regs[n.a] = regs[n.b] - regs[n.c]
-				pc += 3
+				ip = next(ip, 3)
 			case opLIJLT: // LI ra, imm; JLT
 				regs[in.a] = in.imm
-				n := at(code0, pc+2)
+				n := next(ip, 2)
 				taken := regs[n.a] < regs[n.b]
-				pc = pick(taken, n.imm, pc+3)
+				ip = pick(taken, target(code0, n.imm), next(ip, 3))
 				if tr != nil {
-					pc, left = tr.branch(taken, pc, left)
+					var off uint64
+					off, left = tr.branch(taken, offset(code0, ip), left)
+					ip = target(code0, off)
 				}
 				continue run
 			case opLIJLTS: // LI ra, imm; JLTS
 				regs[in.a] = in.imm
-				n := at(code0, pc+2)
+				n := next(ip, 2)
 				taken := int64(regs[n.a]) < int64(regs[n.b])
-				pc = pick(taken, n.imm, pc+3)
+				ip = pick(taken, target(code0, n.imm), next(ip, 3))
 				if tr != nil {
-					pc, left = tr.branch(taken, pc, left)
+					var off uint64
+					off, left = tr.branch(taken, offset(code0, ip), left)
+					ip = target(code0, off)
 				}
 				continue run
 			case opLISUBCALL: // LI ra, imm; SUB; CALL
@@ -328,18 +358,18 @@ run:
 				if sp < m.heapEnd+8 {
 					// The CALL overflows: LI and SUB run, then the CALL faults.
 					regs[in.a] = in.imm
-					n := at(code0, pc+2)
+					n := next(ip, 2)
 					regs[n.a] = regs[n.b] - regs[n.c]
-					m.stop(Faulted, StackOverflow, base+pc+3, spent(at(code0, pc+3), m.budget-left))
+					m.stop(Faulted, StackOverflow, base+slot(code0, ip)+3, spent(next(ip, 3), m.budget-left))
 					goto exit
 				}
 				regs[in.a] = in.imm
-				n := at(code0, pc+2)
+				n := next(ip, 2)
 				regs[n.a] = regs[n.b] - regs[n.c]
 				sp -= 8
 				m.sp = sp
-				store64(m.mem, sp, (base+pc+4)<<3)
-				pc = at(code0, pc+3).imm
+				store64(m.mem, sp, (base+slot(code0, ip)+4)<<3)
+				ip = target(code0, next(ip, 3).imm)
 				continue run
 			case opPUSHLISUBCALL: // PUSH; LI ra, imm; SUB; CALL: a recursive call saving a value
 				sp := m.sp
@@ -347,234 +377,250 @@ run:
 					// The PUSH or the CALL overflows: run the canonical
 					// sequence up to the faulting instruction.
 					if sp < m.heapEnd+8 {
-						m.stop(Faulted, StackOverflow, base+pc, spent(in, m.budget-left))
+						m.stop(Faulted, StackOverflow, base+slot(code0, ip), spent(in, m.budget-left))
 						goto exit
 					}
 					m.sp = sp - 8
 					store64(m.mem, sp-8, regs[in.a])
-					li := at(code0, pc+1)
+					li := next(ip, 1)
 					regs[li.a] = li.imm
-					n := at(code0, pc+3)
+					n := next(ip, 3)
 					regs[n.a] = regs[n.b] - regs[n.c]
-					m.stop(Faulted, StackOverflow, base+pc+4, spent(at(code0, pc+4), m.budget-left))
+					m.stop(Faulted, StackOverflow, base+slot(code0, ip)+4, spent(next(ip, 4), m.budget-left))
 					goto exit
 				}
 				mem := m.mem
 				store64(mem, sp-8, regs[in.a])
-				li := at(code0, pc+1)
+				li := next(ip, 1)
 				regs[li.a] = li.imm
-				n := at(code0, pc+3)
+				n := next(ip, 3)
 				regs[n.a] = regs[n.b] - regs[n.c]
 				m.sp = sp - 16
-				store64(mem, sp-16, (base+pc+5)<<3)
-				pc = at(code0, pc+4).imm
+				store64(mem, sp-16, (base+slot(code0, ip)+5)<<3)
+				ip = target(code0, next(ip, 4).imm)
 				continue run
 			case opPOPPUSHLISUBCALL: // POP; PUSH; LI ra, imm; SUB; CALL: the second call of a recursion
 				sp := m.sp
 				mem := m.mem
 				if sp > uint64(len(mem))-8 {
-					m.stop(Faulted, StackUnderflow, base+pc, spent(in, m.budget-left))
+					m.stop(Faulted, StackUnderflow, base+slot(code0, ip), spent(in, m.budget-left))
 					goto exit
 				}
 				// The POP frees the slot the PUSH refills, so the PUSH
 				// cannot overflow; the CALL can.
 				regs[in.a] = load64(mem, sp)
-				store64(mem, sp, regs[at(code0, pc+1).a])
-				li := at(code0, pc+2)
+				store64(mem, sp, regs[next(ip, 1).a])
+				li := next(ip, 2)
 				regs[li.a] = li.imm
-				n := at(code0, pc+4)
+				n := next(ip, 4)
 				regs[n.a] = regs[n.b] - regs[n.c]
 				if sp < m.heapEnd+8 {
-					m.stop(Faulted, StackOverflow, base+pc+5, spent(at(code0, pc+5), m.budget-left))
+					m.stop(Faulted, StackOverflow, base+slot(code0, ip)+5, spent(next(ip, 5), m.budget-left))
 					goto exit
 				}
 				m.sp = sp - 8
-				store64(mem, sp-8, (base+pc+6)<<3)
-				pc = at(code0, pc+5).imm
+				store64(mem, sp-8, (base+slot(code0, ip)+6)<<3)
+				ip = target(code0, next(ip, 5).imm)
 				continue run
 			case opADDJLT: // ADD; JLT
 				regs[in.a] = regs[in.b] + regs[in.c]
-				n := at(code0, pc+1)
+				n := next(ip, 1)
 				taken := regs[n.a] < regs[n.b]
-				pc = pick(taken, n.imm, pc+2)
+				ip = pick(taken, target(code0, n.imm), next(ip, 2))
 				if tr != nil {
-					pc, left = tr.branch(taken, pc, left)
+					var off uint64
+					off, left = tr.branch(taken, offset(code0, ip), left)
+					ip = target(code0, off)
 				}
 				continue run
 			case opADDJLTS: // ADD; JLTS
 				regs[in.a] = regs[in.b] + regs[in.c]
-				n := at(code0, pc+1)
+				n := next(ip, 1)
 				taken := int64(regs[n.a]) < int64(regs[n.b])
-				pc = pick(taken, n.imm, pc+2)
+				ip = pick(taken, target(code0, n.imm), next(ip, 2))
 				if tr != nil {
-					pc, left = tr.branch(taken, pc, left)
+					var off uint64
+					off, left = tr.branch(taken, offset(code0, ip), left)
+					ip = target(code0, off)
 				}
 				continue run
 			case opADDJMP: // ADD; JMP
 				regs[in.a] = regs[in.b] + regs[in.c]
-				pc = at(code0, pc+1).imm
+				ip = target(code0, next(ip, 1).imm)
 				continue run
 			case opADDADDJLT: // ADD; ADD; JLT
 				regs[in.a] = regs[in.b] + regs[in.c]
-				n := at(code0, pc+1)
+				n := next(ip, 1)
 				regs[n.a] = regs[n.b] + regs[n.c]
-				n = at(code0, pc+2)
+				n = next(ip, 2)
 				taken := regs[n.a] < regs[n.b]
-				pc = pick(taken, n.imm, pc+3)
+				ip = pick(taken, target(code0, n.imm), next(ip, 3))
 				if tr != nil {
-					pc, left = tr.branch(taken, pc, left)
+					var off uint64
+					off, left = tr.branch(taken, offset(code0, ip), left)
+					ip = target(code0, off)
 				}
 				continue run
 			case opADDADDJLTS: // ADD; ADD; JLTS
 				regs[in.a] = regs[in.b] + regs[in.c]
-				n := at(code0, pc+1)
+				n := next(ip, 1)
 				regs[n.a] = regs[n.b] + regs[n.c]
-				n = at(code0, pc+2)
+				n = next(ip, 2)
 				taken := int64(regs[n.a]) < int64(regs[n.b])
-				pc = pick(taken, n.imm, pc+3)
+				ip = pick(taken, target(code0, n.imm), next(ip, 3))
 				if tr != nil {
-					pc, left = tr.branch(taken, pc, left)
+					var off uint64
+					off, left = tr.branch(taken, offset(code0, ip), left)
+					ip = target(code0, off)
 				}
 				continue run
 			case opMULMODS: // MUL; MODS
 				regs[in.a] = regs[in.b] * regs[in.c]
-				n := at(code0, pc+1)
+				n := next(ip, 1)
 				d := int64(regs[n.c])
 				if d == 0 {
-					m.stop(Faulted, DivideByZero, base+pc+1, spent(n, m.budget-left))
+					m.stop(Faulted, DivideByZero, base+slot(code0, ip)+1, spent(n, m.budget-left))
 					goto exit
 				}
 				regs[n.a] = uint64(int64(regs[n.b]) % d)
-				pc += 2
+				ip = next(ip, 2)
 			case opMULMOD: // MUL; MOD
 				regs[in.a] = regs[in.b] * regs[in.c]
-				n := at(code0, pc+1)
+				n := next(ip, 1)
 				d := regs[n.c]
 				if d == 0 {
-					m.stop(Faulted, DivideByZero, base+pc+1, spent(n, m.budget-left))
+					m.stop(Faulted, DivideByZero, base+slot(code0, ip)+1, spent(n, m.budget-left))
 					goto exit
 				}
 				regs[n.a] = regs[n.b] % d
-				pc += 2
+				ip = next(ip, 2)
 			case opSTOREADDJLT: // STORE; ADD; JLT
 				addr := regs[in.b] + in.imm
 				mem := m.mem
 				if addr < m.img.heapStart || addr >= uint64(len(mem)) {
-					m.stop(Faulted, InvalidAddress, base+pc, spent(in, m.budget-left))
+					m.stop(Faulted, InvalidAddress, base+slot(code0, ip), spent(in, m.budget-left))
 					goto exit
 				}
 				mem[addr] = byte(regs[in.a])
-				n := at(code0, pc+1)
+				n := next(ip, 1)
 				regs[n.a] = regs[n.b] + regs[n.c]
-				n = at(code0, pc+2)
+				n = next(ip, 2)
 				taken := regs[n.a] < regs[n.b]
-				pc = pick(taken, n.imm, pc+3)
+				ip = pick(taken, target(code0, n.imm), next(ip, 3))
 				if tr != nil {
-					pc, left = tr.branch(taken, pc, left)
+					var off uint64
+					off, left = tr.branch(taken, offset(code0, ip), left)
+					ip = target(code0, off)
 				}
 				continue run
 			case opLOADJZ: // LOAD; JZ
 				addr := regs[in.b] + in.imm
 				mem := m.mem
 				if addr >= uint64(len(mem)) {
-					m.stop(Faulted, InvalidAddress, base+pc, spent(in, m.budget-left))
+					m.stop(Faulted, InvalidAddress, base+slot(code0, ip), spent(in, m.budget-left))
 					goto exit
 				}
 				regs[in.a] = uint64(mem[addr])
-				n := at(code0, pc+1)
+				n := next(ip, 1)
 				taken := regs[n.a] == 0
-				pc = pick(taken, n.imm, pc+2)
+				ip = pick(taken, target(code0, n.imm), next(ip, 2))
 				if tr != nil {
-					pc, left = tr.branch(taken, pc, left)
+					var off uint64
+					off, left = tr.branch(taken, offset(code0, ip), left)
+					ip = target(code0, off)
 				}
 				continue run
 			case opLOADJNZ: // LOAD; JNZ
 				addr := regs[in.b] + in.imm
 				mem := m.mem
 				if addr >= uint64(len(mem)) {
-					m.stop(Faulted, InvalidAddress, base+pc, spent(in, m.budget-left))
+					m.stop(Faulted, InvalidAddress, base+slot(code0, ip), spent(in, m.budget-left))
 					goto exit
 				}
 				regs[in.a] = uint64(mem[addr])
-				n := at(code0, pc+1)
+				n := next(ip, 1)
 				taken := regs[n.a] != 0
-				pc = pick(taken, n.imm, pc+2)
+				ip = pick(taken, target(code0, n.imm), next(ip, 2))
 				if tr != nil {
-					pc, left = tr.branch(taken, pc, left)
+					var off uint64
+					off, left = tr.branch(taken, offset(code0, ip), left)
+					ip = target(code0, off)
 				}
 				continue run
 			case opPOPPUSH: // POP; PUSH
 				sp := m.sp
 				if sp > uint64(len(m.mem))-8 {
-					m.stop(Faulted, StackUnderflow, base+pc, spent(in, m.budget-left))
+					m.stop(Faulted, StackUnderflow, base+slot(code0, ip), spent(in, m.budget-left))
 					goto exit
 				}
 				// The POP frees the slot the PUSH refills, so the PUSH
 				// cannot overflow.
 				mem := m.mem
 				regs[in.a] = load64(mem, sp)
-				store64(mem, sp, regs[at(code0, pc+1).a])
-				pc += 2
+				store64(mem, sp, regs[next(ip, 1).a])
+				ip = next(ip, 2)
 			case opPOPADDRET: // POP; ADD; RET
 				sp := m.sp
 				mem := m.mem
 				if sp > uint64(len(mem))-16 {
 					// POP or RET underflows: run the canonical sequence.
 					if sp > uint64(len(mem))-8 {
-						m.stop(Faulted, StackUnderflow, base+pc, spent(in, m.budget-left))
+						m.stop(Faulted, StackUnderflow, base+slot(code0, ip), spent(in, m.budget-left))
 						goto exit
 					}
 					regs[in.a] = load64(mem, sp)
-					n := at(code0, pc+1)
+					n := next(ip, 1)
 					regs[n.a] = regs[n.b] + regs[n.c]
 					m.sp = sp + 8
-					m.stop(Faulted, StackUnderflow, base+pc+2, spent(at(code0, pc+2), m.budget-left))
+					m.stop(Faulted, StackUnderflow, base+slot(code0, ip)+2, spent(next(ip, 2), m.budget-left))
 					goto exit
 				}
 				to := load64(mem, sp+8)
-				if to&7 != 0 || to>>3 >= uint64(len(code)-1) || at(code0, to>>3).op == opInvalid {
+				if !returnable(code0, code, to) {
 					regs[in.a] = load64(mem, sp)
-					n := at(code0, pc+1)
+					n := next(ip, 1)
 					regs[n.a] = regs[n.b] + regs[n.c]
 					m.sp = sp + 8
-					m.stop(Faulted, InvalidAddress, base+pc+2, spent(at(code0, pc+2), m.budget-left))
+					m.stop(Faulted, InvalidAddress, base+slot(code0, ip)+2, spent(next(ip, 2), m.budget-left))
 					goto exit
 				}
 				regs[in.a] = load64(mem, sp)
-				n := at(code0, pc+1)
+				n := next(ip, 1)
 				regs[n.a] = regs[n.b] + regs[n.c]
 				m.sp = sp + 16
-				pc = to >> 3
+				ip = (*inst)(unsafe.Add(code0, to*2))
 				if tr != nil {
-					pc, left = tr.ret(pc, left)
+					var off uint64
+					off, left = tr.ret(to, offset(code0, ip), left)
+					ip = target(code0, off)
 				}
 				continue run
 
 			case opEnd: // execution ran past the last instruction
-				m.stop(Faulted, InvalidAddress, base+pc, m.budget-left)
+				m.stop(Faulted, InvalidAddress, base+slot(code0, ip), m.budget-left)
 				goto exit
 			case opOutOfTicks: // the first instruction of a tail that does not fit
-				m.stop(Faulted, OutOfTicks, base+pc, m.budget-left)
+				m.stop(Faulted, OutOfTicks, base+slot(code0, ip), m.budget-left)
 				goto exit
 			case opInvalid, numOps, numOps + 1, numOps + 2:
 				// Unreachable in a verified image. The unused values up to
 				// opMask are listed so that the switch covers them all;
 				// adding an op makes one of them a duplicate case.
-				m.stop(Faulted, InvalidInstruction, base+pc, spent(in, m.budget-left))
+				m.stop(Faulted, InvalidInstruction, base+slot(code0, ip), spent(in, m.budget-left))
 				goto exit
 			}
 		}
 	}
 exit:
 	m.left = left
-
 }
 
-// channelOp runs SEND, RECV or POLL at slot pc. It returns the next slot
-// and true, or false when the machine stopped (fault or block). It takes
-// and returns pc, rather than leaving pc live across the call, so that the
-// Go compiler does not spill pc on every dispatch.
-func (m *Machine) channelOp(in *inst, base, pc, left uint64) (uint64, bool, uint64) {
+// channelOp runs SEND, RECV or POLL, the instruction in, at slot pc. It
+// returns the next slot and true, or false when the machine stopped (fault
+// or block). It returns the next slot, rather than the loop keeping ip
+// live across the call, so that the Go compiler does not spill ip on every
+// dispatch.
+func (m *Machine) channelOp(in *inst, pc, left uint64) (*inst, bool, uint64) {
 	m.left = left
 	var f Fault
 	switch in.op {
@@ -585,8 +631,8 @@ func (m *Machine) channelOp(in *inst, base, pc, left uint64) (uint64, bool, uint
 		f, blocked = m.recv(in.c, m.regs[in.a], in.imm)
 		if blocked {
 			m.blockCh = in.c
-			m.stop(Blocked, NoFault, base+pc, m.charged()-uint64(in.run))
-			return pc, false, left
+			m.stop(Blocked, NoFault, pc, m.charged()-uint64(in.run))
+			return in, false, left
 		}
 	case opPOLL:
 		var n uint64
@@ -595,16 +641,16 @@ func (m *Machine) channelOp(in *inst, base, pc, left uint64) (uint64, bool, uint
 		}
 	}
 	if f != NoFault {
-		m.stop(Faulted, f, base+pc, spent(in, m.charged()))
-		return pc, false, left
+		m.stop(Faulted, f, pc, spent(in, m.charged()))
+		return in, false, left
 	}
-	return pc + 1, true, left
+	return next(in, 1), true, left
 }
 
 // pick is a conditional branch's next slot. (The tracer is called at each
 // branch, not here: pick must stay small enough to inline, and the call
 // must take and return the budget.)
-func pick(taken bool, target, next uint64) uint64 {
+func pick(taken bool, target, next *inst) *inst {
 	if taken {
 		return target
 	}
@@ -615,6 +661,40 @@ func pick(taken bool, target, next uint64) uint64 {
 // end of in's run.
 func spent(in *inst, ticks uint64) uint64 {
 	return ticks - uint64(in.run) + uint64(costOf[in.op])
+}
+
+// next returns the slot k slots after in, without a bounds check: the
+// instructions of a straight-line run and of a fused sequence are in the
+// code array, which ends with the opEnd or opOutOfTicks slot.
+func next(in *inst, k uintptr) *inst {
+	return (*inst)(unsafe.Add(unsafe.Pointer(in), k*unsafe.Sizeof(inst{})))
+}
+
+// target returns the slot at byte offset off of the code array: a branch
+// or call target, verified at load time (see NewImage).
+func target(code unsafe.Pointer, off uint64) *inst {
+	return (*inst)(unsafe.Add(code, uintptr(off)))
+}
+
+// offset is the byte offset of the slot ip points at, the inverse of
+// target.
+func offset(code unsafe.Pointer, ip *inst) uint64 {
+	return uint64(uintptr(unsafe.Pointer(ip)) - uintptr(code))
+}
+
+// slot is the index of the slot ip points at, for the slow paths that
+// report or save a pc.
+func slot(code unsafe.Pointer, ip *inst) uint64 {
+	return uint64(uintptr(unsafe.Pointer(ip))-uintptr(code)) / uint64(unsafe.Sizeof(inst{}))
+}
+
+// returnable reports whether a RET may return to byte address to: an
+// instruction start in code (not the second word of an LI, nor the closing
+// sentinel). Rotating the address right by 3 moves a misalignment into the
+// high bits, so one comparison checks both alignment and range.
+func returnable(code0 unsafe.Pointer, code []inst, to uint64) bool {
+	s := bits.RotateLeft64(to, -3)
+	return s < uint64(len(code)-1) && at(code0, s).op != opInvalid
 }
 
 // at returns the instruction in slot pc without a bounds check. Every pc

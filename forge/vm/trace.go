@@ -33,46 +33,47 @@ type tracer struct {
 
 func newTracer() *tracer { return &tracer{h: sha256.New()} }
 
-// branch records a conditional branch's outcome; ret records the slot a
-// RET returns to. Both are small enough to be inlined into the interpreter
-// loop, and pass the next pc and the remaining budget through, so that the
-// loop's pc and budget are not live across their out-of-line slow paths
-// (which would make the Go compiler spill them on every dispatch).
-func (t *tracer) branch(taken bool, pc, left uint64) (uint64, uint64) {
+// branch records a conditional branch's outcome; ret records the byte
+// address a RET returns to. Both are small enough to be inlined into the
+// interpreter loop, and pass the next slot (as its byte offset in the code
+// array) and the remaining budget through, so that the loop's ip and
+// budget are not live across their out-of-line slow paths (which would
+// make the Go compiler spill them on every dispatch).
+func (t *tracer) branch(taken bool, off, left uint64) (uint64, uint64) {
 	if t.nbits == 63 {
-		return t.lastBit(taken, pc, left)
+		return t.lastBit(taken, off, left)
 	}
 	if taken {
 		t.bits |= 1 << t.nbits
 	}
 	t.nbits++
-	return pc, left
+	return off, left
 }
 
-func (t *tracer) ret(pc, left uint64) (uint64, uint64) {
+func (t *tracer) ret(to, off, left uint64) (uint64, uint64) {
 	if t.n >= len(t.buf)-1 {
-		return t.retFlush(pc, left)
+		return t.retFlush(to, off, left)
 	}
-	t.buf[t.n] = uint32(pc << 3)
+	t.buf[t.n] = uint32(to)
 	t.n++
-	return pc, left
+	return off, left
 }
 
 //go:noinline
-func (t *tracer) lastBit(taken bool, pc, left uint64) (uint64, uint64) {
+func (t *tracer) lastBit(taken bool, off, left uint64) (uint64, uint64) {
 	if taken {
 		t.bits |= 1 << 63
 	}
 	t.put(uint32(t.bits))
 	t.put(uint32(t.bits >> 32))
 	t.bits, t.nbits = 0, 0
-	return pc, left
+	return off, left
 }
 
 //go:noinline
-func (t *tracer) retFlush(pc, left uint64) (uint64, uint64) {
-	t.put(uint32(pc << 3))
-	return pc, left
+func (t *tracer) retFlush(to, off, left uint64) (uint64, uint64) {
+	t.put(uint32(to))
+	return off, left
 }
 
 // put appends one 4-byte unit to the stream.
