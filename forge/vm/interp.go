@@ -239,7 +239,7 @@ run:
 				}
 				sp -= 8
 				m.sp = sp
-				store64(m.mem, sp, (base+slot(code0, ip)+1)<<3)
+				store64(m.mem, sp, returnAddress(code0, ip, 1))
 				ip = target(code0, in.imm)
 				continue run
 			case opLIJLTRET, opLIJLTSRET: // LI ra, imm; JLT or JLTS to a RET: the leaf case of a recursion
@@ -368,7 +368,7 @@ run:
 				regs[n.a] = regs[n.b] - regs[n.c]
 				sp -= 8
 				m.sp = sp
-				store64(m.mem, sp, (base+slot(code0, ip)+4)<<3)
+				store64(m.mem, sp, returnAddress(code0, ip, 4))
 				ip = target(code0, next(ip, 3).imm)
 				continue run
 			case opPUSHLISUBCALL: // PUSH; LI ra, imm; SUB; CALL: a recursive call saving a value
@@ -396,7 +396,7 @@ run:
 				n := next(ip, 3)
 				regs[n.a] = regs[n.b] - regs[n.c]
 				m.sp = sp - 16
-				store64(mem, sp-16, (base+slot(code0, ip)+5)<<3)
+				store64(mem, sp-16, returnAddress(code0, ip, 5))
 				ip = target(code0, next(ip, 4).imm)
 				continue run
 			case opPOPPUSHLISUBCALL: // POP; PUSH; LI ra, imm; SUB; CALL: the second call of a recursion
@@ -419,7 +419,7 @@ run:
 					goto exit
 				}
 				m.sp = sp - 8
-				store64(mem, sp-8, (base+slot(code0, ip)+6)<<3)
+				store64(mem, sp-8, returnAddress(code0, ip, 6))
 				ip = target(code0, next(ip, 5).imm)
 				continue run
 			case opADDJLT: // ADD; JLT
@@ -680,6 +680,14 @@ func target(code unsafe.Pointer, off uint64) *inst {
 // target.
 func offset(code unsafe.Pointer, ip *inst) uint64 {
 	return uint64(uintptr(unsafe.Pointer(ip)) - uintptr(code))
+}
+
+// returnAddress is the byte address in the program of the slot k slots
+// after ip: what a CALL there saves. A CALL ends its run, so it never runs
+// in a tail's scratch code (see Machine.tail), where slot addresses would
+// need the scratch array's base.
+func returnAddress(code unsafe.Pointer, ip *inst, k uint64) uint64 {
+	return uint64(uintptr(unsafe.Pointer(ip))-uintptr(code))>>1 + 8*k
 }
 
 // slot is the index of the slot ip points at, for the slow paths that
