@@ -21,18 +21,19 @@ import (
 // in one dispatch; a fault in the sequence stops at the faulting
 // instruction's slot with the effects of the instructions before it.
 //
-// Keeping it fast: only regs, code0, ip (a pointer to the slot executing)
-// and left (the remaining budget) are hot locals; everything else is read
-// from m where needed. ip makes the slots of a fused sequence and a
+// Keeping it fast: only regs, code0, ip (a pointer to the slot executing),
+// left (the remaining budget) and sp are hot locals; everything else is
+// read from m where needed. ip makes the slots of a fused sequence and a
 // straight-line successor constant displacements, and a branch target one
 // addition (transfer immediates hold the target's byte offset in code);
 // slot indexes are computed only where a pc is reported or saved (faults,
 // CALL's return address). No value but the loop invariants may stay live
 // across a call, or the Go compiler spills it on every dispatch: the
 // calls that continue (channelOp, the tracer) take ip or its offset and
-// left, and return them. left is written back to m.left wherever exec
-// stops (exit) and before calls that read it. The stack pointer stays in
-// m: as a local it is spilled on every dispatch. The switch is on
+// left, and return them; sp is stored to m.sp before such a call and
+// reloaded after it, so that it is not live across the call either (a
+// local live across any call is spilled on every dispatch). left and sp
+// are written back to m wherever exec stops (exit). The switch is on
 // op&opMask with every value a case, so it compiles to a jump table with
 // no range check. Measure any change with `go test ./bench -bench Forge`
 // and cachegrind (docs/bench.md).
@@ -56,13 +57,16 @@ func (m *Machine) exec(code []inst, base, pc uint64) {
 	// store of the dispatch before. It goes back to m.left before any
 	// call that may read it and wherever exec returns (exit).
 	left := m.left
+	// The stack pointer too: PUSH, POP, CALL and RET would otherwise chain
+	// through a store and load of m.sp.
+	sp := m.sp
 
 run:
 	for {
 		// A run starts at ip: charge it whole, or finish exactly.
 		r := uint64(ip.run)
 		if r > left {
-			m.left = left
+			m.left, m.sp = left, sp
 			m.ticks = m.budget - left
 			m.pc = uint32(base + slot(code0, ip))
 			m.tail() // runs exec on a scratch copy, which sets m.left
@@ -174,23 +178,20 @@ run:
 				store64(mem, addr, regs[in.a])
 				ip = next(ip, 1)
 			case opPUSH: // sp -= 8; mem[sp] = rs
-				sp := m.sp
 				if sp < m.heapEnd+8 {
 					m.stop(Faulted, StackOverflow, base+slot(code0, ip), spent(in, m.budget-left))
 					goto exit
 				}
 				sp -= 8
-				m.sp = sp
 				store64(m.mem, sp, regs[in.a])
 				ip = next(ip, 1)
 			case opPOP: // rd = mem[sp]; sp += 8
-				sp := m.sp
 				if sp > uint64(len(m.mem))-8 {
 					m.stop(Faulted, StackUnderflow, base+slot(code0, ip), spent(in, m.budget-left))
 					goto exit
 				}
 				regs[in.a] = load64(m.mem, sp)
-				m.sp = sp + 8
+				sp += 8
 				ip = next(ip, 1)
 			case opJMP: // pc = target
 				ip = target(code0, in.imm)
@@ -200,7 +201,9 @@ run:
 				ip = pick(taken, target(code0, in.imm), next(ip, 1))
 				if tr != nil {
 					var off uint64
+					m.sp = sp
 					off, left = tr.branch(taken, offset(code0, ip), left)
+					sp = m.sp
 					ip = target(code0, off)
 				}
 				continue run
@@ -209,7 +212,9 @@ run:
 				ip = pick(taken, target(code0, in.imm), next(ip, 1))
 				if tr != nil {
 					var off uint64
+					m.sp = sp
 					off, left = tr.branch(taken, offset(code0, ip), left)
+					sp = m.sp
 					ip = target(code0, off)
 				}
 				continue run
@@ -218,7 +223,9 @@ run:
 				ip = pick(taken, target(code0, in.imm), next(ip, 1))
 				if tr != nil {
 					var off uint64
+					m.sp = sp
 					off, left = tr.branch(taken, offset(code0, ip), left)
+					sp = m.sp
 					ip = target(code0, off)
 				}
 				continue run
@@ -227,18 +234,18 @@ run:
 				ip = pick(taken, target(code0, in.imm), next(ip, 1))
 				if tr != nil {
 					var off uint64
+					m.sp = sp
 					off, left = tr.branch(taken, offset(code0, ip), left)
+					sp = m.sp
 					ip = target(code0, off)
 				}
 				continue run
 			case opCALL: // sp -= 8; mem[sp] = address of the next instruction; pc = target
-				sp := m.sp
 				if sp < m.heapEnd+8 {
 					m.stop(Faulted, StackOverflow, base+slot(code0, ip), spent(in, m.budget-left))
 					goto exit
 				}
 				sp -= 8
-				m.sp = sp
 				store64(m.mem, sp, returnAddress(code0, ip, 1))
 				ip = target(code0, in.imm)
 				continue run
@@ -252,7 +259,9 @@ run:
 				ip = pick(taken, target(code0, n.imm), next(ip, 3))
 				if tr != nil {
 					var off uint64
+					m.sp = sp
 					off, left = tr.branch(taken, offset(code0, ip), left)
+					sp = m.sp
 					ip = target(code0, off)
 				}
 				if !taken {
@@ -268,7 +277,6 @@ run:
 				}
 				fallthrough
 			case opRET: // pc = mem[sp]; sp += 8
-				sp := m.sp
 				if sp > uint64(len(m.mem))-8 {
 					m.stop(Faulted, StackUnderflow, base+slot(code0, ip), spent(in, m.budget-left))
 					goto exit
@@ -278,11 +286,13 @@ run:
 					m.stop(Faulted, InvalidAddress, base+slot(code0, ip), spent(in, m.budget-left))
 					goto exit
 				}
-				m.sp = sp + 8
+				sp += 8
 				ip = (*inst)(unsafe.Add(code0, to*2))
 				if tr != nil {
 					var off uint64
+					m.sp = sp
 					off, left = tr.ret(to, offset(code0, ip), left)
+					sp = m.sp
 					ip = target(code0, off)
 				}
 				continue run
@@ -300,18 +310,27 @@ run:
 				ip = next(ip, 1)
 			case opSEND: // channel c receives mem[rs .. rs+len) as one message
 				var ok bool
-				if ip, ok, left = m.channelOp(in, base+slot(code0, ip), left); !ok {
+				m.sp = sp
+				ip, ok, left = m.channelOp(in, base+slot(code0, ip), left)
+				sp = m.sp
+				if !ok {
 					goto exit
 				}
 			case opRECV: // copy up to len bytes of channel c's head message to mem[rs..]; block if none
 				var ok bool
-				if ip, ok, left = m.channelOp(in, base+slot(code0, ip), left); !ok {
+				m.sp = sp
+				ip, ok, left = m.channelOp(in, base+slot(code0, ip), left)
+				sp = m.sp
+				if !ok {
 					goto exit
 				}
 				continue run
 			case opPOLL: // rd = bytes left in channel c's head message, 0 if none
 				var ok bool
-				if ip, ok, left = m.channelOp(in, base+slot(code0, ip), left); !ok {
+				m.sp = sp
+				ip, ok, left = m.channelOp(in, base+slot(code0, ip), left)
+				sp = m.sp
+				if !ok {
 					goto exit
 				}
 			case opTICK: // yield to the host: Run returns READY
@@ -338,7 +357,9 @@ run:
 				ip = pick(taken, target(code0, n.imm), next(ip, 3))
 				if tr != nil {
 					var off uint64
+					m.sp = sp
 					off, left = tr.branch(taken, offset(code0, ip), left)
+					sp = m.sp
 					ip = target(code0, off)
 				}
 				continue run
@@ -349,12 +370,13 @@ run:
 				ip = pick(taken, target(code0, n.imm), next(ip, 3))
 				if tr != nil {
 					var off uint64
+					m.sp = sp
 					off, left = tr.branch(taken, offset(code0, ip), left)
+					sp = m.sp
 					ip = target(code0, off)
 				}
 				continue run
 			case opLISUBCALL: // LI ra, imm; SUB; CALL
-				sp := m.sp
 				if sp < m.heapEnd+8 {
 					// The CALL overflows: LI and SUB run, then the CALL faults.
 					regs[in.a] = in.imm
@@ -367,12 +389,10 @@ run:
 				n := next(ip, 2)
 				regs[n.a] = regs[n.b] - regs[n.c]
 				sp -= 8
-				m.sp = sp
 				store64(m.mem, sp, returnAddress(code0, ip, 4))
 				ip = target(code0, next(ip, 3).imm)
 				continue run
 			case opPUSHLISUBCALL: // PUSH; LI ra, imm; SUB; CALL: a recursive call saving a value
-				sp := m.sp
 				if sp < m.heapEnd+16 {
 					// The PUSH or the CALL overflows: run the canonical
 					// sequence up to the faulting instruction.
@@ -380,8 +400,8 @@ run:
 						m.stop(Faulted, StackOverflow, base+slot(code0, ip), spent(in, m.budget-left))
 						goto exit
 					}
-					m.sp = sp - 8
-					store64(m.mem, sp-8, regs[in.a])
+					sp -= 8
+					store64(m.mem, sp, regs[in.a])
 					li := next(ip, 1)
 					regs[li.a] = li.imm
 					n := next(ip, 3)
@@ -395,12 +415,11 @@ run:
 				regs[li.a] = li.imm
 				n := next(ip, 3)
 				regs[n.a] = regs[n.b] - regs[n.c]
-				m.sp = sp - 16
-				store64(mem, sp-16, returnAddress(code0, ip, 5))
+				sp -= 16
+				store64(mem, sp, returnAddress(code0, ip, 5))
 				ip = target(code0, next(ip, 4).imm)
 				continue run
 			case opPOPPUSHLISUBCALL: // POP; PUSH; LI ra, imm; SUB; CALL: the second call of a recursion
-				sp := m.sp
 				mem := m.mem
 				if sp > uint64(len(mem))-8 {
 					m.stop(Faulted, StackUnderflow, base+slot(code0, ip), spent(in, m.budget-left))
@@ -418,8 +437,8 @@ run:
 					m.stop(Faulted, StackOverflow, base+slot(code0, ip)+5, spent(next(ip, 5), m.budget-left))
 					goto exit
 				}
-				m.sp = sp - 8
-				store64(mem, sp-8, returnAddress(code0, ip, 6))
+				sp -= 8
+				store64(mem, sp, returnAddress(code0, ip, 6))
 				ip = target(code0, next(ip, 5).imm)
 				continue run
 			case opADDJLT: // ADD; JLT
@@ -429,7 +448,9 @@ run:
 				ip = pick(taken, target(code0, n.imm), next(ip, 2))
 				if tr != nil {
 					var off uint64
+					m.sp = sp
 					off, left = tr.branch(taken, offset(code0, ip), left)
+					sp = m.sp
 					ip = target(code0, off)
 				}
 				continue run
@@ -440,7 +461,9 @@ run:
 				ip = pick(taken, target(code0, n.imm), next(ip, 2))
 				if tr != nil {
 					var off uint64
+					m.sp = sp
 					off, left = tr.branch(taken, offset(code0, ip), left)
+					sp = m.sp
 					ip = target(code0, off)
 				}
 				continue run
@@ -457,7 +480,9 @@ run:
 				ip = pick(taken, target(code0, n.imm), next(ip, 3))
 				if tr != nil {
 					var off uint64
+					m.sp = sp
 					off, left = tr.branch(taken, offset(code0, ip), left)
+					sp = m.sp
 					ip = target(code0, off)
 				}
 				continue run
@@ -470,7 +495,9 @@ run:
 				ip = pick(taken, target(code0, n.imm), next(ip, 3))
 				if tr != nil {
 					var off uint64
+					m.sp = sp
 					off, left = tr.branch(taken, offset(code0, ip), left)
+					sp = m.sp
 					ip = target(code0, off)
 				}
 				continue run
@@ -509,7 +536,9 @@ run:
 				ip = pick(taken, target(code0, n.imm), next(ip, 3))
 				if tr != nil {
 					var off uint64
+					m.sp = sp
 					off, left = tr.branch(taken, offset(code0, ip), left)
+					sp = m.sp
 					ip = target(code0, off)
 				}
 				continue run
@@ -526,7 +555,9 @@ run:
 				ip = pick(taken, target(code0, n.imm), next(ip, 2))
 				if tr != nil {
 					var off uint64
+					m.sp = sp
 					off, left = tr.branch(taken, offset(code0, ip), left)
+					sp = m.sp
 					ip = target(code0, off)
 				}
 				continue run
@@ -543,12 +574,13 @@ run:
 				ip = pick(taken, target(code0, n.imm), next(ip, 2))
 				if tr != nil {
 					var off uint64
+					m.sp = sp
 					off, left = tr.branch(taken, offset(code0, ip), left)
+					sp = m.sp
 					ip = target(code0, off)
 				}
 				continue run
 			case opPOPPUSH: // POP; PUSH
-				sp := m.sp
 				if sp > uint64(len(m.mem))-8 {
 					m.stop(Faulted, StackUnderflow, base+slot(code0, ip), spent(in, m.budget-left))
 					goto exit
@@ -560,7 +592,6 @@ run:
 				store64(mem, sp, regs[next(ip, 1).a])
 				ip = next(ip, 2)
 			case opPOPADDRET: // POP; ADD; RET
-				sp := m.sp
 				mem := m.mem
 				if sp > uint64(len(mem))-16 {
 					// POP or RET underflows: run the canonical sequence.
@@ -571,7 +602,7 @@ run:
 					regs[in.a] = load64(mem, sp)
 					n := next(ip, 1)
 					regs[n.a] = regs[n.b] + regs[n.c]
-					m.sp = sp + 8
+					sp += 8
 					m.stop(Faulted, StackUnderflow, base+slot(code0, ip)+2, spent(next(ip, 2), m.budget-left))
 					goto exit
 				}
@@ -580,18 +611,20 @@ run:
 					regs[in.a] = load64(mem, sp)
 					n := next(ip, 1)
 					regs[n.a] = regs[n.b] + regs[n.c]
-					m.sp = sp + 8
+					sp += 8
 					m.stop(Faulted, InvalidAddress, base+slot(code0, ip)+2, spent(next(ip, 2), m.budget-left))
 					goto exit
 				}
 				regs[in.a] = load64(mem, sp)
 				n := next(ip, 1)
 				regs[n.a] = regs[n.b] + regs[n.c]
-				m.sp = sp + 16
+				sp += 16
 				ip = (*inst)(unsafe.Add(code0, to*2))
 				if tr != nil {
 					var off uint64
+					m.sp = sp
 					off, left = tr.ret(to, offset(code0, ip), left)
+					sp = m.sp
 					ip = target(code0, off)
 				}
 				continue run
@@ -612,7 +645,7 @@ run:
 		}
 	}
 exit:
-	m.left = left
+	m.left, m.sp = left, sp
 }
 
 // channelOp runs SEND, RECV or POLL, the instruction in, at slot pc. It
