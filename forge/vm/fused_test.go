@@ -35,36 +35,104 @@ done:
     RET
 `
 
-// TestFusedCallsAtStackLimit runs the recursion with stacks of every size
-// up to what it needs, so that the overflow falls on each instruction of
-// the fused sequences, and every budget around, against the reference
+// unsignedRecursion is fib as bench/programs/fib.fasm writes it: the
+// unsigned early return, and a first call made by a plain CALL after the
+// argument is computed (LI; SUB; CALL without the PUSH), so that every
+// fused call form reaches a function that begins with an early return.
+const unsignedRecursion = `
+main:
+    LI r0, 11
+    CALL fib
+    HALT
+fib:
+    LI r1, 2
+    JLT r0, r1, done
+    PUSH r0
+    LI r1, 1
+    SUB r0, r0, r1
+    CALL fib
+    POP r1
+    PUSH r0
+    OR r0, r1, r1
+    LI r2, 2
+    SUB r0, r0, r2
+    CALL fib
+    POP r1
+    ADD r0, r0, r1
+    CALL leaf
+    RET
+done:
+    RET
+leaf:
+    LI r3, 1
+    JLT r3, r3, never
+    RET
+never:
+    RET
+`
+
+// callAtEnd calls a function with an early return from the last
+// instruction of the code: the RET returns to the end of the code and
+// faults INVALID_ADDRESS, which the interpreter's shortcut for early
+// returns must not hide.
+const callAtEnd = `
+    JMP go
+f:
+    LI r1, 5
+    JLT r0, r1, out
+    RET
+out:
+    RET
+go:
+    LI r0, 1
+    CALL f
+`
+
+// TestFusedCallsAtStackLimit runs recursions with stacks of every size up
+// to what they need, so that the overflow falls on each instruction of
+// the fused sequences, and every budget around (so that it runs out in
+// each run of a called function's early return), against the reference
 // interpreter.
 func TestFusedCallsAtStackLimit(t *testing.T) {
-	p, diags := fasm.Assemble("recursion.fasm", []byte(recursion))
-	if diags.HasErrors() {
-		t.Fatal(diags)
-	}
-	img, err := vm.NewImage(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	overflows := 0
-	for stack := uint64(8); stack <= 256; stack += 8 {
-		tc := testCase{prog: p, cfg: vm.Config{Memory: 1 << 16, Stack: stack}}
-		full, err := differential(img, tc, 100000)
-		if err != nil {
-			t.Fatalf("stack %d: %v", stack, err)
-		}
-		if full.state == vm.Faulted && full.fault == vm.StackOverflow {
-			overflows++
-		}
-		for b := uint64(0); b <= full.ticks+1 && b < 400; b++ {
-			if _, err := differential(img, tc, b); err != nil {
-				t.Fatalf("stack %d, budget %d: %v", stack, b, err)
+	for _, tc := range []struct {
+		name, src string
+		overflows int // stack sizes that must overflow, at least
+	}{
+		{"signed", recursion, 10},
+		{"unsigned", unsignedRecursion, 10},
+		{"call-at-end", callAtEnd, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, diags := fasm.Assemble(tc.name+".fasm", []byte(tc.src))
+			if diags.HasErrors() {
+				t.Fatal(diags)
 			}
-		}
-	}
-	if overflows < 10 {
-		t.Errorf("only %d stack sizes overflowed: the test does not reach the fault paths", overflows)
+			img, err := vm.NewImage(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			overflows := 0
+			for stack := uint64(8); stack <= 256; stack += 8 {
+				c := testCase{prog: p, cfg: vm.Config{Memory: 1 << 16, Stack: stack}}
+				full, err := differential(img, c, 100000)
+				if err != nil {
+					t.Fatalf("stack %d: %v", stack, err)
+				}
+				if full.state == vm.Faulted && full.fault == vm.StackOverflow {
+					overflows++
+				}
+				if tc.name == "call-at-end" && full.fault != vm.InvalidAddress {
+					t.Fatalf("stack %d: fault %v, want INVALID_ADDRESS from the RET to the end of the code", stack, full.fault)
+				}
+				for b := uint64(0); b <= full.ticks+1 && b < 400; b++ {
+					if _, err := differential(img, c, b); err != nil {
+						t.Fatalf("stack %d, budget %d: %v", stack, b, err)
+					}
+				}
+			}
+			if overflows < tc.overflows {
+				t.Errorf("only %d stack sizes overflowed: the test does not reach the fault paths", overflows)
+			}
+		})
 	}
 }

@@ -20,6 +20,8 @@ import (
 // Superinstructions (the cases after BUDGET) execute a canonical sequence
 // in one dispatch; a fault in the sequence stops at the faulting
 // instruction's slot with the effects of the instructions before it.
+// Calls continue at the call block, below the loop, which runs a callee's
+// early return (the base case of a recursion) without a dispatch.
 //
 // Keeping it fast: only regs, code0, ip (a pointer to the slot executing),
 // left (the remaining budget) and sp are hot locals; everything else is
@@ -60,6 +62,8 @@ func (m *Machine) exec(code []inst, base, pc uint64) {
 	// The stack pointer too: PUSH, POP, CALL and RET would otherwise chain
 	// through a store and load of m.sp.
 	sp := m.sp
+	// back is the slot after the CALL that just ran (see call).
+	var back *inst
 
 run:
 	for {
@@ -247,8 +251,9 @@ run:
 				}
 				sp -= 8
 				store64(m.mem, sp, returnAddress(code0, ip, 1))
+				back = next(ip, 1)
 				ip = target(code0, in.imm)
-				continue run
+				goto call
 			case opLIJLTRET, opLIJLTSRET: // LI ra, imm; JLT or JLTS to a RET: the leaf case of a recursion
 				regs[in.a] = in.imm
 				n := next(ip, 2)
@@ -390,8 +395,9 @@ run:
 				regs[n.a] = regs[n.b] - regs[n.c]
 				sp -= 8
 				store64(m.mem, sp, returnAddress(code0, ip, 4))
+				back = next(ip, 4)
 				ip = target(code0, next(ip, 3).imm)
-				continue run
+				goto call
 			case opPUSHLISUBCALL: // PUSH; LI ra, imm; SUB; CALL: a recursive call saving a value
 				if sp < m.heapEnd+16 {
 					// The PUSH or the CALL overflows: run the canonical
@@ -417,8 +423,9 @@ run:
 				regs[n.a] = regs[n.b] - regs[n.c]
 				sp -= 16
 				store64(mem, sp, returnAddress(code0, ip, 5))
+				back = next(ip, 5)
 				ip = target(code0, next(ip, 4).imm)
-				continue run
+				goto call
 			case opPOPPUSHLISUBCALL: // POP; PUSH; LI ra, imm; SUB; CALL: the second call of a recursion
 				mem := m.mem
 				if sp > uint64(len(mem))-8 {
@@ -439,8 +446,9 @@ run:
 				}
 				sp -= 8
 				store64(mem, sp, returnAddress(code0, ip, 6))
+				back = next(ip, 6)
 				ip = target(code0, next(ip, 5).imm)
-				continue run
+				goto call
 			case opADDJLT: // ADD; JLT
 				regs[in.a] = regs[in.b] + regs[in.c]
 				n := next(ip, 1)
@@ -646,6 +654,39 @@ run:
 	}
 exit:
 	m.left, m.sp = left, sp
+	return
+
+call:
+	// A CALL has just jumped to ip; back is the slot after the CALL. When
+	// the function begins with an early return (LI; JLT or JLTS to a
+	// RET, the base case of a recursion), its test runs here, and when it
+	// returns, the RET too: it pops the address the CALL pushed (nothing
+	// in between wrote memory or moved sp), so the next slot is back,
+	// known without loading it, and no dispatch is spent on either. Each
+	// run is charged as the run entry would; a run that does not fit,
+	// tracing, and a CALL at the very end of the code (whose RET faults)
+	// take the general path.
+	if g := ip; g.op-opLIJLTRET <= opLIJLTSRET-opLIJLTRET && tr == nil {
+		if r := uint64(g.run); r <= left {
+			left -= r
+			regs[g.a] = g.imm
+			n := next(g, 2)
+			taken := regs[n.a] < regs[n.b]
+			if g.op == opLIJLTSRET {
+				taken = int64(regs[n.a]) < int64(regs[n.b])
+			}
+			ip = next(g, 3)
+			if taken {
+				ip = target(code0, n.imm)
+				if r := uint64(ip.run); r <= left && back.op != opEnd {
+					left -= r
+					sp += 8
+					ip = back
+				}
+			}
+		}
+	}
+	goto run
 }
 
 // channelOp runs SEND, RECV or POLL, the instruction in, at slot pc. It
