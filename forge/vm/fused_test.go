@@ -91,8 +91,8 @@ go:
 // TestFusedCallsAtStackLimit runs recursions with stacks of every size up
 // to what they need, so that the overflow falls on each instruction of
 // the fused sequences, and every budget around (so that it runs out in
-// each run of a called function's early return), against the reference
-// interpreter.
+// each run of a called function's early return), with and without the
+// trace, against the reference interpreter.
 func TestFusedCallsAtStackLimit(t *testing.T) {
 	for _, tc := range []struct {
 		name, src string
@@ -113,20 +113,22 @@ func TestFusedCallsAtStackLimit(t *testing.T) {
 			}
 			overflows := 0
 			for stack := uint64(8); stack <= 256; stack += 8 {
-				c := testCase{prog: p, cfg: vm.Config{Memory: 1 << 16, Stack: stack}}
-				full, err := differential(img, c, 100000)
-				if err != nil {
-					t.Fatalf("stack %d: %v", stack, err)
-				}
-				if full.state == vm.Faulted && full.fault == vm.StackOverflow {
-					overflows++
-				}
-				if tc.name == "call-at-end" && full.fault != vm.InvalidAddress {
-					t.Fatalf("stack %d: fault %v, want INVALID_ADDRESS from the RET to the end of the code", stack, full.fault)
-				}
-				for b := uint64(0); b <= full.ticks+1 && b < 400; b++ {
-					if _, err := differential(img, c, b); err != nil {
-						t.Fatalf("stack %d, budget %d: %v", stack, b, err)
+				for _, trace := range []bool{false, true} {
+					c := testCase{prog: p, cfg: vm.Config{Memory: 1 << 16, Stack: stack, Trace: trace}}
+					full, err := differential(img, c, 100000)
+					if err != nil {
+						t.Fatalf("stack %d, trace %v: %v", stack, trace, err)
+					}
+					if full.state == vm.Faulted && full.fault == vm.StackOverflow && !trace {
+						overflows++
+					}
+					if tc.name == "call-at-end" && full.fault != vm.InvalidAddress {
+						t.Fatalf("stack %d: fault %v, want INVALID_ADDRESS from the RET to the end of the code", stack, full.fault)
+					}
+					for b := uint64(0); b <= full.ticks+1 && b < 400; b++ {
+						if _, err := differential(img, c, b); err != nil {
+							t.Fatalf("stack %d, trace %v, budget %d: %v", stack, trace, b, err)
+						}
 					}
 				}
 			}

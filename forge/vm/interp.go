@@ -663,10 +663,10 @@ call:
 	// returns, the RET too: it pops the address the CALL pushed (nothing
 	// in between wrote memory or moved sp), so the next slot is back,
 	// known without loading it, and no dispatch is spent on either. Each
-	// run is charged as the run entry would; a run that does not fit,
-	// tracing, and a CALL at the very end of the code (whose RET faults)
-	// take the general path.
-	if g := ip; g.op-opLIJLTRET <= opLIJLTSRET-opLIJLTRET && tr == nil {
+	// run is charged as the run entry would; a run that does not fit and
+	// a CALL at the very end of the code (whose RET faults) take the
+	// general path.
+	if g := ip; g.op-opLIJLTRET <= opLIJLTSRET-opLIJLTRET {
 		if r := uint64(g.run); r <= left {
 			left -= r
 			regs[g.a] = g.imm
@@ -675,13 +675,26 @@ call:
 			if g.op == opLIJLTSRET {
 				taken = int64(regs[n.a]) < int64(regs[n.b])
 			}
-			ip = next(g, 3)
+			ip = pick(taken, target(code0, n.imm), next(g, 3))
+			if tr != nil {
+				var off uint64
+				m.sp = sp
+				off, left = tr.branch(taken, offset(code0, ip), left)
+				sp = m.sp
+				ip = target(code0, off)
+			}
 			if taken {
-				ip = target(code0, n.imm)
 				if r := uint64(ip.run); r <= left && back.op != opEnd {
 					left -= r
 					sp += 8
 					ip = back
+					if tr != nil {
+						var off uint64
+						m.sp = sp
+						off, left = tr.ret(offset(code0, ip)>>1, offset(code0, ip), left)
+						sp = m.sp
+						ip = target(code0, off)
+					}
 				}
 			}
 		}
