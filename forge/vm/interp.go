@@ -20,8 +20,9 @@ import (
 // Superinstructions (the cases after BUDGET) execute a canonical sequence
 // in one dispatch; a fault in the sequence stops at the faulting
 // instruction's slot with the effects of the instructions before it.
-// Calls continue at the call block, below the loop, which runs a callee's
-// early return (the base case of a recursion) without a dispatch.
+// Calls continue at the call block, below the loop, and early returns at
+// guard, which runs a called function's early return (the base case of a
+// recursion) and its RET without a dispatch.
 //
 // Keeping it fast: only regs, code0, ip (a pointer to the slot executing),
 // left (the remaining budget) and sp are hot locals; everything else is
@@ -62,7 +63,7 @@ func (m *Machine) exec(code []inst, base, pc uint64) {
 	// The stack pointer too: PUSH, POP, CALL and RET would otherwise chain
 	// through a store and load of m.sp.
 	sp := m.sp
-	// back is the slot after the CALL that just ran (see call).
+	// back is the slot after the CALL that just ran (see guard).
 	var back *inst
 
 run:
@@ -254,33 +255,9 @@ run:
 				back = next(ip, 1)
 				ip = target(code0, in.imm)
 				goto call
-			case opLIJLTRET, opLIJLTSRET: // LI ra, imm; JLT or JLTS to a RET: the leaf case of a recursion
-				regs[in.a] = in.imm
-				n := next(ip, 2)
-				taken := regs[n.a] < regs[n.b]
-				if in.op == opLIJLTSRET {
-					taken = int64(regs[n.a]) < int64(regs[n.b])
-				}
-				ip = pick(taken, target(code0, n.imm), next(ip, 3))
-				if tr != nil {
-					var off uint64
-					m.sp = sp
-					off, left = tr.branch(taken, offset(code0, ip), left)
-					sp = m.sp
-					ip = target(code0, off)
-				}
-				if !taken {
-					continue run
-				}
-				// The RET is a run of its own: charge it here, or let the
-				// run entry handle a budget it does not fit.
-				in = ip
-				if r := uint64(in.run); r <= left {
-					left -= r
-				} else {
-					continue run
-				}
-				fallthrough
+			case opLIJLTRET, opLIJLTSRET: // LI ra, imm; JLT or JLTS to a RET: an early return (see guard)
+				back = at(code0, uint64(len(code)-1)) // not from a CALL: the closing sentinel
+				goto guard
 			case opRET: // pc = mem[sp]; sp += 8
 				if sp > uint64(len(m.mem))-8 {
 					m.stop(Faulted, StackUnderflow, base+slot(code0, ip), spent(in, m.budget-left))
@@ -658,43 +635,54 @@ exit:
 
 call:
 	// A CALL has just jumped to ip; back is the slot after the CALL. When
-	// the function begins with an early return (LI; JLT or JLTS to a
-	// RET, the base case of a recursion), its test runs here, and when it
-	// returns, the RET too: it pops the address the CALL pushed (nothing
-	// in between wrote memory or moved sp), so the next slot is back,
-	// known without loading it, and no dispatch is spent on either. Each
-	// run is charged as the run entry would; a run that does not fit and
-	// a CALL at the very end of the code (whose RET faults) take the
-	// general path.
-	if g := ip; g.op-opLIJLTRET <= opLIJLTSRET-opLIJLTRET {
-		if r := uint64(g.run); r <= left {
-			left -= r
-			regs[g.a] = g.imm
-			n := next(g, 2)
-			taken := regs[n.a] < regs[n.b]
-			if g.op == opLIJLTSRET {
-				taken = int64(regs[n.a]) < int64(regs[n.b])
-			}
-			ip = pick(taken, target(code0, n.imm), next(g, 3))
-			if tr != nil {
-				var off uint64
-				m.sp = sp
-				off, left = tr.branch(taken, offset(code0, ip), left)
-				sp = m.sp
-				ip = target(code0, off)
-			}
-			if taken {
-				if r := uint64(ip.run); r <= left && back.op != opEnd {
-					left -= r
-					sp += 8
-					ip = back
-					if tr != nil {
-						var off uint64
-						m.sp = sp
-						off, left = tr.ret(offset(code0, ip)>>1, offset(code0, ip), left)
-						sp = m.sp
-						ip = target(code0, off)
-					}
+	// the function begins with an early return, its run is charged here
+	// as the run entry would, and guard runs it.
+	if ip.op-opLIJLTRET > opLIJLTSRET-opLIJLTRET {
+		goto run
+	}
+	if r := uint64(ip.run); r <= left {
+		left -= r
+	} else {
+		goto run // the run entry finishes exactly
+	}
+
+guard:
+	// ip is an early return, LI; JLT or JLTS to a RET (the base case of a
+	// recursion), its run charged. When a CALL has just reached it (back is
+	// the slot after the CALL, else the sentinel that closes the code) and
+	// it returns, the RET runs here too: it
+	// pops the address the CALL pushed (nothing in between wrote memory or
+	// moved sp), so the next slot is back, known without loading it, and
+	// no dispatch is spent on either. The RET's run is charged as the run
+	// entry would; a run that does not fit, and a CALL at the very end of
+	// the code (whose RET faults), leave the RET to the loop.
+	{
+		g := ip
+		regs[g.a] = g.imm
+		n := next(g, 2)
+		taken := regs[n.a] < regs[n.b]
+		if g.op == opLIJLTSRET {
+			taken = int64(regs[n.a]) < int64(regs[n.b])
+		}
+		ip = pick(taken, target(code0, n.imm), next(g, 3))
+		if tr != nil {
+			var off uint64
+			m.sp = sp
+			off, left = tr.branch(taken, offset(code0, ip), left)
+			sp = m.sp
+			ip = target(code0, off)
+		}
+		if taken && back.op != opEnd {
+			if r := uint64(ip.run); r <= left {
+				left -= r
+				sp += 8
+				ip = back
+				if tr != nil {
+					var off uint64
+					m.sp = sp
+					off, left = tr.ret(offset(code0, ip)>>1, offset(code0, ip), left)
+					sp = m.sp
+					ip = target(code0, off)
 				}
 			}
 		}
