@@ -24,22 +24,21 @@ import (
 // guard, which runs a called function's early return (the base case of a
 // recursion) and its RET without a dispatch.
 //
-// Keeping it fast: only regs, code0, ip (a pointer to the slot executing),
-// left (the remaining budget) and sp are hot locals; everything else is
-// read from m where needed. ip makes the slots of a fused sequence and a
-// straight-line successor constant displacements, and a branch target one
-// addition (transfer immediates hold the target's byte offset in code);
-// slot indexes are computed only where a pc is reported or saved (faults,
-// CALL's return address). No value but the loop invariants may stay live
-// across a call, or the Go compiler spills it on every dispatch: the
-// calls that continue (channelOp, the tracer) take ip or its offset and
-// left, and return them; sp is stored to m.sp before such a call and
-// reloaded after it, so that it is not live across the call either (a
-// local live across any call is spilled on every dispatch). left and sp
-// are written back to m wherever exec stops (exit). The switch is on
-// op&opMask with every value a case, so it compiles to a jump table with
-// no range check. Measure any change with `go test ./bench -bench Forge`
-// and cachegrind (docs/bench.md).
+// Keeping it fast: only regs, code0, ip (a pointer to the slot
+// executing), left (the remaining budget) and sp are hot locals;
+// everything else is read from m where needed. ip makes the slots of a
+// fused sequence and a straight-line successor constant displacements, and
+// a branch target one addition (transfer immediates hold the target's byte
+// offset in code); slot indexes are computed only where a pc is reported
+// or saved (faults, CALL's return address). No value but the loop
+// invariants may stay live across a call, or the Go compiler spills it on
+// every dispatch, so the calls that continue take the hot values and
+// return them: the tracer's (traceBranch, traceRet) ip, left and sp;
+// channelOp ip and left, with sp stored to m.sp before it and reloaded
+// after. left and sp are written back to m wherever exec stops (exit).
+// The switch is on op&opMask with every value a case, so it compiles to a
+// jump table with no range check. Measure any change with
+// `go test ./bench -bench Forge` and cachegrind (docs/bench.md).
 
 // exec runs code from slot pc until the machine stops, blocks or yields.
 // code is the image's code, or for the last partial run a scratch copy of
@@ -205,44 +204,28 @@ run:
 				taken := regs[in.a] == 0
 				ip = pick(taken, target(code0, in.imm), next(ip, 1))
 				if tr != nil {
-					var off uint64
-					m.sp = sp
-					off, left = tr.branch(taken, offset(code0, ip), left)
-					sp = m.sp
-					ip = target(code0, off)
+					ip, left, sp = m.traceBranch(taken, ip, left, sp)
 				}
 				continue run
 			case opJNZ: // if rs != 0: pc = target
 				taken := regs[in.a] != 0
 				ip = pick(taken, target(code0, in.imm), next(ip, 1))
 				if tr != nil {
-					var off uint64
-					m.sp = sp
-					off, left = tr.branch(taken, offset(code0, ip), left)
-					sp = m.sp
-					ip = target(code0, off)
+					ip, left, sp = m.traceBranch(taken, ip, left, sp)
 				}
 				continue run
 			case opJLT: // if rs1 < rs2 (unsigned): pc = target
 				taken := regs[in.a] < regs[in.b]
 				ip = pick(taken, target(code0, in.imm), next(ip, 1))
 				if tr != nil {
-					var off uint64
-					m.sp = sp
-					off, left = tr.branch(taken, offset(code0, ip), left)
-					sp = m.sp
-					ip = target(code0, off)
+					ip, left, sp = m.traceBranch(taken, ip, left, sp)
 				}
 				continue run
 			case opJLTS: // if rs1 < rs2 (signed): pc = target
 				taken := int64(regs[in.a]) < int64(regs[in.b])
 				ip = pick(taken, target(code0, in.imm), next(ip, 1))
 				if tr != nil {
-					var off uint64
-					m.sp = sp
-					off, left = tr.branch(taken, offset(code0, ip), left)
-					sp = m.sp
-					ip = target(code0, off)
+					ip, left, sp = m.traceBranch(taken, ip, left, sp)
 				}
 				continue run
 			case opCALL: // sp -= 8; mem[sp] = address of the next instruction; pc = target
@@ -271,11 +254,7 @@ run:
 				sp += 8
 				ip = (*inst)(unsafe.Add(code0, to*2))
 				if tr != nil {
-					var off uint64
-					m.sp = sp
-					off, left = tr.ret(to, offset(code0, ip), left)
-					sp = m.sp
-					ip = target(code0, off)
+					ip, left, sp = m.traceRet(to, ip, left, sp)
 				}
 				continue run
 			case opLI: // rd = imm64
@@ -338,11 +317,7 @@ run:
 				taken := regs[n.a] < regs[n.b]
 				ip = pick(taken, target(code0, n.imm), next(ip, 3))
 				if tr != nil {
-					var off uint64
-					m.sp = sp
-					off, left = tr.branch(taken, offset(code0, ip), left)
-					sp = m.sp
-					ip = target(code0, off)
+					ip, left, sp = m.traceBranch(taken, ip, left, sp)
 				}
 				continue run
 			case opLIJLTS: // LI ra, imm; JLTS
@@ -351,11 +326,7 @@ run:
 				taken := int64(regs[n.a]) < int64(regs[n.b])
 				ip = pick(taken, target(code0, n.imm), next(ip, 3))
 				if tr != nil {
-					var off uint64
-					m.sp = sp
-					off, left = tr.branch(taken, offset(code0, ip), left)
-					sp = m.sp
-					ip = target(code0, off)
+					ip, left, sp = m.traceBranch(taken, ip, left, sp)
 				}
 				continue run
 			case opLISUBCALL: // LI ra, imm; SUB; CALL
@@ -432,11 +403,7 @@ run:
 				taken := regs[n.a] < regs[n.b]
 				ip = pick(taken, target(code0, n.imm), next(ip, 2))
 				if tr != nil {
-					var off uint64
-					m.sp = sp
-					off, left = tr.branch(taken, offset(code0, ip), left)
-					sp = m.sp
-					ip = target(code0, off)
+					ip, left, sp = m.traceBranch(taken, ip, left, sp)
 				}
 				continue run
 			case opADDJLTS: // ADD; JLTS
@@ -445,11 +412,7 @@ run:
 				taken := int64(regs[n.a]) < int64(regs[n.b])
 				ip = pick(taken, target(code0, n.imm), next(ip, 2))
 				if tr != nil {
-					var off uint64
-					m.sp = sp
-					off, left = tr.branch(taken, offset(code0, ip), left)
-					sp = m.sp
-					ip = target(code0, off)
+					ip, left, sp = m.traceBranch(taken, ip, left, sp)
 				}
 				continue run
 			case opADDJMP: // ADD; JMP
@@ -464,11 +427,7 @@ run:
 				taken := regs[n.a] < regs[n.b]
 				ip = pick(taken, target(code0, n.imm), next(ip, 3))
 				if tr != nil {
-					var off uint64
-					m.sp = sp
-					off, left = tr.branch(taken, offset(code0, ip), left)
-					sp = m.sp
-					ip = target(code0, off)
+					ip, left, sp = m.traceBranch(taken, ip, left, sp)
 				}
 				continue run
 			case opADDADDJLTS: // ADD; ADD; JLTS
@@ -479,11 +438,7 @@ run:
 				taken := int64(regs[n.a]) < int64(regs[n.b])
 				ip = pick(taken, target(code0, n.imm), next(ip, 3))
 				if tr != nil {
-					var off uint64
-					m.sp = sp
-					off, left = tr.branch(taken, offset(code0, ip), left)
-					sp = m.sp
-					ip = target(code0, off)
+					ip, left, sp = m.traceBranch(taken, ip, left, sp)
 				}
 				continue run
 			case opMULMODS: // MUL; MODS
@@ -520,11 +475,7 @@ run:
 				taken := regs[n.a] < regs[n.b]
 				ip = pick(taken, target(code0, n.imm), next(ip, 3))
 				if tr != nil {
-					var off uint64
-					m.sp = sp
-					off, left = tr.branch(taken, offset(code0, ip), left)
-					sp = m.sp
-					ip = target(code0, off)
+					ip, left, sp = m.traceBranch(taken, ip, left, sp)
 				}
 				continue run
 			case opLOADJZ: // LOAD; JZ
@@ -539,11 +490,7 @@ run:
 				taken := regs[n.a] == 0
 				ip = pick(taken, target(code0, n.imm), next(ip, 2))
 				if tr != nil {
-					var off uint64
-					m.sp = sp
-					off, left = tr.branch(taken, offset(code0, ip), left)
-					sp = m.sp
-					ip = target(code0, off)
+					ip, left, sp = m.traceBranch(taken, ip, left, sp)
 				}
 				continue run
 			case opLOADJNZ: // LOAD; JNZ
@@ -558,11 +505,7 @@ run:
 				taken := regs[n.a] != 0
 				ip = pick(taken, target(code0, n.imm), next(ip, 2))
 				if tr != nil {
-					var off uint64
-					m.sp = sp
-					off, left = tr.branch(taken, offset(code0, ip), left)
-					sp = m.sp
-					ip = target(code0, off)
+					ip, left, sp = m.traceBranch(taken, ip, left, sp)
 				}
 				continue run
 			case opPOPPUSH: // POP; PUSH
@@ -606,11 +549,7 @@ run:
 				sp += 16
 				ip = (*inst)(unsafe.Add(code0, to*2))
 				if tr != nil {
-					var off uint64
-					m.sp = sp
-					off, left = tr.ret(to, offset(code0, ip), left)
-					sp = m.sp
-					ip = target(code0, off)
+					ip, left, sp = m.traceRet(to, ip, left, sp)
 				}
 				continue run
 
@@ -666,11 +605,7 @@ guard:
 		}
 		ip = pick(taken, target(code0, n.imm), next(g, 3))
 		if tr != nil {
-			var off uint64
-			m.sp = sp
-			off, left = tr.branch(taken, offset(code0, ip), left)
-			sp = m.sp
-			ip = target(code0, off)
+			ip, left, sp = m.traceBranch(taken, ip, left, sp)
 		}
 		if taken && back.op != opEnd {
 			if r := uint64(ip.run); r <= left {
@@ -678,11 +613,7 @@ guard:
 				sp += 8
 				ip = back
 				if tr != nil {
-					var off uint64
-					m.sp = sp
-					off, left = tr.ret(offset(code0, ip)>>1, offset(code0, ip), left)
-					sp = m.sp
-					ip = target(code0, off)
+					ip, left, sp = m.traceRet(offset(code0, ip)>>1, ip, left, sp)
 				}
 			}
 		}

@@ -33,47 +33,42 @@ type tracer struct {
 
 func newTracer() *tracer { return &tracer{h: sha256.New()} }
 
-// branch records a conditional branch's outcome; ret records the byte
-// address a RET returns to. Both are small enough to be inlined into the
-// interpreter loop, and pass the next slot (as its byte offset in the code
-// array) and the remaining budget through, so that the loop's ip and
-// budget are not live across their out-of-line slow paths (which would
-// make the Go compiler spill them on every dispatch).
-func (t *tracer) branch(taken bool, off, left uint64) (uint64, uint64) {
-	if t.nbits == 63 {
-		return t.lastBit(taken, off, left)
-	}
+// branch records a conditional branch's outcome.
+func (t *tracer) branch(taken bool) {
 	if taken {
 		t.bits |= 1 << t.nbits
 	}
 	t.nbits++
-	return off, left
-}
-
-func (t *tracer) ret(to, off, left uint64) (uint64, uint64) {
-	if t.n >= len(t.buf)-1 {
-		return t.retFlush(to, off, left)
+	if t.nbits == 64 {
+		t.put(uint32(t.bits))
+		t.put(uint32(t.bits >> 32))
+		t.bits, t.nbits = 0, 0
 	}
-	t.buf[t.n] = uint32(to)
-	t.n++
-	return off, left
 }
 
-//go:noinline
-func (t *tracer) lastBit(taken bool, off, left uint64) (uint64, uint64) {
-	if taken {
-		t.bits |= 1 << 63
-	}
-	t.put(uint32(t.bits))
-	t.put(uint32(t.bits >> 32))
-	t.bits, t.nbits = 0, 0
-	return off, left
-}
-
-//go:noinline
-func (t *tracer) retFlush(to, off, left uint64) (uint64, uint64) {
+// ret records the byte address a RET returns to.
+func (t *tracer) ret(to uint64) {
 	t.put(uint32(to))
-	return off, left
+}
+
+// traceBranch and traceRet are the interpreter's calls to the tracer. They
+// take the loop's hot values (the next slot, the budget left, the stack
+// pointer) and return them unchanged, so that none is live across the
+// call: the Go compiler would otherwise spill it on every dispatch, traced
+// or not.
+//
+//go:noinline
+func (m *Machine) traceBranch(taken bool, ip *inst, left, sp uint64) (*inst, uint64, uint64) {
+	m.tracer.branch(taken)
+	return ip, left, sp
+}
+
+// traceRet: see traceBranch. to is the byte address returned to.
+//
+//go:noinline
+func (m *Machine) traceRet(to uint64, ip *inst, left, sp uint64) (*inst, uint64, uint64) {
+	m.tracer.ret(to)
+	return ip, left, sp
 }
 
 // put appends one 4-byte unit to the stream.
