@@ -63,6 +63,9 @@ type Output struct {
 	// LLVM is the native target's LLVM module, which llvm.Link turns
 	// into an executable.
 	LLVM string
+	// Module is the optimized IR module of an --emit ir build, which
+	// Text prints.
+	Module *ir.Module
 }
 
 // Source is one input file.
@@ -244,9 +247,10 @@ func compileModule(m *ir.Module, name string, opts Options) (out *Output, diags 
 	if ds := ir.Verify(m); ds.HasErrors() {
 		return nil, ds
 	}
-	// Targets that run machine code get the passes that pay off there
-	// only (opt.Pass.Compiled).
-	hooks := opt.Hooks{Compiled: opts.Target == "go" || opts.Target == "native"}
+	// One pipeline for every target: the native and Go targets charge the
+	// Forge program's stack use instruction by instruction, so they
+	// compile the module Forge compiles (docs/decisions.md, N4).
+	var hooks opt.Hooks
 	if opts.DumpAfter != "" && opts.Dump != nil {
 		hooks.AfterPass = func(p opt.Pass, m *ir.Module) {
 			if p.Name == opts.DumpAfter {
@@ -256,7 +260,7 @@ func compileModule(m *ir.Module, name string, opts Options) (out *Output, diags 
 	}
 	opt.Run(m, opts.OptLevel, &hooks)
 	if opts.Emit == EmitIR {
-		return &Output{Text: ir.Print(m)}, nil
+		return &Output{Text: ir.Print(m), Module: m}, nil
 	}
 	if opts.Target == "native" {
 		// --emit asm prints the LLVM module.

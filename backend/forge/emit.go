@@ -128,7 +128,7 @@ func (l *fnLower) finish(a *allocation, w *asmWriter) {
 			add(p)
 		case mCallInd:
 			add(&minst{op: mMove, defs: []reg{rScratch0}, uses: []reg{p.uses[0]}})
-			add(&minst{op: mCall, sym: p.sym})
+			add(&minst{op: mCall, sym: p.sym, src: p.src})
 		case mAsm:
 			for _, r := range in.reserved {
 				add(&minst{op: mPush, uses: []reg{r}})
@@ -137,7 +137,7 @@ func (l *fnLower) finish(a *allocation, w *asmWriter) {
 			for k, r := range in.resIn {
 				add(&minst{op: mMove, defs: []reg{r}, uses: []reg{p.uses[len(p.uses)-nres+k]}})
 			}
-			add(&minst{op: mAsm, text: in.text})
+			add(&minst{op: mAsm, text: in.text, src: p.src})
 			nout := len(in.resOut)
 			for k, r := range in.resOut {
 				add(&minst{op: mMove, defs: []reg{p.defs[len(p.defs)-nout+k]}, uses: []reg{r}})
@@ -154,6 +154,7 @@ func (l *fnLower) finish(a *allocation, w *asmWriter) {
 		}
 	}
 	out = peephole(out, l.f.Name)
+	l.stack = l.stackUse(out)
 
 	w.label(l.f.Name)
 	for _, in := range out {

@@ -70,30 +70,23 @@ func Compile(m *ir.Module) (string, diag.List) {
 
 // CompileOptions is Compile with explicit Options.
 func CompileOptions(m *ir.Module, opts Options) (string, diag.List) {
+	return newCompiler(m, opts).compile()
+}
+
+func newCompiler(m *ir.Module, opts Options) *compiler {
 	if opts.FrameTop == 0 {
 		opts.FrameTop = DefaultFrameTop
 	}
 	if opts.FrameSize == 0 {
 		opts.FrameSize = DefaultFrameSize
 	}
-	c := &compiler{m: m, opts: opts, names: newNames(m), clobbers: map[string]regSet{}, done: map[string]bool{}}
-	return c.compile()
+	return &compiler{m: m, opts: opts, names: newNames(m), clobbers: map[string]regSet{}, done: map[string]bool{}, stacks: map[string]*FuncStack{}}
 }
 
 // Build compiles m and assembles the result: the assembly text, and the
 // program when there are no errors.
 func Build(m *ir.Module, file string) (string, *bytecode.Program, diag.List) {
-	text, diags := Compile(m)
-	if diags.HasErrors() {
-		return "", nil, diags
-	}
-	p, adiags := fasm.Assemble(file, []byte(text))
-	if adiags.HasErrors() {
-		for _, d := range adiags {
-			diags.Errorf(diag.Pos{File: file}, codeInternal, "the generated assembly does not assemble: %s", d.Error())
-		}
-		return text, nil, diags
-	}
+	text, p, _, diags := BuildStack(m, file)
 	return text, p, diags
 }
 
@@ -111,6 +104,7 @@ type compiler struct {
 	usesFrames   bool
 	overflow     string // label of the shadow stack overflow stub
 	usesOverflow bool   // some function checks its frame against it
+	stacks       map[string]*FuncStack
 }
 
 // dispatch is the routine that call_indirect of one function type calls.
@@ -320,6 +314,7 @@ func (c *compiler) compileFuncs() map[string]*asmWriter {
 				}
 				if l.asm != nil {
 					out[l.f.Name] = l.asm
+					c.stacks[l.f.Name] = l.stack
 				}
 			}
 		}

@@ -37,7 +37,9 @@ type fnLower struct {
 	nlabel    int
 	labels    map[string]bool // the function's labels (label)
 	failed    bool
-	clobbered regSet // after allocation: the registers the function may change
+	clobbered regSet     // after allocation: the registers the function may change
+	src       *ir.Instr  // the IR instruction being lowered (minst.src)
+	stack     *FuncStack // after emission: the function's use of the stacks
 
 	// What lowering found, merged into the compiler once the functions
 	// compiled concurrently with this one are done (compileSCC).
@@ -95,7 +97,12 @@ func (l *fnLower) label() string {
 	return s
 }
 
-func (l *fnLower) emit(in *minst) { l.code = append(l.code, in) }
+func (l *fnLower) emit(in *minst) {
+	if in.src == nil {
+		in.src = l.src
+	}
+	l.code = append(l.code, in)
+}
 
 // emitPrologue emits the frame's allocation: rFrame moves down by the
 // frame size, checked against the shadow stack's limit. The size is
@@ -208,11 +215,13 @@ func (l *fnLower) lowerFunc() {
 		entry.defs = append(entry.defs, reg(i))
 	}
 	l.emit(entry)
-	for i, p := range f.Params {
-		l.move(l.def(p), reg(i))
-	}
+	// The prologue comes before anything that could address the frame:
+	// a parameter that is spilled is stored to it right after its move.
 	if l.frameSize > 0 {
 		l.emitPrologue()
+	}
+	for i, p := range f.Params {
+		l.move(l.def(p), reg(i))
 	}
 	for _, loc := range f.Locals {
 		if loc.Kind == ir.Var {
@@ -399,6 +408,9 @@ func (l *fnLower) args(vs []*ir.Value) []reg {
 }
 
 func (l *fnLower) lowerInstr(in *ir.Instr, yt *yieldTarget) {
+	outer := l.src
+	l.src = in
+	defer func() { l.src = outer }()
 	for _, a := range in.Args {
 		if a.Type == ir.Dyn {
 			l.checkType(in.Pos, a.Type)

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math/bits"
 	"strings"
+
+	"github.com/genesis-toolchain/genesis/ir"
 )
 
 // reg is a register operand of the machine-level code: 0–255 are the
@@ -93,6 +95,11 @@ type minst struct {
 	reserved   []reg  // mAsm: reserved registers (r253–r255) to save around the text
 	resIn      []reg  // mAsm: the reserved registers the trailing uses bind
 	resOut     []reg  // mAsm: the reserved registers the trailing defs read
+	// src is the IR instruction whose lowering emitted this one (nil for
+	// the entry, the prologue, spill code and saves), so that stackUse can
+	// tell the native and Go targets what each IR instruction's Forge
+	// code has on the machine stack.
+	src *ir.Instr
 }
 
 // isCall reports whether the instruction clobbers registers beyond its

@@ -64,6 +64,16 @@ func (fg *funcGen) asm(in *ir.Instr) {
 		fg.printf("r%d = uint64(%s)", in.Regs[i], v)
 	}
 	for _, x := range insts {
+		if x.Op == bytecode.PUSH || x.Op == bytecode.POP || x.Op == bytecode.CALL {
+			// The machine stack pointer as the text starts: below what
+			// the Forge code pushed around the block (instr checked that
+			// it fits).
+			fg.printf("asp := sp - %d", fg.act.spOff+fg.stack.Instrs[in].Depth)
+			fg.printf("_ = asp")
+			break
+		}
+	}
+	for _, x := range insts {
 		fg.asmInst(in, x)
 	}
 	for i, v := range in.Results {
@@ -118,9 +128,9 @@ func (fg *funcGen) asmInst(in *ir.Instr, x machine.AsmInst) {
 	case bytecode.STOREW:
 		fg.printf("m.store64(r%d + %d, r%d)", x.B, uint64(x.Offset()), x.A)
 	case bytecode.PUSH:
-		fg.printf("m.push(r%d)", x.A)
+		fg.printf("asp = m.push(asp, r%d)", x.A)
 	case bytecode.POP:
-		fg.printf("r%d = m.pop()", x.A)
+		fg.printf("r%d, asp = m.pop(asp)", x.A)
 	case bytecode.LI:
 		fg.printf("r%d = %d", x.A, x.Imm)
 	case bytecode.HALT:
@@ -153,7 +163,11 @@ func (fg *funcGen) asmInst(in *ir.Instr, x machine.AsmInst) {
 				args += fmt.Sprintf(", %s(r%d)", goType(p.Type), i)
 			}
 		}
-		call := funcName(x.Callee) + "(m" + args + ")"
+		// CALL pushes the return address.
+		fg.printf("if asp < heapEnd+8 {")
+		fg.printf("\tpanic(fault{%d, 0})", machine.FaultStackOverflow)
+		fg.printf("}")
+		call := fmt.Sprintf("%s(m, asp-8%s)", funcName(x.Callee), args)
 		if len(f.Results) == 0 {
 			fg.printf("%s", call)
 			return

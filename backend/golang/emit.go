@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	forge "github.com/genesis-toolchain/genesis/backend/forge"
+	"github.com/genesis-toolchain/genesis/backend/internal/machine"
 	"github.com/genesis-toolchain/genesis/frontend/diag"
 	"github.com/genesis-toolchain/genesis/ir"
 )
@@ -17,10 +19,40 @@ type funcGen struct {
 	b bytes.Buffer
 
 	uses     map[*ir.Value]int
-	hasFrame bool
+	hasFrame bool             // agent programs: the function allocates a frame on m.sp
 	slots    map[string]int64 // slot offsets in the frame
 	depth    int              // indentation
 	lastPos  diag.Pos         // of the last /*line*/ directive
+
+	// Standalone programs charge the Forge program's use of the stacks
+	// (docs/decisions.md, N4): stack holds its figures, act is the
+	// activation being written (the function, or a copy of its body
+	// standing for a call to itself), copies counts the copies.
+	stack  *forge.FuncStack
+	act    activation
+	copies int
+}
+
+// activation is one run of a standalone function's body: the function
+// itself or a copy of it (machine.Unrolled), whose Go names carry a
+// suffix of their own.
+type activation struct {
+	suffix string // of the Go names of the copy's values, vars and labels
+	// The Forge Machine's stack pointer on entry is the function's sp
+	// minus spOff: a copy's is not a variable of its own, which Go would
+	// keep live (and reload) across every call.
+	spOff int64
+	frame string // the frame base (r254 after the prologue), when there is a frame
+	fp    string // m.fp on entry, which returns restore, when there is a frame
+	level int    // how many copies deep
+	// stackChecked is the largest need already checked on every path to the
+	// code being written: sp does not change in an activation, so a
+	// smaller need cannot fault.
+	stackChecked int64
+	// A copy's returns assign the call's results and jump past it.
+	results []string
+	exit    string
+	exited  *bool
 }
 
 func (fg *funcGen) printf(format string, args ...any) {
@@ -30,10 +62,13 @@ func (fg *funcGen) printf(format string, args ...any) {
 }
 
 // name is the Go variable of an SSA value.
-func (fg *funcGen) name(v *ir.Value) string { return "v" + strconv.Itoa(v.ID) }
+func (fg *funcGen) name(v *ir.Value) string { return "v" + strconv.Itoa(v.ID) + fg.act.suffix }
 
 // local is the Go variable of a var local.
-func local(name string) string { return "l_" + ident(name) }
+func (fg *funcGen) local(name string) string { return "l_" + ident(name) + fg.act.suffix }
+
+// label is the Go label of a loop or block.
+func (fg *funcGen) label(name string) string { return "L_" + ident(name) + fg.act.suffix }
 
 func (fg *funcGen) function() {
 	f := fg.f
@@ -48,6 +83,15 @@ func (fg *funcGen) function() {
 	})
 	var params []string
 	params = append(params, "m *machine")
+	if fg.g.standalone {
+		// The Forge Machine's stack pointer on entry, which the function
+		// charges its use of the machine stack to (the frame pointer r254
+		// is m.fp: passing it too would cost every call of a function
+		// without a frame).
+		params = append(params, "sp uint64")
+		fg.stack = fg.g.layout.Func(f.Name)
+		fg.act = activation{}
+	}
 	for _, p := range f.Params {
 		params = append(params, fg.name(p)+" "+goType(p.Type))
 	}
@@ -71,23 +115,32 @@ func (fg *funcGen) function() {
 	fg.slots = map[string]int64{}
 	var size int64
 	for _, l := range f.Locals {
-		switch l.Kind {
-		case ir.Var:
-			fg.printf("var %s %s", local(l.Name), goType(l.Type))
-			fg.printf("_ = %s", local(l.Name))
-		case ir.Slot:
+		if l.Kind == ir.Slot {
 			a := max(l.Align, 1)
 			size = (size + a - 1) &^ (a - 1)
 			fg.slots[l.Name] = size
 			size += l.Size
 		}
 	}
-	if len(fg.slots) > 0 {
-		fg.hasFrame = true
-		fg.printf("sp := m.sp")
-		fg.printf("_ = sp // restored by returns; a function may have none")
-		fg.printf("frame := m.enter(%d)", size)
-		fg.printf("_ = frame")
+	if fg.g.standalone {
+		if size > fg.stack.Frame {
+			fg.g.diags.Errorf(f.Pos, "0x08FF", "internal error: the slots of @%s take %d bytes, its Forge frame %d", f.Name, size, fg.stack.Frame)
+		}
+		if fg.stack.Frame > 0 {
+			fg.printf("fp := m.fp")
+			fg.act.frame, fg.act.fp = "fp", "fp"
+		}
+		fg.activate(nil)
+	} else {
+		fg.declareVars()
+		if len(fg.slots) > 0 {
+			fg.hasFrame = true
+			fg.printf("sp := m.sp")
+			fg.printf("_ = sp // restored by returns; a function may have none")
+			fg.printf("frame := m.enter(%d)", size)
+			fg.printf("_ = frame")
+			fg.act.frame = "frame"
+		}
 	}
 	fg.region(f.Body, nil)
 	if fg.g.regionFallsThrough(f.Body) && !endsInTerminator(f.Body) {
@@ -97,13 +150,116 @@ func (fg *funcGen) function() {
 	fg.b.WriteString("}\n")
 }
 
+// declareVars declares the activation's var locals, zero as on entry.
+func (fg *funcGen) declareVars() {
+	for _, l := range fg.f.Locals {
+		if l.Kind == ir.Var {
+			fg.printf("var %s %s", fg.local(l.Name), goType(l.Type))
+			fg.printf("_ = %s", fg.local(l.Name))
+		}
+	}
+}
+
+// activate writes the entry of the activation fg.act of a standalone
+// function, as the Forge program's prologue does: the registers it
+// pushes before checking the frame are charged to the machine stack,
+// then the frame is taken from the shadow stack below fg.act.frame
+// (USER_FAULT 2 past its limit, with r254's wrapping arithmetic) and
+// becomes m.fp for the calls. args are the Go expressions of a copy's
+// arguments, bound to the parameters; nil for the function, whose
+// parameters are Go's.
+//
+// The faults of the stacks panic (main recovers them): Go then knows
+// the check's failure does not come back, and keeps it off the path
+// that continues.
+func (fg *funcGen) activate(args []string) {
+	fg.stackCheck(fg.stack.Entry)
+	if fg.stack.Frame > 0 {
+		frame := "frame" + fg.act.suffix
+		fg.printf("%s := %s - %d", frame, fg.act.frame, fg.stack.Frame)
+		fg.printf("if %s < frameLimit {", frame)
+		fg.printf("\tpanic(fault{%d, %d})", machine.FaultUser, machine.UserFrameOverflow)
+		fg.printf("}")
+		fg.printf("m.fp = %s", frame)
+		fg.act.frame = frame
+	}
+	for i, a := range args {
+		p := fg.f.Params[i]
+		fg.printf("%s := %s", fg.name(p), a)
+		if fg.uses[p] == 0 {
+			fg.printf("_ = %s", fg.name(p))
+		}
+	}
+	fg.declareVars()
+}
+
+// stackCheck writes the fault STACK_OVERFLOW unless need bytes below
+// the activation's entry stack pointer are in the machine stack.
+func (fg *funcGen) stackCheck(need int64) {
+	if need > fg.act.stackChecked {
+		fg.printf("if sp < heapEnd+%d {", need+fg.act.spOff)
+		fg.printf("\tpanic(fault{%d, 0})", machine.FaultStackOverflow)
+		fg.printf("}")
+		fg.act.stackChecked = need
+	}
+}
+
+// unrolledCall writes in, a call of the function to itself, as a copy of
+// its body (machine.Unrolled): a Go block holding a new activation, whose
+// stack pointer is the callee's, and whose returns assign the call's
+// results and jump past the block.
+func (fg *funcGen) unrolledCall(in *ir.Instr) {
+	fg.declare(in)
+	outer := fg.act
+	var results []string
+	for _, r := range in.Results {
+		results = append(results, fg.name(r))
+	}
+	args := make([]string, len(in.Args))
+	for i, a := range in.Args {
+		args[i] = fg.name(a)
+	}
+	fg.copies++
+	suffix := "_u" + strconv.Itoa(fg.copies)
+	exited := false
+	fg.act = activation{suffix: suffix, spOff: outer.spOff + fg.stack.Instrs[in].Depth + 8, frame: outer.frame, fp: outer.frame,
+		level: outer.level + 1, results: results, exit: "L_ret" + suffix, exited: &exited}
+	fg.printf("{")
+	fg.depth++
+	fg.activate(args)
+	body := fg.f.Body
+	fg.region(body, nil)
+	if fg.g.regionFallsThrough(body) && !endsInTerminator(body) {
+		fg.ret(nil)
+	}
+	fg.depth--
+	fg.printf("}")
+	if exited {
+		fg.printf("%s:", fg.act.exit)
+	}
+	fg.act = outer
+}
+
 func endsInTerminator(r *ir.Region) bool {
 	last := r.Last()
 	return last != nil && last.Info().Flags&ir.Terminator != 0
 }
 
-// ret writes a return of vals, freeing the frame first.
+// ret writes a return of vals, freeing the frame first (agent
+// programs); in a copy of the body, the assignment of the call's results
+// and the jump past the copy.
 func (fg *funcGen) ret(vals []*ir.Value) {
+	if fg.act.fp != "" {
+		fg.printf("m.fp = %s", fg.act.fp) // the caller's frame pointer
+	}
+	if fg.act.exit != "" {
+		if len(vals) > 0 {
+			fg.printf("%s = %s", strings.Join(fg.act.results, ", "), fg.list(vals))
+		}
+		fg.printf("goto %s", fg.act.exit)
+		*fg.act.exited = true
+		return
+	}
 	if fg.hasFrame {
 		fg.printf("m.sp = sp")
 	}
@@ -132,6 +288,9 @@ type owner struct {
 // region writes the instructions of r; yieldTo is the structured
 // instruction a yield in r leaves (nil in a function body or loop body).
 func (fg *funcGen) region(r *ir.Region, yieldTo *owner) {
+	// Stack checks made in r do not cover what follows it: r may not run.
+	checked := fg.act.stackChecked
+	defer func() { fg.act.stackChecked = checked }()
 	for _, in := range r.Instrs {
 		fg.line(in.Pos)
 		fg.instr(in, yieldTo)
@@ -208,6 +367,12 @@ func (fg *funcGen) assign(dst, src []*ir.Value) {
 }
 
 func (fg *funcGen) instr(in *ir.Instr, yieldTo *owner) {
+	if fg.g.standalone {
+		// Registers the Forge code pushed and has not yet checked
+		// against the machine stack's limit (or a CALL's return
+		// address) must fit before the instruction has any effect.
+		fg.stackCheck(fg.stack.Instrs[in].Need)
+	}
 	a := func(i int) string { return fg.name(in.Args[i]) }
 	t := in.Type
 	if len(in.Results) == 1 {
@@ -224,7 +389,7 @@ func (fg *funcGen) instr(in *ir.Instr, yieldTo *owner) {
 		fg.def(in, "int64("+strconv.Itoa(fg.g.funcRef(in.Sym))+")")
 	case ir.OpAddrOf:
 		if in.Local != "" {
-			fg.def(in, fmt.Sprintf("frame + %d", fg.slots[in.Local]))
+			fg.def(in, fmt.Sprintf("%s + %d", fg.act.frame, fg.slots[in.Local]))
 		} else {
 			fg.def(in, fmt.Sprintf("uint64(%d)", fg.g.dataAddr[in.Sym]))
 		}
@@ -316,21 +481,25 @@ func (fg *funcGen) instr(in *ir.Instr, yieldTo *owner) {
 		fg.def(in, fmt.Sprintf("%s + uint64(%s)", a(0), a(1)))
 
 	case ir.OpLoad:
-		fg.def(in, fg.load(in.Type, fmt.Sprintf("%s + %d", a(0), in.Int)))
+		fg.def(in, fg.load(in.Type, offset(a(0), in.Int)))
 	case ir.OpStore:
-		fg.store(in.Args[0].Type, fmt.Sprintf("%s + %d", a(1), in.Int), a(0))
+		fg.store(in.Args[0].Type, offset(a(1), in.Int), a(0))
 	case ir.OpCopy:
 		fg.printf("m.copyMem(%s, %s, %d)", a(0), a(1), in.Int)
 	case ir.OpGet:
-		fg.def(in, local(in.Local))
+		fg.def(in, fg.local(in.Local))
 	case ir.OpSet:
-		fg.printf("%s = %s", local(in.Local), a(0))
+		fg.printf("%s = %s", fg.local(in.Local), a(0))
 
 	case ir.OpCall:
-		fg.call(in, funcName(in.Sym)+"(m"+fg.argList(in.Args)+")")
+		if fg.g.standalone && in.Sym == fg.f.Name && fg.g.unrolled[in.Sym] && fg.act.level < machine.UnrollLevels {
+			fg.unrolledCall(in)
+			break
+		}
+		fg.call(in, funcName(in.Sym)+"(m"+fg.stackArgs(in)+fg.argList(in.Args)+")")
 	case ir.OpCallIndirect:
 		sig := in.Args[0].Type.Sig()
-		fg.call(in, fmt.Sprintf("funcTable[%s].(%s)(m%s)", a(0), funcType(sig), fg.argList(in.Args[1:])))
+		fg.call(in, fmt.Sprintf("funcTable[%s].(%s)(m%s%s)", a(0), fg.g.funcType(sig), fg.stackArgs(in), fg.argList(in.Args[1:])))
 	case ir.OpBuiltin:
 		if h := fg.hoist(in); h != "" {
 			fg.def(in, h)
@@ -384,7 +553,7 @@ func (fg *funcGen) instr(in *ir.Instr, yieldTo *owner) {
 			}
 		}
 		if fg.g.labels[in] {
-			fg.printf("L_%s:", ident(in.Label))
+			fg.printf("%s:", fg.label(in.Label))
 		}
 		fg.printf("for {")
 		fg.depth++
@@ -393,7 +562,7 @@ func (fg *funcGen) instr(in *ir.Instr, yieldTo *owner) {
 		fg.printf("}")
 	case ir.OpBlock:
 		fg.declare(in)
-		label := "L_" + ident(in.Label)
+		label := fg.label(in.Label)
 		if fg.g.labels[in] {
 			fg.printf("%s:", label)
 		}
@@ -417,11 +586,11 @@ func (fg *funcGen) instr(in *ir.Instr, yieldTo *owner) {
 	case ir.OpBreak:
 		target := fg.target(in)
 		fg.assign(target.Results, in.Args)
-		fg.printf("break L_%s", ident(in.Label))
+		fg.printf("break %s", fg.label(in.Label))
 	case ir.OpContinue:
 		target := fg.target(in)
 		fg.assign(target.Regions[0].Params, in.Args)
-		fg.printf("continue L_%s", ident(in.Label))
+		fg.printf("continue %s", fg.label(in.Label))
 	case ir.OpReturn:
 		fg.ret(in.Args)
 	case ir.OpAsm:
@@ -536,6 +705,28 @@ func (fg *funcGen) target(in *ir.Instr) *ir.Instr {
 	panic("golang: break or continue without its target in verified IR")
 }
 
+// stackArgs is, in a standalone program, the stack pointer a call
+// passes: the callee starts where the Forge program's CALL leaves the
+// machine stack.
+func (fg *funcGen) stackArgs(call *ir.Instr) string {
+	if !fg.g.standalone {
+		return ""
+	}
+	return fmt.Sprintf(", sp-%d", fg.act.spOff+fg.stack.Instrs[call].Depth+8)
+}
+
+// offset is the Go expression of address base plus a constant offset,
+// which may be negative (base is a uint64: base + -8 would not compile).
+func offset(base string, off int64) string {
+	switch {
+	case off == 0:
+		return base
+	case off < 0:
+		return fmt.Sprintf("%s - %d", base, uint64(-off))
+	}
+	return fmt.Sprintf("%s + %d", base, off)
+}
+
 func (fg *funcGen) argList(args []*ir.Value) string {
 	if len(args) == 0 {
 		return ""
@@ -549,8 +740,13 @@ func (fg *funcGen) call(in *ir.Instr, expr string) {
 	fg.def(in, expr)
 }
 
-func funcType(sig *ir.Signature) string {
+// funcType is the Go type of functions of signature sig; those of
+// standalone programs take the stack pointer first.
+func (g *generator) funcType(sig *ir.Signature) string {
 	ps := []string{"*machine"}
+	if g.standalone {
+		ps = append(ps, "uint64")
+	}
 	for _, p := range sig.Params {
 		ps = append(ps, goType(p))
 	}

@@ -22,6 +22,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/genesis-toolchain/genesis/backend/internal/machine"
 	"github.com/genesis-toolchain/genesis/frontend/diag"
 	"github.com/genesis-toolchain/genesis/ir"
 )
@@ -92,8 +93,11 @@ type generator struct {
 	staticIdx map[string]int     // expression -> index in statics
 
 	// standalone is set by GenerateStandalone: inline asm is translated
-	// (asm.go) rather than refused.
+	// (asm.go) rather than refused, and the Forge program's use of the
+	// stacks (layout.Stack) is charged.
 	standalone bool
+	layout     *machine.Layout
+	unrolled   map[string]bool // functions whose calls to themselves are expanded (machine.Unrolled)
 }
 
 type siteDecl struct {

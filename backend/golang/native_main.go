@@ -30,8 +30,10 @@ type StandaloneOptions struct {
 // `go build` in its directory needs nothing else. The program keeps the
 // Forge Machine's semantics as `forge exec` gives them (docs/forge.md):
 // its linear memory is a byte array with the Forge program's layout
-// (backend/internal/machine), every access is checked, a fault prints its
-// name on standard error and exits with status 3, channels 0, 1 and 2 are
+// (backend/internal/machine), every access is checked, the machine stack
+// and the frames are charged as the Forge program uses them (so
+// recursion faults at the same depth), a fault prints its name on
+// standard error and exits with status 3, channels 0, 1 and 2 are
 // standard output, standard error and standard input, and inline asm
 // blocks are translated instruction by instruction (asm.go).
 func GenerateStandalone(m *ir.Module, opts StandaloneOptions) ([]File, diag.List) {
@@ -43,7 +45,8 @@ func GenerateStandalone(m *ir.Module, opts StandaloneOptions) ([]File, diag.List
 	if pkg == "" {
 		pkg = "main"
 	}
-	g := &generator{m: m, opts: Options{Source: opts.Source, Package: pkg, Main: pkg == "main"}, funcs: m.FuncMap(), standalone: true}
+	g := &generator{m: m, opts: Options{Source: opts.Source, Package: pkg, Main: pkg == "main"}, funcs: m.FuncMap(), standalone: true,
+		layout: layout, unrolled: machine.Unrolled(m)}
 	if main := g.funcs["main"]; main != nil && len(main.Params) > 0 {
 		g.diags.Errorf(main.Pos, codeUnsupported, "function main of a Genesis program takes no parameter")
 	}
@@ -97,15 +100,21 @@ func (g *generator) standaloneProgram(layout *machine.Layout) []byte {
 	} else {
 		g.printf("// Package %s is the Genesis program %s, compiled to Go; Main runs it.\n", g.opts.Package, g.opts.Source)
 	}
-	g.printf("package %s\n\nimport (\n\t\"bufio\"\n\t\"encoding/binary\"\n\t\"fmt\"\n\t\"os\"\n)\n\n", g.opts.Package)
+	g.printf("package %s\n\nimport (\n\t\"bufio\"\n\t\"encoding/binary\"\n\t\"fmt\"\n\t\"io\"\n\t\"os\"\n)\n\n", g.opts.Package)
 	g.printf("var _ = binary.LittleEndian\n\n")
 	g.printf("func %s() {\n\tm := newMachine()\n", entry)
+	// The faults of the stacks panic with a fault; the one run-time
+	// error the translation leaves to Go is calling funcTable at an index
+	// of no function (Forge: USER_FAULT 1).
+	g.printf("\tdefer func() {\n\t\tr := recover()\n\t\tif f, ok := r.(fault); ok {\n\t\t\tm.faultCode(f.code, f.user)\n\t\t}\n")
 	if len(g.funcRefs) > 0 {
-		// The one run-time error the translation leaves to Go: calling
-		// funcTable at an index of no function (Forge: USER_FAULT 1).
-		g.printf("\tdefer func() {\n\t\tif r := recover(); r != nil {\n\t\t\tm.faultCode(0xFF, 1)\n\t\t}\n\t}()\n")
+		g.printf("\t\tif r != nil {\n\t\t\tm.faultCode(0xFF, 1)\n\t\t}\n")
+	} else {
+		g.printf("\t\tif r != nil {\n\t\t\tpanic(r)\n\t\t}\n")
 	}
-	g.printf("\t%s(m)\n\tm.exit(0)\n}\n\n", funcName("main"))
+	g.printf("\t}()\n")
+	// _start's CALL main has pushed a return address.
+	g.printf("\t%s(m, memory-8)\n\tm.exit(0)\n}\n\n", funcName("main"))
 	if len(g.funcRefs) > 0 {
 		g.printf("// funcTable holds the functions that func_ref names; a function\n// reference is an index into it, 0 being no function.\nvar funcTable []any\n\nfunc init() {\n\tfuncTable = []any{nil")
 		for _, name := range g.funcRefs {
@@ -130,17 +139,26 @@ const standaloneMachine = `const (
 	frameLimit = %d
 )
 
-// machine is the state of the run: linear memory, the stack of slot
-// frames, the machine stack of asm PUSH and POP, buffered standard output.
+// machine is the state of the run: linear memory, the Forge Machine's
+// frame pointer (r254: the frame of the running function), buffered
+// standard output, standard input's messages. Its stack pointer is the
+// parameter sp of every function.
 type machine struct {
 	mem *[memory]byte
-	sp  uint64
-	msp uint64
+	fp  uint64
 	out *bufio.Writer
+	// The head message of standard input on channel 2 (what is left of
+	// it in inBuf), if one is queued, and whether the input is exhausted.
+	in, inBuf   []byte
+	queued, eof bool
 }
 
+// fault is a fault of the stacks, which the program panics with and
+// main recovers.
+type fault struct{ code, user uint64 }
+
 func newMachine() *machine {
-	m := &machine{mem: new([memory]byte), sp: frameTop, msp: memory, out: bufio.NewWriterSize(os.Stdout, 64<<10)}
+	m := &machine{mem: new([memory]byte), fp: frameTop, out: bufio.NewWriterSize(os.Stdout, 64<<10)}
 	copy(m.mem[:], image)
 	return m
 }
@@ -254,33 +272,22 @@ func (m *machine) copyMem(dst, src, n uint64) {
 	copy(m.mem[dst:dst+n], m.mem[src:src+n])
 }
 
-// enter allocates a frame of size bytes on the frame stack, as the Forge
-// backend lays it out (the size rounded to 16; USER_FAULT 2 past the limit).
-func (m *machine) enter(size uint64) uint64 {
-	size = (size + 15) &^ 15
-	if m.sp-size < frameLimit || size > m.sp {
-		m.faultCode(0xFF, 2)
-	}
-	m.sp -= size
-	return m.sp
-}
-
-// push and pop are asm PUSH and POP on the machine stack.
-func (m *machine) push(v uint64) {
-	if m.msp-8 < heapEnd {
+// push and pop are asm PUSH and POP on the machine stack whose pointer
+// is sp; they return the new pointer.
+func (m *machine) push(sp, v uint64) uint64 {
+	if sp < heapEnd+8 {
 		m.faultCode(0x06, 0)
 	}
-	m.msp -= 8
-	binary.LittleEndian.PutUint64(m.mem[m.msp:m.msp+8], v)
+	sp -= 8
+	binary.LittleEndian.PutUint64(m.mem[sp:sp+8], v)
+	return sp
 }
 
-func (m *machine) pop() uint64 {
-	if m.msp > memory-8 {
+func (m *machine) pop(sp uint64) (v, nsp uint64) {
+	if sp > memory-8 {
 		m.faultCode(0x07, 0)
 	}
-	v := binary.LittleEndian.Uint64(m.mem[m.msp : m.msp+8])
-	m.msp += 8
-	return v
+	return binary.LittleEndian.Uint64(m.mem[sp : sp+8]), sp + 8
 }
 
 // channel checks a SEND or RECV: forge exec grants channels 0-2, 0 and 1
@@ -313,23 +320,53 @@ func (m *machine) send(ch, a, n uint64) {
 	os.Stderr.Write(m.mem[a : a+n])
 }
 
-// recv is RECV on standard input: up to n bytes of what is available.
-func (m *machine) recv(ch, a, n uint64) {
-	m.channel(ch, false, a, n)
-	m.out.Flush()
-	if n > 0 {
-		os.Stdin.Read(m.mem[a : a+n])
+// Standard input reaches channel 2 as forge exec delivers it (forge/host,
+// Stdin): when the program waits on the channel with no message queued,
+// the next 64 KiB of input (fewer only at its end) become one message,
+// and once the input is exhausted every wait gets an empty message. RECV
+// copies up to n bytes of the head message and removes it once it is
+// consumed (an empty one at once); POLL says what is left of it.
+
+// deliver queues the next message of standard input.
+func (m *machine) deliver() {
+	m.out.Flush() // forge exec flushes before waiting for input
+	if m.inBuf == nil {
+		m.inBuf = make([]byte, 64<<10) // forge/host.ChunkSize
 	}
+	n := 0
+	if !m.eof {
+		var err error
+		n, err = io.ReadFull(os.Stdin, m.inBuf)
+		m.eof = err != nil // the end of input, or a read error
+	}
+	m.in, m.queued = m.inBuf[:n], true
 }
 
-// poll is POLL: standard input is a stream, whose message lengths are unknown.
+// recv is RECV: the buffer must be writable memory, then up to n bytes of
+// the head message of channel 2 are copied, a message being delivered
+// first when none is queued.
+func (m *machine) recv(ch, a, n uint64) {
+	m.channel(ch, false, a, n)
+	if a < heapStart {
+		m.faultCode(0x04, 0)
+	}
+	if !m.queued {
+		m.deliver()
+	}
+	k := copy(m.mem[a:a+n], m.in)
+	m.in = m.in[k:]
+	m.queued = len(m.in) > 0
+}
+
+// poll is POLL: the bytes left in the head message of channel 2, 0 when
+// none is queued (it does not wait for one).
 func (m *machine) poll(ch uint64) uint64 {
-	if ch > 8 {
-		m.faultCode(0x08, 0)
+	if ch > 8 || ch < 2 {
+		m.faultCode(0x08, 0) // no such channel, or an output channel
 	} else if ch > 2 {
 		m.faultCode(0x09, 0)
 	}
-	return 0
+	return uint64(len(m.in))
 }
 
 `

@@ -36,6 +36,9 @@ func (fg *fnGen) asm(in *gir.Instr) {
 	for i, arg := range in.Args {
 		regs[uint8(in.Regs[i])] = fg.widen(fg.vals[arg], arg.Type)
 	}
+	// The machine stack pointer as the text starts: below what the Forge
+	// code pushed around the block (instr checked that it fits).
+	var sp value.Value = fg.cur.NewSub(fg.sp, i64(fg.stack.Instrs[in].Depth))
 	for _, x := range insts {
 		b := fg.cur
 		switch x.Op {
@@ -80,15 +83,13 @@ func (fg *fnGen) asm(in *gir.Instr) {
 		case bytecode.STOREW:
 			fg.store(gir.I64, fg.address(reg(x.B), x.Offset(), 8, true), reg(x.A))
 		case bytecode.PUSH:
-			sp := b.NewSub(b.NewLoad(types.I64, fg.g.msp), i64(8))
-			fg.check(fg.cur.NewICmp(enum.IPredULT, sp, i64(machine.HeapEnd)), machine.FaultStackOverflow, 0)
+			fg.check(b.NewICmp(enum.IPredULT, sp, i64(machine.HeapEnd+8)), machine.FaultStackOverflow, 0)
+			sp = fg.cur.NewSub(sp, i64(8))
 			fg.store(gir.I64, sp, reg(x.A))
-			fg.cur.NewStore(sp, fg.g.msp)
 		case bytecode.POP:
-			sp := b.NewLoad(types.I64, fg.g.msp)
 			fg.check(b.NewICmp(enum.IPredUGT, sp, i64(machine.Memory-8)), machine.FaultStackUnderflow, 0)
 			regs[x.A] = fg.load(gir.I64, sp)
-			fg.cur.NewStore(fg.cur.NewAdd(sp, i64(8)), fg.g.msp)
+			sp = fg.cur.NewAdd(sp, i64(8))
 		case bytecode.LI:
 			regs[x.A] = i64(int64(x.Imm))
 		case bytecode.HALT:
@@ -106,7 +107,7 @@ func (fg *fnGen) asm(in *gir.Instr) {
 		case bytecode.SEND:
 			b.NewCall(fg.g.send, i64(int64(x.C)), reg(x.A), i64(int64(x.Imm)))
 		case bytecode.RECV:
-			b.NewCall(fg.g.recv, i64(int64(x.C)), reg(x.A), i64(int64(x.Imm)))
+			b.NewCall(fg.g.recv, i64(int64(x.C)), reg(x.A), i64(int64(x.Imm)), i64(int64(fg.g.layout.HeapStart)))
 		case bytecode.POLL:
 			regs[x.A] = b.NewCall(fg.g.poll, i64(int64(x.C)))
 		case bytecode.CALL:
@@ -117,7 +118,9 @@ func (fg *fnGen) asm(in *gir.Instr) {
 				fg.g.diags.Errorf(in.Pos, codeAsm, "inline assembly: CALL %s: no such function", x.Callee)
 				return
 			}
-			var args []value.Value
+			// CALL pushes the return address.
+			fg.check(b.NewICmp(enum.IPredULT, sp, i64(machine.HeapEnd+8)), machine.FaultStackOverflow, 0)
+			args := []value.Value{fg.cur.NewSub(sp, i64(8)), fg.frame}
 			for i, p := range f.Params {
 				args = append(args, fg.narrow(reg(uint8(i)), p.Type))
 			}

@@ -6,15 +6,17 @@
 // The program keeps the Forge Machine's semantics (docs/forge.md): its
 // memory is one region of the same size and layout (internal/machine
 // lays it out from the Forge program), every load and store is checked
-// against it, a fault prints the fault's name on standard error and exits
-// with status 3, and channels 0, 1 and 2 are standard output, standard
-// error and standard input. Inline asm blocks are translated instruction
-// by instruction.
+// against it, the machine stack and the frames are charged as the Forge
+// program uses them (so recursion faults at the same depth), a fault
+// prints the fault's name on standard error and exits with status 3, and
+// channels 0, 1 and 2 are standard output, standard error and standard
+// input. Inline asm blocks are translated instruction by instruction.
 package llvm
 
 import (
 	"fmt"
 
+	forge "github.com/genesis-toolchain/genesis/backend/forge"
 	"github.com/genesis-toolchain/genesis/backend/internal/machine"
 	"github.com/genesis-toolchain/genesis/frontend/diag"
 	gir "github.com/genesis-toolchain/genesis/ir"
@@ -50,7 +52,7 @@ func Compile(m *gir.Module, file string) (string, diag.List) {
 type Unit struct {
 	mod *ir.Module
 
-	mem, sp, msp            *ir.Global // linear memory, the frame stack pointer, the machine stack pointer
+	mem                     *ir.Global // linear memory
 	fault, send, recv, poll *ir.Func
 	halt, memmove           *ir.Func
 	memType                 *types.ArrayType
@@ -67,10 +69,6 @@ func NewUnit(name string) *Unit {
 	u.mem = m.NewGlobal("gen_mem", u.memType) // defined by the runtime
 	u.mem.Linkage = enum.LinkageExternal
 	u.mem.Preemption = enum.PreemptionDSOLocal
-	u.sp = m.NewGlobalDef("gen_sp", i64(machine.FrameTop))
-	u.sp.Linkage = enum.LinkageInternal
-	u.msp = m.NewGlobalDef("gen_msp", i64(machine.Memory))
-	u.msp.Linkage = enum.LinkageInternal
 
 	// The runtime (rt/runtime.c).
 	u.fault = m.NewFunc("gen_fault", types.Void, ir.NewParam("code", types.I64), ir.NewParam("user", types.I64))
@@ -78,7 +76,7 @@ func NewUnit(name string) *Unit {
 	u.halt = m.NewFunc("gen_halt", types.Void)
 	u.halt.FuncAttrs = append(u.halt.FuncAttrs, enum.FuncAttrNoReturn, enum.FuncAttrNoUnwind)
 	u.send = m.NewFunc("gen_send", types.Void, ir.NewParam("ch", types.I64), ir.NewParam("addr", types.I64), ir.NewParam("n", types.I64))
-	u.recv = m.NewFunc("gen_recv", types.Void, ir.NewParam("ch", types.I64), ir.NewParam("addr", types.I64), ir.NewParam("n", types.I64))
+	u.recv = m.NewFunc("gen_recv", types.Void, ir.NewParam("ch", types.I64), ir.NewParam("addr", types.I64), ir.NewParam("n", types.I64), ir.NewParam("heap_start", types.I64))
 	u.poll = m.NewFunc("gen_poll", types.I64, ir.NewParam("ch", types.I64))
 	i8p := types.NewPointer(types.I8)
 	u.memmove = m.NewFunc("llvm.memmove.p0i8.p0i8.i64", types.Void, ir.NewParam("", i8p), ir.NewParam("", i8p), ir.NewParam("", types.I64), ir.NewParam("", types.I1))
@@ -96,7 +94,8 @@ func (u *Unit) Add(m *gir.Module, file, prefix string) diag.List {
 	if diags.HasErrors() {
 		return diags
 	}
-	g := &gen{Unit: u, src: m, file: file, prefix: prefix, layout: layout, funcs: map[string]*ir.Func{}, fnIndex: map[string]int64{}}
+	g := &gen{Unit: u, src: m, file: file, prefix: prefix, layout: layout, funcs: map[string]*ir.Func{}, fnIndex: map[string]int64{},
+		unrolled: machine.Unrolled(m)}
 	g.module()
 	return append(diags, g.diags...)
 }
@@ -110,9 +109,10 @@ type gen struct {
 	layout *machine.Layout
 	diags  diag.List
 
-	fnTable *ir.Global // the functions func_ref names, by index - 1
-	funcs   map[string]*ir.Func
-	fnIndex map[string]int64 // func_ref index of each referenced function, from 1
+	fnTable  *ir.Global // the functions func_ref names, by index - 1
+	funcs    map[string]*ir.Func
+	fnIndex  map[string]int64 // func_ref index of each referenced function, from 1
+	unrolled map[string]bool  // functions whose calls to themselves are expanded (machine.Unrolled)
 }
 
 // llType is the LLVM type of an IR scalar type: integers as themselves,
@@ -148,13 +148,20 @@ func resultType(rs []gir.Type) types.Type {
 	return types.NewStruct(fields...)
 }
 
+// sigType is the LLVM type of functions of signature sig: the machine
+// stack pointer and the frame pointer (stackParams), then the parameters.
 func sigType(sig *gir.Signature) *types.FuncType {
-	params := make([]types.Type, len(sig.Params))
-	for i, t := range sig.Params {
-		params[i] = llType(t)
+	params := []types.Type{types.I64, types.I64}
+	for _, t := range sig.Params {
+		params = append(params, llType(t))
 	}
 	return types.NewFunc(resultType(sig.Results), params...)
 }
+
+// stackParams is the number of parameters every function has before its
+// own: the Forge Machine's stack pointer on entry and its frame pointer
+// (r254), which the function charges its use of the stacks against.
+const stackParams = 2
 
 func i64(x int64) *constant.Int { return constant.NewInt(types.I64, x) }
 
@@ -194,15 +201,28 @@ func (g *gen) module() {
 			}
 		})
 	}
+	pure := faultOnly(g.src)
 	for _, f := range g.src.Funcs {
 		sig := f.Type().Sig()
-		var params []*ir.Param
+		params := []*ir.Param{ir.NewParam("sp", types.I64), ir.NewParam("fp", types.I64)}
 		for i, p := range f.Params {
 			params = append(params, ir.NewParam(fmt.Sprintf("p%d", i), llType(p.Type)))
 		}
 		lf := m.NewFunc(g.prefix+"."+f.Name, resultType(sig.Results), params...)
 		lf.Linkage = enum.LinkageInternal
 		lf.FuncAttrs = append(lf.FuncAttrs, enum.FuncAttrNoUnwind)
+		if reads, ok := pure[f.Name]; ok {
+			// Two calls with the same stack pointers and arguments (and
+			// memory) return the same or fault the same, so LLVM may
+			// merge them, as it did before functions could fault on the
+			// stack; it removes no call that may not return, so a
+			// call that would fault still does.
+			if reads {
+				lf.FuncAttrs = append(lf.FuncAttrs, enum.FuncAttrReadOnly)
+			} else {
+				lf.FuncAttrs = append(lf.FuncAttrs, enum.FuncAttrReadNone)
+			}
+		}
 		g.funcs[f.Name] = lf
 	}
 	var table []constant.Constant
@@ -225,8 +245,57 @@ func (g *gen) module() {
 	// P_main: what the runtime's main calls.
 	entry := m.NewFunc(g.prefix+"_main", types.Void)
 	b := entry.NewBlock("")
-	b.NewCall(g.funcs["main"])
+	b.NewCall(g.funcs["main"], i64(machine.MainSP), i64(machine.FrameTop))
 	b.NewRet(nil)
+}
+
+// faultOnly returns the functions whose only effect is to fault: they
+// store nothing, run no asm and make no indirect call, and call only such
+// functions. Each maps to whether it reads memory (loads, itself or in a
+// callee).
+func faultOnly(m *gir.Module) map[string]bool {
+	reads := map[string]bool{} // the candidates
+	callees := map[string][]string{}
+	for _, f := range m.Funcs {
+		ok, loads := true, false
+		gir.Walk(f.Body, func(in *gir.Instr) {
+			switch in.Op {
+			case gir.OpStore, gir.OpCopy, gir.OpAsm, gir.OpCallIndirect:
+				ok = false
+			case gir.OpLoad:
+				loads = true
+			case gir.OpCall:
+				callees[f.Name] = append(callees[f.Name], in.Sym)
+			}
+		})
+		if ok {
+			reads[f.Name] = loads
+		}
+	}
+	// Drop the callers of non-candidates, and mark the callers of
+	// candidates that read, until nothing changes.
+	for changed := true; changed; {
+		changed = false
+		for _, f := range m.Funcs {
+			r, ok := reads[f.Name]
+			if !ok {
+				continue
+			}
+			for _, g := range callees[f.Name] {
+				gr, gok := reads[g]
+				if !gok {
+					delete(reads, f.Name)
+					changed = true
+					break
+				}
+				if gr && !r {
+					reads[f.Name], r = true, true
+					changed = true
+				}
+			}
+		}
+	}
+	return reads
 }
 
 func paramTypes(f *gir.Func) []gir.Type {
@@ -254,52 +323,53 @@ type fnGen struct {
 	lf *ir.Func
 
 	entry, cur *ir.Block
-	vals       map[*gir.Value]value.Value
-	vars       map[string]*ir.InstAlloca
 	slots      map[string]int64
-	frame      value.Value // the address of the frame in linear memory
-	savedSP    value.Value // gen_sp on entry, restored on return
-	targets    map[*gir.Instr]*target
+	stack      *forge.FuncStack       // what the Forge program's function takes from the stacks
 	faults     map[[2]int64]*ir.Block // the shared block raising each fault
+	activation
+}
+
+// activation is one run of the function's body: the function itself, or
+// a copy of it standing for a call to itself (machine.Unrolled), which
+// has stack figures, values, vars and a frame of its own.
+type activation struct {
+	sp      value.Value // the Forge Machine's stack pointer on entry
+	frame   value.Value // the frame base (r254 after the prologue)
+	vals    map[*gir.Value]value.Value
+	vars    map[string]*ir.InstAlloca
+	targets map[*gir.Instr]*target
+	ret     *target // a copy's exit, where its returns arrive; nil for the function
+	level   int     // how many copies deep
+	// stackChecked is the largest need already checked on every path to the
+	// code being emitted: sp does not change in an activation, so a
+	// smaller need cannot fault.
+	stackChecked int64
 }
 
 func (fg *fnGen) function() {
-	fg.vals = map[*gir.Value]value.Value{}
-	fg.vars = map[string]*ir.InstAlloca{}
 	fg.slots = map[string]int64{}
-	fg.targets = map[*gir.Instr]*target{}
 	fg.faults = map[[2]int64]*ir.Block{}
+	fg.stack = fg.g.layout.Func(fg.f.Name)
 	fg.entry = fg.lf.NewBlock("entry")
 	fg.cur = fg.entry
-	for i, p := range fg.f.Params {
-		fg.vals[p] = fg.lf.Params[i]
-	}
 	var size int64
 	for _, l := range fg.f.Locals {
-		switch l.Kind {
-		case gir.Var:
-			a := fg.entry.NewAlloca(llType(l.Type))
-			fg.entry.NewStore(zero(l.Type), a)
-			fg.vars[l.Name] = a
-		case gir.Slot:
+		if l.Kind == gir.Slot {
 			al := max(l.Align, 1)
 			size = (size + al - 1) &^ (al - 1)
 			fg.slots[l.Name] = size
 			size += l.Size
 		}
 	}
-	if len(fg.slots) > 0 {
-		// The frame, on the shadow stack in linear memory, as the Forge
-		// backend lays it out: size rounded to 16, overflow below the
-		// limit faults USER_FAULT 2.
-		size = (size + 15) &^ 15
-		fg.savedSP = fg.cur.NewLoad(types.I64, fg.g.sp)
-		nsp := fg.cur.NewSub(fg.savedSP, i64(size))
-		over := fg.cur.NewICmp(enum.IPredULT, nsp, i64(machine.FrameLimit))
-		fg.check(over, machine.FaultUser, machine.UserFrameOverflow)
-		fg.cur.NewStore(nsp, fg.g.sp)
-		fg.frame = nsp
+	if size > fg.stack.Frame {
+		fg.g.diags.Errorf(fg.f.Pos, "0x08FF", "internal error: the slots of @%s take %d bytes, its Forge frame %d", fg.f.Name, size, fg.stack.Frame)
+		return
 	}
+	var params []value.Value
+	for _, p := range fg.lf.Params[stackParams:] {
+		params = append(params, p)
+	}
+	fg.activate(fg.lf.Params[0], fg.lf.Params[1], params, nil, 0)
 	fg.region(fg.f.Body, nil)
 	if fg.cur.Term == nil {
 		fg.ret(nil)
@@ -309,6 +379,60 @@ func (fg *fnGen) function() {
 			b.NewUnreachable()
 		}
 	}
+}
+
+// activate starts an activation of the function's body with the machine
+// stack pointer sp and the frame pointer fp on entry, and args bound to
+// its parameters, as its prologue does on the Forge Machine: registers
+// pushed before the frame check are charged, then the frame is taken
+// from the shadow stack below fp (USER_FAULT 2 past its limit); its vars
+// start at zero.
+func (fg *fnGen) activate(sp, fp value.Value, args []value.Value, ret *target, level int) {
+	fg.activation = activation{sp: sp, frame: fp, vals: map[*gir.Value]value.Value{}, vars: map[string]*ir.InstAlloca{},
+		targets: map[*gir.Instr]*target{}, ret: ret, level: level}
+	for i, p := range fg.f.Params {
+		fg.vals[p] = args[i]
+	}
+	fg.stackCheck(fg.stack.Entry)
+	if fg.stack.Frame > 0 {
+		frame := fg.cur.NewSub(fp, i64(fg.stack.Frame)) // wraps as r254 does
+		fg.check(fg.cur.NewICmp(enum.IPredULT, frame, i64(machine.FrameLimit)), machine.FaultUser, machine.UserFrameOverflow)
+		fg.frame = frame
+	}
+	for _, l := range fg.f.Locals {
+		if l.Kind == gir.Var {
+			a := fg.entry.NewAlloca(llType(l.Type))
+			fg.cur.NewStore(zero(l.Type), a)
+			fg.vars[l.Name] = a
+		}
+	}
+}
+
+// stackCheck faults STACK_OVERFLOW unless need bytes below the
+// activation's entry stack pointer are in the machine stack, where the
+// Forge program's PUSH or CALL would fault.
+func (fg *fnGen) stackCheck(need int64) {
+	if need > fg.stackChecked {
+		fg.check(fg.cur.NewICmp(enum.IPredULT, fg.sp, i64(machine.HeapEnd+need)), machine.FaultStackOverflow, 0)
+		fg.stackChecked = need
+	}
+}
+
+// unrolledCall expands in, a call of the function to itself, into a copy
+// of its body (machine.Unrolled): a new activation whose stack pointer is
+// the callee's, whose returns arrive at the copy's exit with the call's
+// results.
+func (fg *fnGen) unrolledCall(in *gir.Instr, args []value.Value) {
+	u := fg.stack.Instrs[in]
+	outer := fg.activation
+	t := &target{exit: fg.lf.NewBlock(""), incoming: make([][]*ir.Incoming, len(in.Results))}
+	fg.activate(fg.cur.NewSub(outer.sp, i64(u.Depth+8)), outer.frame, args, t, outer.level+1)
+	fg.region(fg.f.Body, nil)
+	if fg.cur.Term == nil {
+		fg.ret(nil)
+	}
+	fg.activation = outer
+	fg.leave(in, t)
 }
 
 func zero(t gir.Type) constant.Constant {
@@ -339,10 +463,12 @@ func (fg *fnGen) check(cond value.Value, code, user int64) {
 	fg.cur = ok
 }
 
-// ret returns vals, restoring the frame stack first.
+// ret returns vals: from the function, or to the exit of the copy being
+// emitted.
 func (fg *fnGen) ret(vals []value.Value) {
-	if fg.savedSP != nil {
-		fg.cur.NewStore(fg.savedSP, fg.g.sp)
+	if fg.activation.ret != nil {
+		fg.arrive(fg.activation.ret, vals)
+		return
 	}
 	switch len(vals) {
 	case 0:
@@ -369,6 +495,9 @@ func (fg *fnGen) args(vs []*gir.Value) []value.Value {
 // region lowers the instructions of r. own is the target a yield in r
 // leaves to (nil for a function body or a loop body).
 func (fg *fnGen) region(r *gir.Region, own *target) {
+	// Stack checks made in r do not cover what follows it: r may not run.
+	checked := fg.stackChecked
+	defer func() { fg.stackChecked = checked }()
 	for _, in := range r.Instrs {
 		if fg.cur.Term != nil {
 			fg.newBlock() // dead code after a terminator: a block nothing reaches
@@ -417,6 +546,10 @@ func breakTarget(in *gir.Instr) *gir.Instr {
 }
 
 func (fg *fnGen) instr(in *gir.Instr, own *target) {
+	// Registers the Forge code pushed and has not yet checked against
+	// the machine stack's limit (or a CALL's return address) must fit
+	// before the instruction has any effect.
+	fg.stackCheck(fg.stack.Instrs[in].Need)
 	a := func(i int) value.Value { return fg.vals[in.Args[i]] }
 	def := func(v value.Value) { fg.vals[in.Results[0]] = v }
 	b := func() *ir.Block { return fg.cur }
@@ -427,7 +560,7 @@ func (fg *fnGen) instr(in *gir.Instr, own *target) {
 		def(i64(fg.g.fnIndex[in.Sym]))
 	case gir.OpAddrOf:
 		if in.Local != "" {
-			def(b().NewAdd(fg.frame, i64(fg.slots[in.Local])))
+			def(b().NewAdd(fg.frame, i64(fg.slots[in.Local]))) // the activation's frame
 		} else {
 			def(i64(int64(fg.g.layout.Data[in.Sym])))
 		}
@@ -490,6 +623,10 @@ func (fg *fnGen) instr(in *gir.Instr, own *target) {
 		b().NewStore(a(0), fg.vars[in.Local])
 
 	case gir.OpCall:
+		if in.Sym == fg.f.Name && fg.g.unrolled[in.Sym] && fg.level < machine.UnrollLevels {
+			fg.unrolledCall(in, fg.args(in.Args))
+			break
+		}
 		fg.call(in, fg.g.funcs[in.Sym], fg.args(in.Args))
 	case gir.OpCallIndirect:
 		sig := in.Args[0].Type.Sig()
@@ -615,9 +752,12 @@ func (fg *fnGen) constant(in *gir.Instr) value.Value {
 	return constant.NewInt(llType(t).(*types.IntType), in.Lit.Int)
 }
 
-// call calls callee and binds in's results.
+// call calls callee and binds in's results. The callee starts where
+// the Forge program's CALL leaves the machine stack, with the caller's
+// frame pointer.
 func (fg *fnGen) call(in *gir.Instr, callee value.Value, args []value.Value) {
-	c := fg.cur.NewCall(callee, args...)
+	sp := fg.cur.NewSub(fg.sp, i64(fg.stack.Instrs[in].Depth+8))
+	c := fg.cur.NewCall(callee, append([]value.Value{sp, fg.frame}, args...)...)
 	switch len(in.Results) {
 	case 0:
 	case 1:

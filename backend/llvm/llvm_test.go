@@ -9,6 +9,7 @@ import (
 
 	"github.com/genesis-toolchain/genesis/backend/llvm"
 	"github.com/genesis-toolchain/genesis/compiler"
+	"golang.org/x/tools/txtar"
 )
 
 // TestMissingTool: without llc the error says which tool is missing.
@@ -78,4 +79,49 @@ func TestFault(t *testing.T) {
 		t.Errorf("printed %q, stderr %q, err %v; want A, INVALID_ADDRESS, exit status 3", got, stderr.String(), err)
 	}
 	_ = os.Remove(bin)
+}
+
+// TestStackCasesO2 runs stack cases of the conformance suite through the
+// whole -O2 pipeline (opt, llc -O2), which the differential test does not
+// use: opt may merge calls of functions whose only effect is faulting,
+// but must neither drop an unused one that would fault (unused) nor move
+// a stack fault across output (push).
+func TestStackCasesO2(t *testing.T) {
+	if err := llvm.Available(llvm.Tools{}); err != nil {
+		t.Skip(err)
+	}
+	for _, name := range []string{"unused", "push"} {
+		t.Run(name, func(t *testing.T) {
+			data, err := os.ReadFile(filepath.Join("../../tests/genesis/stack", name+".txtar"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			ar := txtar.Parse(data)
+			var srcs []compiler.Source
+			want := map[string]string{}
+			for _, f := range ar.Files {
+				if strings.HasSuffix(f.Name, ".gen") {
+					srcs = append(srcs, compiler.Source{Name: f.Name, Data: f.Data})
+				}
+				want[f.Name] = string(f.Data)
+			}
+			out, diags := compiler.Build(srcs, compiler.Options{Target: "native", OptLevel: 2})
+			if diags.HasErrors() {
+				t.Fatal(diags.Error())
+			}
+			bin := filepath.Join(t.TempDir(), name)
+			if err := llvm.Link(out.LLVM, bin, llvm.Tools{}); err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command(bin)
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			got, err := cmd.Output()
+			ee, ok := err.(*exec.ExitError)
+			wantFault := "genesis: FAULTED: " + strings.TrimSpace(want["out/fault"]) + "\n"
+			if !ok || ee.ExitCode() != 3 || string(got) != want["out/stdout"] || stderr.String() != wantFault {
+				t.Errorf("printed %q, stderr %q, err %v; want %q, %q, exit status 3", got, stderr.String(), err, want["out/stdout"], wantFault)
+			}
+		})
+	}
 }

@@ -25,6 +25,7 @@ import (
 
 	"github.com/genesis-toolchain/genesis/backend/llvm"
 	"github.com/genesis-toolchain/genesis/compiler"
+	"github.com/genesis-toolchain/genesis/forge/host"
 	"github.com/genesis-toolchain/genesis/forge/vm"
 	"github.com/genesis-toolchain/genesis/ir"
 )
@@ -40,10 +41,12 @@ const (
 // RunTimeout bounds one run of a compiled program.
 const RunTimeout = 20 * time.Second
 
-// Program is one Genesis program: its files, compiled together in order.
+// Program is one Genesis program: its files, compiled together in order,
+// and its standard input.
 type Program struct {
 	Name    string
 	Sources []compiler.Source
+	Stdin   []byte
 }
 
 // Outcome is how a run ended: its standard output, and the fault it
@@ -61,16 +64,8 @@ func (o Outcome) String() string {
 	return fmt.Sprintf("printed %q and faulted %s", o.Stdout, o.Fault)
 }
 
-type output struct{ b strings.Builder }
-
-func (o *output) Send(ch uint8, msg []byte) {
-	if ch == vm.ChanStdout {
-		o.b.Write(msg)
-	}
-}
-
 // Forge compiles p at the optimization level and runs it on the Forge
-// Machine.
+// Machine as `forge exec` does, p.Stdin delivered on channel 2.
 func Forge(p Program, level int) (Outcome, error) {
 	res, diags := compiler.Build(p.Sources, compiler.Options{OptLevel: level})
 	if diags.HasErrors() {
@@ -80,20 +75,32 @@ func Forge(p Program, level int) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, fmt.Errorf("does not load: %v", err)
 	}
-	var out output
-	m := vm.New(img, vm.Config{Ticks: runTicks, Memory: runMemory, Stack: runStack}, &out)
-	for m.Run() == vm.Ready {
+	return RunForge(img, p.Stdin)
+}
+
+// RunForge runs a program on the Forge Machine with forge exec's
+// defaults (docs/forge-cli.md) and a tick budget the programs do not
+// near: stdin is delivered on channel 2 in forge exec's messages.
+func RunForge(img *vm.Image, stdin []byte) (Outcome, error) {
+	var stdout strings.Builder
+	r, err := host.Run(img, host.Options{
+		Limits: host.Limits{Ticks: runTicks, Memory: runMemory, Stack: runStack},
+		Input:  host.NewStdin(bytes.NewReader(stdin)),
+		Stdout: &stdout,
+	})
+	if err != nil {
+		return Outcome{}, err
 	}
-	o := Outcome{Stdout: out.b.String()}
-	switch m.State() {
+	o := Outcome{Stdout: stdout.String()}
+	switch r.State {
 	case vm.Halted:
 	case vm.Faulted:
-		o.Fault = m.Fault().String()
-		if m.Fault() == vm.UserFault {
-			o.Fault += fmt.Sprintf(" code=%d", m.UserCode())
+		o.Fault = r.Fault.String()
+		if r.Fault == vm.UserFault {
+			o.Fault += fmt.Sprintf(" code=%d", r.UserCode)
 		}
 	default:
-		return o, fmt.Errorf("stopped in state %s", m.State())
+		return o, fmt.Errorf("stopped in state %s", r.State)
 	}
 	return o, nil
 }
@@ -110,17 +117,15 @@ func BuildNative(progs []Program, dir string, level int) (string, []error, error
 	errs := make([]error, len(progs))
 	mods := make([]llvm.Program, len(progs))
 	for i, p := range progs {
+		// The module the Forge program is compiled from: the native
+		// program charges that program's use of the stacks.
 		res, diags := compiler.Build(p.Sources, compiler.Options{Emit: compiler.EmitIR, OptLevel: level})
 		if diags.HasErrors() {
 			errs[i] = fmt.Errorf("does not compile: %s", diags.Error())
 			mods[i] = llvm.Program{Module: ir.NewModule(), File: p.Name} // fails again below, without main
 			continue
 		}
-		m, diags := ir.Parse(p.Name, []byte(res.Text))
-		if diags.HasErrors() {
-			errs[i] = fmt.Errorf("the printed IR does not parse: %s", diags.Error())
-		}
-		mods[i] = llvm.Program{Module: m, File: p.Sources[0].Name}
+		mods[i] = llvm.Program{Module: res.Module, File: p.Sources[0].Name}
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", errs, err
@@ -187,12 +192,14 @@ func write(path string, data []byte) error {
 
 var faultLine = regexp.MustCompile(`(?m)^genesis: FAULTED: (\w+)(?: \(code (\d+)\))?$`)
 
-// Run runs a compiled program and reads how it ended: exit status 0 is a
-// halt, 3 a fault named on standard error; anything else is an error.
-func Run(bin string, args ...string) (Outcome, error) {
+// Run runs a compiled program with stdin as its standard input and reads
+// how it ended: exit status 0 is a halt, 3 a fault named on standard
+// error; anything else is an error.
+func Run(bin string, stdin []byte, args ...string) (Outcome, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), RunTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Stdin = bytes.NewReader(stdin)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()

@@ -2,13 +2,24 @@
 // differential test of the three targets (internal/difftest), and shrinks
 // a program on which they disagree to a small reproducer.
 //
-// A program is a main function over a few integer variables of mixed
-// widths and signedness: assignments of random expressions (every
-// arithmetic, bitwise, shift and comparison operator, casts), ifs and
-// bounded loops, and at the end the value of every variable printed.
-// Division and remainder by a value that may be zero are kept: the
-// targets must then fault alike. The statements form a tree that Shrink
-// prunes.
+// A program is a few functions and a main, over integer variables of
+// mixed widths and signedness: assignments of random expressions (every
+// arithmetic, bitwise, shift and comparison operator, casts), ifs,
+// bounded loops, prints, and calls, each a statement assigning the
+// callee's result to a variable. A function has parameters, locals,
+// sometimes a local array (a frame on the shadow stack) and a result; it
+// calls only functions defined before it, or itself when it is
+// recursive: then its first parameter d counts the levels left, it
+// returns at d == 0 and calls itself, once or twice, with d - 1. Most
+// calls of a recursive function pass a small d; some pass 100000, deeper
+// than the Forge Machine's stacks allow, so that the targets must fault
+// at the same depth, after the same output. Main ends by printing every
+// variable. Division and remainder by a value that may be zero are kept:
+// the targets must then fault alike. A cost model bounds the work a
+// program does (calls in loops, recursion), so every run is short.
+//
+// The statements form trees that Shrink prunes; it also removes the
+// functions no call is left to.
 package genfuzz
 
 import (
@@ -29,8 +40,21 @@ func bits(t string) int {
 	return n
 }
 
-// Program is a generated program: its variables and statements.
+// Generation limits.
+const (
+	maxFuncs = 4
+	// budget bounds the statements a program runs, as the cost model
+	// estimates them.
+	budget = 200_000
+	// deepLevels is the d of the calls meant to outgrow the stacks: the
+	// machine stack holds at most 8192 return addresses.
+	deepLevels = 100_000
+)
+
+// Program is a generated program: its functions, and main's variables
+// and statements.
 type Program struct {
+	Funcs []*Func
 	Vars  []Var
 	Stmts []*Stmt
 }
@@ -41,41 +65,154 @@ type Var struct {
 	Init       int64
 }
 
-// Stmt is a statement: an assignment (Text), or an if or bounded loop
-// (Text is its head) with a body.
+// Func is a generated function. Its locals start as Inits (expressions
+// over the parameters); its body assigns them; it returns Ret.
+type Func struct {
+	Name   string
+	Params []Var // Init unused
+	Result string
+	// Rec marks a recursive function: its first parameter d (u64, not
+	// in Params) counts the levels left; at d == 0 it returns Base.
+	Rec    bool
+	Base   string
+	Locals []Var
+	Inits  []string
+	// Array is the length of the local array a of u64, 0 for none.
+	Array     int
+	ArrayInit string
+	Body      []*Stmt
+	Ret       string
+}
+
+// Stmt is a statement: an assignment, a print or a call (Text is the
+// whole statement; Callee names the function a call calls), or an if or
+// bounded loop (Text is its head) with a body.
 type Stmt struct {
-	Text string
-	Body []*Stmt
-	Else []*Stmt
-	If   bool // an if; Text is its condition
-	Loop bool // a loop; Text is its counter's name
-	N    int  // the loop's iteration count
+	Text   string
+	Body   []*Stmt
+	Else   []*Stmt
+	If     bool   // an if; Text is its condition
+	Loop   bool   // a loop; Text is its counter's name
+	N      int    // the loop's iteration count
+	Callee string // a call of this function
 }
 
 // gen is the state of one generation.
 type gen struct {
 	r     *rand.Rand
-	vars  []Var
 	loops int
+	funcs []*Func
+	costs []int // each function's cost, at the largest d its calls pass
+
+	// The scope of the body being generated.
+	vars []Var  // readable: parameters and variables
+	muts []Var  // assignable
+	self *Func  // the function being generated, nil in main
+	arr  int    // the length of its array a, 0 for none
+	mult int    // the times the statement runs per run of the body
+	cost *int   // the body's running cost estimate
+	deep bool   // a deep call was made: further statements may not run
+	prec string // in a recursive function, "d - 1": its self-calls' first argument
 }
 
-// Generate returns a random program of roughly size statements from the
-// seed.
+// Generate returns a random program of roughly size statements in main
+// from the seed.
 func Generate(seed int64, size int) *Program {
 	g := &gen{r: rand.New(rand.NewSource(seed))}
+	p := &Program{}
+	nf := g.r.Intn(maxFuncs + 1)
+	for i := 0; i < nf; i++ {
+		g.function(fmt.Sprintf("f%d", i))
+	}
+	p.Funcs = g.funcs
 	n := 2 + g.r.Intn(5)
 	for i := 0; i < n; i++ {
 		t := intTypes[g.r.Intn(len(intTypes))]
-		g.vars = append(g.vars, Var{Name: fmt.Sprintf("v%d", i), Type: t, Init: g.literal(t)})
+		p.Vars = append(p.Vars, Var{Name: fmt.Sprintf("v%d", i), Type: t, Init: g.literal(t)})
 	}
-	p := &Program{Vars: g.vars}
+	cost := 0
+	g.vars, g.muts, g.self, g.arr, g.mult, g.cost, g.deep = p.Vars, p.Vars, nil, 0, 1, &cost, false
 	p.Stmts = g.stmts(size, 0)
 	return p
 }
 
+// function generates a function and adds it to g.funcs.
+func (g *gen) function(name string) {
+	f := &Func{Name: name, Result: intTypes[g.r.Intn(len(intTypes))], Rec: g.r.Intn(2) == 0}
+	var scope []Var
+	if f.Rec {
+		scope = append(scope, Var{Name: "d", Type: "u64"})
+	}
+	for i, n := 0, 1+g.r.Intn(3); i < n; i++ {
+		v := Var{Name: fmt.Sprintf("p%d", i), Type: intTypes[g.r.Intn(len(intTypes))]}
+		f.Params = append(f.Params, v)
+		scope = append(scope, v)
+	}
+	g.vars, g.muts = scope, nil
+	for i, n := 0, 1+g.r.Intn(3); i < n; i++ {
+		l := Var{Name: fmt.Sprintf("l%d", i), Type: intTypes[g.r.Intn(len(intTypes))]}
+		f.Locals = append(f.Locals, l)
+		f.Inits = append(f.Inits, g.expr(l.Type, 1))
+	}
+	if g.r.Intn(3) == 0 {
+		// Sizes from a few words to 16 KiB, so that deep recursion
+		// sometimes runs out of frames before the machine stack.
+		f.Array = []int{3, 16, 100, 2047}[g.r.Intn(4)]
+		f.ArrayInit = g.expr("u64", 1)
+	}
+	g.vars = append(g.vars, f.Locals...)
+	g.muts = f.Locals
+	g.self, g.arr = f, f.Array
+	cost := 0
+	g.mult, g.cost, g.deep = 1, &cost, false
+	if f.Rec {
+		f.Base = g.expr(f.Result, 2)
+		g.prec = "d - 1"
+	}
+	f.Body = g.stmts(1+g.r.Intn(5), 1)
+	selfCalls := 0
+	if f.Rec {
+		// One or two calls of itself, at the top level of the body (not
+		// in a loop, which would multiply the calls per level).
+		for k, n := 0, 1+g.r.Intn(2); k < n; k++ {
+			s := g.call(f, len(g.funcs))
+			at := g.r.Intn(len(f.Body) + 1)
+			f.Body = append(f.Body[:at], append([]*Stmt{s}, f.Body[at:]...)...)
+			selfCalls++
+		}
+	}
+	f.Ret = g.expr(f.Result, 3)
+	if f.Array > 0 {
+		f.Ret = fmt.Sprintf("(%s ^ (a[%s %% %d] as %s))", f.Ret, g.expr("u64", 1), f.Array, f.Result)
+	}
+	g.funcs = append(g.funcs, f)
+	// The cost of a call: the body per level, times the levels (or
+	// 2^levels for two calls a level) at the largest d of a bounded call.
+	levels := maxLevels(selfCalls)
+	c := cost + 1
+	switch {
+	case !f.Rec:
+	case selfCalls == 1:
+		c *= levels + 1
+	default:
+		c <<= levels + 1
+	}
+	g.costs = append(g.costs, c)
+	g.self, g.prec = nil, ""
+}
+
+// maxLevels is the largest d a bounded call passes to a function that
+// calls itself selfCalls times a level.
+func maxLevels(selfCalls int) int {
+	if selfCalls > 1 {
+		return 8
+	}
+	return 40
+}
+
 func (g *gen) stmts(n, depth int) []*Stmt {
 	var out []*Stmt
-	for i := 0; i < n; i++ {
+	for i := 0; i < n && !g.deep; i++ {
 		out = append(out, g.stmt(depth))
 	}
 	return out
@@ -83,16 +220,81 @@ func (g *gen) stmts(n, depth int) []*Stmt {
 
 func (g *gen) stmt(depth int) *Stmt {
 	if depth < 2 {
-		switch g.r.Intn(8) {
-		case 0:
+		switch g.r.Intn(10) {
+		case 0, 1:
 			return &Stmt{If: true, Text: g.cond(), Body: g.stmts(1+g.r.Intn(3), depth+1), Else: g.stmts(g.r.Intn(2), depth+1)}
-		case 1:
+		case 2:
 			g.loops++
-			return &Stmt{Text: fmt.Sprintf("k%d", g.loops), Loop: true, N: 1 + g.r.Intn(5), Body: g.stmts(1+g.r.Intn(3), depth+1)}
+			s := &Stmt{Text: fmt.Sprintf("k%d", g.loops), Loop: true, N: 1 + g.r.Intn(5)}
+			mult := g.mult
+			g.mult *= s.N
+			s.Body = g.stmts(1+g.r.Intn(3), depth+1)
+			g.mult = mult
+			return s
 		}
 	}
-	v := g.vars[g.r.Intn(len(g.vars))]
+	*g.cost += g.mult
+	switch k := g.r.Intn(12); {
+	case k < 3 && len(g.funcs) > 0:
+		// A call of a function defined before this one, if the budget
+		// allows it.
+		callee := g.r.Intn(len(g.funcs))
+		if *g.cost+g.mult*g.costs[callee] <= budget {
+			return g.call(g.funcs[callee], callee)
+		}
+	case k == 3:
+		v := g.vars[g.r.Intn(len(g.vars))]
+		return &Stmt{Text: fmt.Sprintf("put_i64(%s as i64); nl();", v.Name)}
+	case k == 4 && g.arr > 0:
+		return &Stmt{Text: fmt.Sprintf("a[%s %% %d] = %s;", g.expr("u64", 2), g.arr, g.expr("u64", 2))}
+	}
+	if len(g.muts) == 0 {
+		v := g.vars[g.r.Intn(len(g.vars))]
+		return &Stmt{Text: fmt.Sprintf("put_i64(%s as i64); nl();", v.Name)}
+	}
+	v := g.muts[g.r.Intn(len(g.muts))]
 	return &Stmt{Text: fmt.Sprintf("%s = %s;", v.Name, g.expr(v.Type, 3))}
+}
+
+// call is a statement calling f (g.funcs[index], or the function being
+// generated when index is len(g.funcs)) and assigning its result to a
+// variable of the scope, or printing it when no variable is assignable.
+func (g *gen) call(f *Func, index int) *Stmt {
+	var args []string
+	switch {
+	case f == g.self:
+		args = append(args, g.prec)
+	case f.Rec:
+		selfCalls := 0
+		for _, s := range f.Body {
+			if s.Callee == f.Name {
+				selfCalls++
+			}
+		}
+		// Deep calls only where nothing multiplies them, and only of a
+		// function that calls itself once: it then runs out of stack
+		// after at most 8192 levels (two calls a level could branch for
+		// long without going deep).
+		levels := g.r.Intn(maxLevels(selfCalls) + 1)
+		if g.mult == 1 && selfCalls == 1 && g.r.Intn(4) == 0 {
+			levels = deepLevels
+			g.deep = true // the run very likely ends here
+		} else {
+			*g.cost += g.mult * g.costs[index] // (the costs assume the largest d)
+		}
+		args = append(args, fmt.Sprint(levels))
+	default:
+		*g.cost += g.mult * g.costs[index]
+	}
+	for _, p := range f.Params {
+		args = append(args, g.expr(p.Type, 2))
+	}
+	call := fmt.Sprintf("%s(%s)", f.Name, strings.Join(args, ", "))
+	if len(g.muts) == 0 {
+		return &Stmt{Text: fmt.Sprintf("put_i64(%s as i64); nl();", call), Callee: f.Name}
+	}
+	v := g.muts[g.r.Intn(len(g.muts))]
+	return &Stmt{Text: fmt.Sprintf("%s = (%s as %s);", v.Name, call, v.Type), Callee: f.Name}
 }
 
 // literal is a random value of type t, favouring edge cases.
@@ -130,7 +332,8 @@ func lit(x int64) string {
 	return fmt.Sprintf("%d", x)
 }
 
-// expr is a random expression of type t, of at most depth levels.
+// expr is a random expression of type t over the variables of the
+// scope, of at most depth levels.
 func (g *gen) expr(t string, depth int) string {
 	if depth == 0 || g.r.Intn(4) == 0 {
 		var same []Var
@@ -142,7 +345,7 @@ func (g *gen) expr(t string, depth int) string {
 		if len(same) > 0 && g.r.Intn(3) > 0 {
 			return same[g.r.Intn(len(same))].Name
 		}
-		if g.r.Intn(2) == 0 {
+		if len(g.vars) > 0 && g.r.Intn(2) == 0 {
 			v := g.vars[g.r.Intn(len(g.vars))]
 			return fmt.Sprintf("(%s as %s)", v.Name, t)
 		}
@@ -154,7 +357,7 @@ func (g *gen) expr(t string, depth int) string {
 	}
 	a, b := g.expr(t, depth-1), g.expr(t, depth-1)
 	div := g.r.Intn(10)
-	if (div == 2 || div == 3) && g.r.Intn(16) > 0 {
+	if (div == 2 || div == 3) && g.r.Intn(32) > 0 {
 		// Most divisors are made nonzero, or nearly every program would
 		// end at its first division by zero.
 		b = fmt.Sprintf("(%s | (1 as %s))", b, t)
@@ -182,6 +385,27 @@ func (g *gen) cond() string {
 // Source is the program's main.gen.
 func (p *Program) Source() string {
 	var b strings.Builder
+	for _, f := range p.Funcs {
+		var params []string
+		if f.Rec {
+			params = append(params, "d: u64")
+		}
+		for _, v := range f.Params {
+			params = append(params, v.Name+": "+v.Type)
+		}
+		fmt.Fprintf(&b, "fn %s(%s) -> %s {\n", f.Name, strings.Join(params, ", "), f.Result)
+		for i, l := range f.Locals {
+			fmt.Fprintf(&b, "  let mut %s: %s = %s;\n", l.Name, l.Type, f.Inits[i])
+		}
+		if f.Array > 0 {
+			fmt.Fprintf(&b, "  let mut a: [u64; %d] = [%s; %d];\n", f.Array, f.ArrayInit, f.Array)
+		}
+		if f.Rec {
+			fmt.Fprintf(&b, "  if d == 0 { return %s; };\n", f.Base)
+		}
+		writeStmts(&b, f.Body, 1)
+		fmt.Fprintf(&b, "  %s\n}\n\n", f.Ret)
+	}
 	b.WriteString("fn main() -> void {\n")
 	for _, v := range p.Vars {
 		init := fmt.Sprintf("(%s as %s)", lit(v.Init), v.Type)
@@ -230,8 +454,14 @@ func (p *Program) Sources() []compiler.Source {
 	return []compiler.Source{{Name: "main.gen", Data: []byte(p.Source())}, {Name: "print.gen", Data: []byte(printGen)}}
 }
 
-// Size counts the program's statements.
-func (p *Program) Size() int { return count(p.Stmts) }
+// Size counts the program's statements and functions.
+func (p *Program) Size() int {
+	n := count(p.Stmts)
+	for _, f := range p.Funcs {
+		n += 1 + count(f.Body)
+	}
+	return n
+}
 
 func count(ss []*Stmt) int {
 	n := 0
@@ -287,7 +517,7 @@ func Check(progs []*Program, dir string) ([]string, error) {
 				msgs = append(msgs, fmt.Sprintf("%s: %v", t.name, t.errs[i]))
 				continue
 			}
-			got, err := difftest.Run(t.bin, difftest.Arg(i))
+			got, err := difftest.Run(t.bin, nil, difftest.Arg(i))
 			if err != nil {
 				msgs = append(msgs, fmt.Sprintf("%s: %v", t.name, err))
 			} else if got != want[i] {
@@ -299,9 +529,11 @@ func Check(progs []*Program, dir string) ([]string, error) {
 	return out, nil
 }
 
-// Shrink removes statements from p, one at a time, as long as the
-// targets still disagree on it (fails reports whether they do), and
-// returns the smallest program found.
+// Shrink makes p smaller, one step at a time, as long as the targets
+// still disagree on it (fails reports whether they do), and returns the
+// smallest program found. A step removes a statement (a call among
+// them), replaces an if or loop by one of its bodies, or removes a
+// function no call is left to.
 func Shrink(p *Program, fails func(*Program) bool) *Program {
 	for changed := true; changed; {
 		changed = false
@@ -315,38 +547,83 @@ func Shrink(p *Program, fails func(*Program) bool) *Program {
 	return p
 }
 
-// candidates are p with one statement removed, or one if or loop
-// replaced by its body, largest removals first.
+// candidates are p made smaller by one step, largest removals first:
+// functions without callers, then statements of main and of each
+// function.
 func candidates(p *Program) []*Program {
 	var out []*Program
-	var walk func(ss []*Stmt, rebuild func([]*Stmt) *Program)
-	walk = func(ss []*Stmt, rebuild func([]*Stmt) *Program) {
-		for i, s := range ss {
-			rest := append(append([]*Stmt(nil), ss[:i]...), ss[i+1:]...)
-			out = append(out, rebuild(rest))
-			if s.If || s.Loop {
-				flat := append(append(append([]*Stmt(nil), ss[:i]...), s.Body...), ss[i+1:]...)
-				out = append(out, rebuild(flat))
-				if len(s.Else) > 0 {
-					flat := append(append(append([]*Stmt(nil), ss[:i]...), s.Else...), ss[i+1:]...)
-					out = append(out, rebuild(flat))
-				}
-				i, s := i, s
-				walk(s.Body, func(body []*Stmt) *Program {
-					c := *s
-					c.Body = body
-					with := append(append(append([]*Stmt(nil), ss[:i]...), &c), ss[i+1:]...)
-					return rebuild(with)
-				})
-				walk(s.Else, func(els []*Stmt) *Program {
-					c := *s
-					c.Else = els
-					with := append(append(append([]*Stmt(nil), ss[:i]...), &c), ss[i+1:]...)
-					return rebuild(with)
-				})
+	called := map[string]bool{}
+	var mark func(ss []*Stmt)
+	mark = func(ss []*Stmt) {
+		for _, s := range ss {
+			if s.Callee != "" {
+				called[s.Callee] = true
+			}
+			mark(s.Body)
+			mark(s.Else)
+		}
+	}
+	mark(p.Stmts)
+	for _, f := range p.Funcs {
+		for _, s := range f.Body { // a function's calls of itself do not keep it
+			if s.Callee != f.Name {
+				mark([]*Stmt{s})
 			}
 		}
 	}
-	walk(p.Stmts, func(ss []*Stmt) *Program { return &Program{Vars: p.Vars, Stmts: ss} })
+	for i, f := range p.Funcs {
+		if !called[f.Name] {
+			c := *p
+			c.Funcs = append(append([]*Func(nil), p.Funcs[:i]...), p.Funcs[i+1:]...)
+			out = append(out, &c)
+		}
+	}
+	out = append(out, stmtCandidates(p.Stmts, func(ss []*Stmt) *Program {
+		c := *p
+		c.Stmts = ss
+		return &c
+	})...)
+	for i, f := range p.Funcs {
+		out = append(out, stmtCandidates(f.Body, func(ss []*Stmt) *Program {
+			nf := *f
+			nf.Body = ss
+			c := *p
+			c.Funcs = append([]*Func(nil), p.Funcs...)
+			c.Funcs[i] = &nf
+			return &c
+		})...)
+	}
+	return out
+}
+
+// stmtCandidates are the statement list ss with one statement removed,
+// or one if or loop replaced by its body, each rebuilt into a program.
+func stmtCandidates(ss []*Stmt, rebuild func([]*Stmt) *Program) []*Program {
+	var out []*Program
+	for i, s := range ss {
+		rest := append(append([]*Stmt(nil), ss[:i]...), ss[i+1:]...)
+		out = append(out, rebuild(rest))
+		if s.If || s.Loop {
+			flat := append(append(append([]*Stmt(nil), ss[:i]...), s.Body...), ss[i+1:]...)
+			out = append(out, rebuild(flat))
+			if len(s.Else) > 0 {
+				flat := append(append(append([]*Stmt(nil), ss[:i]...), s.Else...), ss[i+1:]...)
+				out = append(out, rebuild(flat))
+			}
+			i, s := i, s
+			out = append(out, stmtCandidates(s.Body, func(body []*Stmt) *Program {
+				c := *s
+				c.Body = body
+				with := append(append(append([]*Stmt(nil), ss[:i]...), &c), ss[i+1:]...)
+				return rebuild(with)
+			})...)
+			out = append(out, stmtCandidates(s.Else, func(els []*Stmt) *Program {
+				c := *s
+				c.Else = els
+				with := append(append(append([]*Stmt(nil), ss[:i]...), &c), ss[i+1:]...)
+				return rebuild(with)
+			})...)
+		}
+	}
 	return out
 }

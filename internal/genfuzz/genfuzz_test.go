@@ -8,10 +8,11 @@ import (
 )
 
 // TestGenerateValid checks that generated programs are deterministic and
-// compile and run on the Forge Machine, and that some print and some
-// fault, so the differential test sees both.
+// compile and run on the Forge Machine, that some print and some fault,
+// so the differential test sees both, and that they have functions,
+// calls and recursion, some of it deep enough to fault on the stacks.
 func TestGenerateValid(t *testing.T) {
-	var halts, faults int
+	var halts, faults, stackFaults, funcs, recursive, calls int
 	for seed := int64(0); seed < 30; seed++ {
 		p := Generate(seed, 12)
 		if p.Source() != Generate(seed, 12).Source() {
@@ -21,36 +22,60 @@ func TestGenerateValid(t *testing.T) {
 		if err != nil {
 			t.Fatalf("seed %d: %v\n%s", seed, err, p.Source())
 		}
-		if o.Fault == "" {
+		switch o.Fault {
+		case "":
 			halts++
-		} else {
+		case "STACK_OVERFLOW", "USER_FAULT code=2":
+			stackFaults++
+			fallthrough
+		default:
 			faults++
 		}
+		funcs += len(p.Funcs)
+		for _, f := range p.Funcs {
+			if f.Rec {
+				recursive++
+			}
+		}
+		calls += strings.Count(p.Source(), "(f")
 	}
-	if halts == 0 || faults == 0 {
-		t.Errorf("%d programs halted and %d faulted: want some of each", halts, faults)
+	if halts == 0 || faults == 0 || stackFaults == 0 {
+		t.Errorf("%d programs halted and %d faulted, %d of them on a stack: want some of each", halts, faults, stackFaults)
 	}
-	t.Logf("%d halted, %d faulted", halts, faults)
+	if funcs == 0 || recursive == 0 || calls == 0 {
+		t.Errorf("%d functions, %d recursive, %d calls: want some of each", funcs, recursive, calls)
+	}
+	t.Logf("%d halted, %d faulted (%d on a stack); %d functions, %d recursive", halts, faults, stackFaults, funcs, recursive)
 }
 
 // TestShrink shrinks a program against a predicate that holds while one
-// particular assignment is left: the result is that assignment alone.
+// particular assignment of main is left: the result is that assignment
+// alone, every function gone with the calls to it.
 func TestShrink(t *testing.T) {
 	p := Generate(7, 12)
+	if len(p.Funcs) == 0 {
+		t.Fatal("seed 7 has no function: pick a seed that has")
+	}
 	var target string
-	var find func([]*Stmt)
-	find = func(ss []*Stmt) {
-		for _, s := range ss {
-			if !s.If && !s.Loop {
-				target = s.Text
-			}
-			find(s.Body)
-			find(s.Else)
+	for _, s := range p.Stmts {
+		if !s.If && !s.Loop && s.Callee == "" {
+			target = s.Text
 		}
 	}
-	find(p.Stmts)
 	small := Shrink(p, func(q *Program) bool { return strings.Contains(q.Source(), target) })
-	if small.Size() != 1 || !strings.Contains(small.Source(), target) {
-		t.Errorf("shrunk to %d statements, want 1:\n%s", small.Size(), small.Source())
+	if small.Size() != 1 || len(small.Funcs) != 0 || !strings.Contains(small.Source(), target) {
+		t.Errorf("shrunk to %d statements and %d functions, want 1 and 0:\n%s", small.Size(), len(small.Funcs), small.Source())
+	}
+}
+
+// TestShrinkFunction: a predicate that needs a function keeps it, with
+// its body emptied, and removes everything else, calls to it included.
+func TestShrinkFunction(t *testing.T) {
+	p := Generate(7, 12)
+	f := p.Funcs[len(p.Funcs)-1]
+	head := "fn " + f.Name + "("
+	small := Shrink(p, func(q *Program) bool { return strings.Contains(q.Source(), head) })
+	if len(small.Funcs) != 1 || small.Funcs[0].Name != f.Name || small.Size() != 1 {
+		t.Errorf("shrunk to %d statements and functions, want %s alone:\n%s", small.Size(), f.Name, small.Source())
 	}
 }

@@ -296,7 +296,7 @@ func TestRandomPrograms(t *testing.T) {
 			if diags.HasErrors() {
 				t.Fatalf("seed %d: %s", seed, diags.Render(nil))
 			}
-			opt.Run(m2, level, &opt.Hooks{Compiled: true, AfterPass: func(p opt.Pass, m *ir.Module) {
+			opt.Run(m2, level, &opt.Hooks{AfterPass: func(p opt.Pass, m *ir.Module) {
 				if diags := ir.Verify(m); len(diags) > 0 {
 					t.Fatalf("seed %d -O%d: after %s the module does not verify:\n%s\nbefore:\n%s\nafter:\n%s",
 						seed, level, p.Name, diags.Render(nil), src, ir.Print(m))
@@ -342,94 +342,6 @@ func TestEval(t *testing.T) {
 						t.Fatalf("%s %s %d, %d: folded %v, fault %v:\n%s", op, ty, a, c, folded, want.err, ir.Print(m))
 					}
 				}
-			}
-		}
-	}
-}
-
-// TestUnrollRecursion: for targets that run machine code, a small
-// directly recursive function is unrolled two levels (its calls to
-// itself become copies of its body, whose calls stay calls: 2 + 4 copies,
-// 8 calls left) and computes what it did; a mutually recursive pair and
-// the Forge pipeline are left alone.
-func TestUnrollRecursion(t *testing.T) {
-	const src = `func @fib(%n: i64) -> i64 @f.gen:1:1 {
-  %two = const i64 2 @1:1
-  %small = lt.s %n, %two @1:1
-  if %small @1:1 {
-    return %n @1:1
-  }
-  %one = const i64 1 @1:1
-  %a = sub %n, %one @1:1
-  %fa = call @fib(%a) -> i64 @1:1
-  %b = sub %n, %two @1:1
-  %fb = call @fib(%b) -> i64 @1:1
-  %r = add %fa, %fb @1:1
-  return %r @1:1
-}
-
-func @even(%n: i64) -> i64 @f.gen:2:1 {
-  %zero = const i64 0 @2:1
-  %done = eq %n, %zero @2:1
-  if %done @2:1 {
-    %one = const i64 1 @2:1
-    return %one @2:1
-  }
-  %m1 = const i64 1 @2:1
-  %p = sub %n, %m1 @2:1
-  %r = call @odd(%p) -> i64 @2:1
-  return %r @2:1
-}
-
-func @odd(%n: i64) -> i64 @f.gen:3:1 {
-  %zero = const i64 0 @3:1
-  %done = eq %n, %zero @3:1
-  if %done @3:1 {
-    return %zero @3:1
-  }
-  %m1 = const i64 1 @3:1
-  %p = sub %n, %m1 @3:1
-  %r = call @even(%p) -> i64 @3:1
-  return %r @3:1
-}
-
-func @main(%n: i64) -> (i64, i64) @f.gen:4:1 {
-  %f = call @fib(%n) -> i64 @4:1
-  %e = call @even(%n) -> i64 @4:1
-  return %f, %e @4:1
-}
-`
-	calls := func(m *ir.Module, f, callee string) int {
-		n := 0
-		ir.Walk(m.Func(f).Body, func(in *ir.Instr) {
-			if in.Op == ir.OpCall && in.Sym == callee {
-				n++
-			}
-		})
-		return n
-	}
-	for _, compiled := range []bool{false, true} {
-		m, diags := ir.Parse("f.ir", []byte(src))
-		if diags.HasErrors() {
-			t.Fatal(diags.Render(nil))
-		}
-		opt.Run(m, opt.MaxLevel, &opt.Hooks{Compiled: compiled})
-		if diags := ir.Verify(m); len(diags) > 0 {
-			t.Fatalf("compiled=%v: %s\n%s", compiled, diags.Render(nil), ir.Print(m))
-		}
-		want := 2
-		if compiled {
-			want = 8
-		}
-		if got := calls(m, "fib", "fib"); got != want {
-			t.Errorf("compiled=%v: fib calls itself %d times, want %d:\n%s", compiled, got, want, ir.Print(m))
-		}
-		if got := calls(m, "even", "odd") + calls(m, "odd", "even"); got != 2 {
-			t.Errorf("compiled=%v: the mutually recursive pair has %d calls, want 2", compiled, got)
-		}
-		for _, n := range []uint64{0, 1, 2, 10, 20} {
-			if got, want := run(m, []uint64{n}).String(), fmt.Sprint([]uint64{fibOf(n), 1 - n%2}); got != want {
-				t.Errorf("compiled=%v: main(%d) = %s, want %s", compiled, n, got, want)
 			}
 		}
 	}

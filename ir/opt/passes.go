@@ -26,12 +26,6 @@ type Pass struct {
 	// pass. No pass is mandatory: every backend accepts the IR as
 	// frontends build it, so -O0 runs nothing.
 	Level int
-	// Compiled marks a pass that runs only for targets that execute
-	// machine code (native, Go): it trades code size for fewer
-	// instructions, which a processor rewards and the Forge interpreter,
-	// whose speed comes from superinstructions fused from the code shapes
-	// the backend emits, does not.
-	Compiled bool
 }
 
 // passes is the pipeline, in order. The comment on each entry says why it
@@ -62,12 +56,6 @@ var passes = [...]Pass{
 	// optimized size.
 	{Name: "deadcode", Func: deadcode, Level: 1,
 		Doc: "removes unused pure instructions, unused region results and loop parameters, empty structured ops and unused slots"},
-	// unroll-recursion runs on cleaned-up functions, like inline, and
-	// before it, so that inline then treats the unrolled body (bigger,
-	// still recursive) as it would any recursive function: it is never
-	// inlined, and the late round folds the copies' constants.
-	{Name: "unroll-recursion", Func: unrollRecursion, Level: 2, Compiled: true,
-		Doc: "unrolls small directly recursive functions one level: each call to itself becomes a copy of its body"},
 	// inline runs on cleaned-up functions (sizes are meaningful, bodies
 	// are in SSA form) and before the late round, which folds each
 	// inlined body with the constants of its call site.
@@ -109,18 +97,19 @@ type Hooks struct {
 	// the module as that pass left it. A driver implements
 	// --dump-after=NAME with it; tests verify the module after every pass.
 	AfterPass func(p Pass, m *ir.Module)
-	// Compiled says the target executes machine code (native, Go): the
-	// passes marked Compiled run too.
-	Compiled bool
 }
 
 // Run optimizes m in place by running, in table order, every pass whose
-// Level is at most level (-O0 runs nothing, -O2 everything), the passes
-// marked Compiled only when hooks.Compiled is set. m must verify; it
-// verifies afterwards. hooks may be nil.
+// Level is at most level (-O0 runs nothing, -O2 everything). m must
+// verify; it verifies afterwards. hooks may be nil.
+//
+// The pipeline is the same for every target: the native and Go targets
+// reproduce the Forge program's use of the stacks instruction by
+// instruction (docs/decisions.md, N4), so they compile the module Forge
+// compiles.
 func Run(m *ir.Module, level int, hooks *Hooks) {
 	for _, p := range passes {
-		if p.Level > level || p.Compiled && (hooks == nil || !hooks.Compiled) {
+		if p.Level > level {
 			continue
 		}
 		p.Func(m)

@@ -7,6 +7,8 @@
 // A run case, run/*.txtar, has these sections:
 //
 //	*.gen       the program: one or more files, compiled together in order
+//	in/stdin    optional: its standard input, which reaches channel 2 as
+//	            forge exec delivers it (64 KiB messages, then empty ones)
 //	out/stdout  what it writes on channel 0, written by hand: the expected
 //	            output is the specification, not a record of this compiler
 //	out/fault   only when the program must fault: the fault's name, and
@@ -17,6 +19,13 @@
 //
 // Every run case is compiled at -O0 and at -O2, and both programs must
 // print the same and end the same way.
+//
+// A stack case, stack/*.txtar, has the sections of a run case and is
+// compiled at -O2 only: it recurses to the exact depth where the Forge
+// program's machine stack or shadow stack of frames runs out, which
+// depends on the code each level makes (the registers pushed around
+// calls, the spill slots). The differential test runs them on every
+// target, which must fault at the same depth.
 //
 // An error case, errors/*.txtar, has one or more *.gen files and
 //
@@ -40,15 +49,8 @@ import (
 	"github.com/genesis-toolchain/genesis/compiler"
 	"github.com/genesis-toolchain/genesis/forge/vm"
 	"github.com/genesis-toolchain/genesis/frontend/diag"
+	"github.com/genesis-toolchain/genesis/internal/difftest"
 	"github.com/genesis-toolchain/genesis/internal/golden"
-)
-
-// The machine of a run: forge exec's defaults, which the backend's frame
-// placement assumes, and a tick budget no conformance program nears.
-const (
-	runTicks  = 1 << 32
-	runMemory = 16 << 20
-	runStack  = 64 << 10
 )
 
 // minRunCases and minErrorCases are the issue's floor for the suite.
@@ -56,14 +58,6 @@ const (
 	minRunCases   = 150
 	minErrorCases = 60
 )
-
-type output struct{ b strings.Builder }
-
-func (o *output) Send(ch uint8, msg []byte) {
-	if ch == vm.ChanStdout {
-		o.b.Write(msg)
-	}
-}
 
 // sources returns the case's .gen sections, in order.
 func sources(t *testing.T, c *golden.Case) []compiler.Source {
@@ -92,7 +86,7 @@ func TestRun(t *testing.T) {
 			if diags.HasErrors() {
 				t.Fatalf("-O%d: does not compile:\n%s", level, diags.Render(compiler.SourceMap(srcs)))
 			}
-			stdout, fault := run(t, res)
+			stdout, fault := run(t, c, res)
 			got := stdout + "\x00" + fault
 			if level == 0 {
 				first = got
@@ -126,28 +120,37 @@ func TestRun(t *testing.T) {
 	})
 }
 
-// run runs a compiled program and returns what it printed and, if it
-// faulted, the fault.
-func run(t *testing.T, res *compiler.Output) (stdout, fault string) {
+// TestStack runs the stack cases at -O2 (see the package comment).
+func TestStack(t *testing.T) {
+	golden.Run(t, "stack/*.txtar", func(t *testing.T, c *golden.Case) {
+		t.Parallel()
+		srcs := sources(t, c)
+		res, diags := compiler.Build(srcs, compiler.Options{OptLevel: 2})
+		if diags.HasErrors() {
+			t.Fatalf("does not compile:\n%s", diags.Render(compiler.SourceMap(srcs)))
+		}
+		stdout, fault := run(t, c, res)
+		c.Check("out/stdout", stdout)
+		if fault != "" {
+			c.Check("out/fault", fault)
+		}
+	})
+}
+
+// run runs case c's compiled program as forge exec does, with the case's
+// standard input, and returns what it printed and, if it faulted, the
+// fault.
+func run(t *testing.T, c *golden.Case, res *compiler.Output) (stdout, fault string) {
 	img, err := vm.NewImage(res.Program)
 	if err != nil {
 		t.Fatalf("the program does not load: %v", err)
 	}
-	var out output
-	m := vm.New(img, vm.Config{Ticks: runTicks, Memory: runMemory, Stack: runStack}, &out)
-	for m.Run() == vm.Ready {
+	stdin, _ := c.File("in/stdin")
+	o, err := difftest.RunForge(img, []byte(stdin))
+	if err != nil {
+		t.Fatal(err)
 	}
-	switch m.State() {
-	case vm.Halted:
-	case vm.Faulted:
-		fault = m.Fault().String()
-		if m.Fault() == vm.UserFault {
-			fault += fmt.Sprintf(" code=%d", m.UserCode())
-		}
-	default:
-		t.Fatalf("the program stopped in state %s", m.State())
-	}
-	return out.b.String(), fault
+	return o.Stdout, o.Fault
 }
 
 var wantLine = regexp.MustCompile(`(?m)^want (0x08[0-9A-F]{2}) (?:(\S+\.gen):)?(\d+):(\d+)\s*$`)

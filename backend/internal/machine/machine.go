@@ -26,10 +26,13 @@ import (
 // The memory of a run, as `forge exec` gives it by default.
 const (
 	Memory     = 16 << 20                          // the quota: every address is below it
-	StackSize  = 64 << 10                          // the machine stack (PUSH, POP) at the top
+	StackSize  = 64 << 10                          // the machine stack (PUSH, POP, CALL) at the top
 	HeapEnd    = Memory - StackSize                // where the machine stack ends
 	FrameTop   = forge.DefaultFrameTop             // the shadow stack of slot frames starts here…
 	FrameLimit = FrameTop - forge.DefaultFrameSize // …and may not grow below this
+	// MainSP is the machine stack pointer when main starts: _start's
+	// CALL main has pushed its return address.
+	MainSP = Memory - 8
 )
 
 // Fault codes (docs/forge.md, Faults) the compiled targets raise; their
@@ -59,17 +62,39 @@ type Layout struct {
 	HeapStart uint64
 	// Data is the address of each data object of the module.
 	Data map[string]uint64
+	// Stack is what each function takes from the machine stack and the
+	// shadow stack of frames on the Forge Machine, which the compiled
+	// targets charge against the same limits (docs/decisions.md, N4).
+	Stack *forge.StackUse
+}
+
+// Func returns what function name takes from the stacks (zero figures
+// for a function the Forge program lacks, which a verified module does
+// not have).
+func (l *Layout) Func(name string) *forge.FuncStack {
+	if fs := l.Stack.Funcs[name]; fs != nil {
+		return fs
+	}
+	return &forge.FuncStack{}
 }
 
 // Of lays out m's memory. m must have passed ir.Verify; it is not
 // modified. A module the Forge backend cannot compile gets its
 // diagnostics: what Forge cannot run has no layout to reproduce.
 func Of(m *ir.Module, file string) (*Layout, diag.List) {
-	_, p, diags := forge.Build(m, file+".s.fasm")
+	_, p, stack, diags := forge.BuildStack(m, file+".s.fasm")
 	if diags.HasErrors() {
 		return nil, diags
 	}
-	l := &Layout{HeapStart: p.HeapStart(), Data: map[string]uint64{}}
+	for _, f := range m.Funcs {
+		if fs := stack.Funcs[f.Name]; fs != nil && fs.Inexact != "" {
+			// The targets would fault at other depths than Forge: a bug
+			// of the Forge backend, reported rather than hidden.
+			diags.Errorf(f.Pos, "0x08FF", "internal error: the Forge program's stack use is not exact: %s", fs.Inexact)
+			return nil, diags
+		}
+	}
+	l := &Layout{HeapStart: p.HeapStart(), Data: map[string]uint64{}, Stack: stack}
 	l.Image = append(append(l.Image, p.Code...), p.Data...)
 	addr := map[string]uint64{}
 	for _, s := range p.Symbols {
