@@ -62,23 +62,34 @@ func TestFault(t *testing.T) {
   *p = 1;
 }
 `
-	out, diags := compiler.Build([]compiler.Source{{Name: "f.gen", Data: []byte(src)}}, compiler.Options{Target: "native", OptLevel: 2})
+	got, stderr, status := runNative(t, []compiler.Source{{Name: "f.gen", Data: []byte(src)}})
+	if status != 3 || got != "A" || !strings.Contains(stderr, "INVALID_ADDRESS") {
+		t.Errorf("printed %q, stderr %q, exit status %d; want A, INVALID_ADDRESS, exit status 3", got, stderr, status)
+	}
+}
+
+// runNative builds srcs for the native target at -O2, runs the program
+// and returns its standard output, standard error and exit status.
+func runNative(t *testing.T, srcs []compiler.Source) (stdout, stderr string, status int) {
+	t.Helper()
+	out, diags := compiler.Build(srcs, compiler.Options{Target: "native", OptLevel: 2})
 	if diags.HasErrors() {
 		t.Fatal(diags.Error())
 	}
-	bin := filepath.Join(t.TempDir(), "f")
+	bin := filepath.Join(t.TempDir(), "prog")
 	if err := llvm.Link(out.LLVM, bin, llvm.Tools{}); err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(bin)
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
+	var errb strings.Builder
+	cmd.Stderr = &errb
 	got, err := cmd.Output()
-	ee, ok := err.(*exec.ExitError)
-	if !ok || ee.ExitCode() != 3 || string(got) != "A" || !strings.Contains(stderr.String(), "INVALID_ADDRESS") {
-		t.Errorf("printed %q, stderr %q, err %v; want A, INVALID_ADDRESS, exit status 3", got, stderr.String(), err)
+	if ee, ok := err.(*exec.ExitError); ok {
+		status = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
 	}
-	_ = os.Remove(bin)
+	return string(got), errb.String(), status
 }
 
 // TestStackCasesO2 runs stack cases of the conformance suite through the
@@ -105,22 +116,10 @@ func TestStackCasesO2(t *testing.T) {
 				}
 				want[f.Name] = string(f.Data)
 			}
-			out, diags := compiler.Build(srcs, compiler.Options{Target: "native", OptLevel: 2})
-			if diags.HasErrors() {
-				t.Fatal(diags.Error())
-			}
-			bin := filepath.Join(t.TempDir(), name)
-			if err := llvm.Link(out.LLVM, bin, llvm.Tools{}); err != nil {
-				t.Fatal(err)
-			}
-			cmd := exec.Command(bin)
-			var stderr strings.Builder
-			cmd.Stderr = &stderr
-			got, err := cmd.Output()
-			ee, ok := err.(*exec.ExitError)
+			got, stderr, status := runNative(t, srcs)
 			wantFault := "genesis: FAULTED: " + strings.TrimSpace(want["out/fault"]) + "\n"
-			if !ok || ee.ExitCode() != 3 || string(got) != want["out/stdout"] || stderr.String() != wantFault {
-				t.Errorf("printed %q, stderr %q, err %v; want %q, %q, exit status 3", got, stderr.String(), err, want["out/stdout"], wantFault)
+			if status != 3 || got != want["out/stdout"] || stderr != wantFault {
+				t.Errorf("printed %q, stderr %q, exit status %d; want %q, %q, exit status 3", got, stderr, status, want["out/stdout"], wantFault)
 			}
 		})
 	}
