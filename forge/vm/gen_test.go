@@ -429,6 +429,11 @@ func (g *gen) earlyReturn() {
 func (g *gen) function() int {
 	b := &g.b
 	entry := b.here()
+	if g.chance(40) {
+		// A base case first: the shape a call runs without a dispatch
+		// (the interpreter's guard).
+		g.earlyReturn()
+	}
 	for k := g.n(5); k >= 0; k-- {
 		if g.chance(15) {
 			g.earlyReturn()
