@@ -323,6 +323,8 @@ func (g *gen) block(depth int) {
 		top := b.here()
 		b.op(bc.PUSH, g.reg(), 0, 0, 0)
 		b.jump(bc.JMP, 0, 0, top)
+	case k < 90:
+		g.fill()
 	default:
 		g.simple()
 	}
@@ -361,6 +363,35 @@ func (g *gen) loop(depth int) {
 		b.rrr(bc.ADD, i, i, lim)
 		b.jump(bc.JNZ, i, 0, top)
 	}
+}
+
+// fill emits a strided fill loop, STORE; ADD; JLT back to the STORE,
+// which the interpreter iterates in one dispatch when the ADD steps the
+// address register p and nothing else in the loop is p. Sometimes the
+// step or the bound is p, so it is not a fill; the bound and the start
+// are sometimes past the end of memory (a fault in the middle of the
+// loop), and a zero step loops until the budget ends.
+func (g *gen) fill() {
+	b := &g.b
+	regs := g.r.Perm(len(dataRegs))
+	p, step, bound, v := dataRegs[regs[0]], dataRegs[regs[1]], dataRegs[regs[2]], g.reg()
+	if g.chance(10) {
+		step = p
+	} else if g.chance(10) {
+		bound = p
+	}
+	b.li(step, uint64(g.n(9)))
+	switch g.n(4) {
+	case 0:
+		b.liFix(bound, fixMemEnd, 0, int64(g.n(8)))
+	default:
+		b.liFix(bound, fixHeap, 0, int64(16+g.n(256)))
+	}
+	g.addr(p)
+	top := b.here()
+	b.mem(bc.STORE, v, p, g.offset())
+	b.rrr(bc.ADD, p, p, step)
+	b.jump(bc.JLT, p, bound, top)
 }
 
 // superinstruction emits one of the sequences the interpreter fuses, with

@@ -76,6 +76,7 @@ const (
 	opMULMOD           // MUL; MOD
 	opMULMODS          // MUL; MODS
 	opSTOREADDJLT      // STORE; ADD; JLT
+	opFILL             // STORE; ADD; JLT back to the STORE, the ADD stepping the address register: a strided fill
 	opLOADJZ           // LOAD; JZ
 	opLOADJNZ          // LOAD; JNZ
 	opPOPPUSH          // POP; PUSH
@@ -95,8 +96,8 @@ const (
 // The dispatch switch lists the unused values numOps..opMask by hand; these
 // fail to compile when an op is added or removed, to say it needs updating.
 var (
-	_ [opMask + 1 - numOps - 3]struct{}
-	_ [numOps + 3 - opMask - 1]struct{}
+	_ [opMask + 1 - numOps - 2]struct{}
+	_ [numOps + 2 - opMask - 1]struct{}
 )
 
 var costOf [numOps]uint8
@@ -113,6 +114,7 @@ func init() {
 		costOf[f.op] = costOf[f.seq[0]]
 		canonicalOf[f.op] = f.seq[0]
 	}
+	costOf[opFILL], canonicalOf[opFILL] = costOf[opSTORE], opSTORE
 	costOf[opLIJLTRET], canonicalOf[opLIJLTRET] = costOf[opLI], opLI
 	costOf[opLIJLTSRET], canonicalOf[opLIJLTSRET] = costOf[opLI], opLI
 	canonicalOf[opEnd] = opEnd
@@ -302,7 +304,9 @@ func fuse(code []inst) {
 	}
 	// A conditional branch to a RET (an early return) continues into the
 	// RET in the same dispatch. Fusion leaves RET slots alone, so the
-	// target's op is still canonical.
+	// target's op is still canonical. A STORE; ADD; JLT that jumps back
+	// to itself stepping its address is a strided fill, iterated in one
+	// dispatch (isFill).
 	for i := range code {
 		if code[i].op == opLIJLT && code[code[i+2].imm/16].op == opRET {
 			code[i].op = opLIJLTRET
@@ -310,5 +314,21 @@ func fuse(code []inst) {
 		if code[i].op == opLIJLTS && code[code[i+2].imm/16].op == opRET {
 			code[i].op = opLIJLTSRET
 		}
+		if code[i].op == opSTOREADDJLT && isFill(code, i) {
+			code[i].op = opFILL
+		}
 	}
+}
+
+// isFill reports whether the STORE; ADD; JLT at slot i is a strided fill
+// the interpreter may iterate in one dispatch: the JLT jumps back to the
+// STORE, and the ADD steps the STORE's address register p by a register
+// that, like the stored value and the JLT's bound, is not p. Then only p
+// changes from one iteration to the next.
+func isFill(code []inst, i int) bool {
+	st, add, jlt := code[i], code[i+1], code[i+2]
+	p := st.b
+	return jlt.imm/16 == uint64(i) &&
+		add.a == p && add.b == p && jlt.a == p &&
+		st.a != p && add.c != p && jlt.b != p
 }

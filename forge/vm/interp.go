@@ -461,7 +461,7 @@ run:
 				}
 				regs[n.a] = regs[n.b] % d
 				ip = next(ip, 2)
-			case opSTOREADDJLT: // STORE; ADD; JLT
+			case opSTOREADDJLT, opFILL: // STORE; ADD; JLT
 				addr := regs[in.b] + in.imm
 				mem := m.mem
 				if addr < m.img.heapStart || addr >= uint64(len(mem)) {
@@ -476,6 +476,30 @@ run:
 				ip = pick(taken, target(code0, n.imm), next(ip, 3))
 				if tr != nil {
 					ip, left, sp = m.traceBranch(taken, ip, left, sp)
+				} else if taken && in.op == opFILL {
+					// A strided fill (see isFill): the next iterations run
+					// here, the address register p in a local, each charged
+					// its run first; a run the budget does not cover is the
+					// run entry's.
+					p, off := regs[in.b], in.imm
+					v, step, bound := byte(regs[in.a]), regs[next(in, 1).c], regs[n.b]
+					hs, r := m.img.heapStart, uint64(in.run)
+					for r <= left {
+						left -= r
+						addr := p + off
+						if addr < hs || addr >= uint64(len(mem)) {
+							regs[in.b] = p
+							m.stop(Faulted, InvalidAddress, base+slot(code0, ip), spent(in, m.budget-left))
+							goto exit
+						}
+						mem[addr] = v
+						p += step
+						if p >= bound {
+							ip = next(in, 3)
+							break
+						}
+					}
+					regs[in.b] = p
 				}
 				continue run
 			case opLOADJZ: // LOAD; JZ
@@ -559,7 +583,7 @@ run:
 			case opOutOfTicks: // the first instruction of a tail that does not fit
 				m.stop(Faulted, OutOfTicks, base+slot(code0, ip), m.budget-left)
 				goto exit
-			case opInvalid, numOps, numOps + 1, numOps + 2:
+			case opInvalid, numOps, numOps + 1:
 				// Unreachable in a verified image. The unused values up to
 				// opMask are listed so that the switch covers them all;
 				// adding an op makes one of them a duplicate case.
