@@ -33,17 +33,23 @@ type tracer struct {
 
 func newTracer() *tracer { return &tracer{h: sha256.New()} }
 
-// branch records a conditional branch's outcome.
+// branch records a conditional branch's outcome. It is small enough to
+// be inlined into traceBranch; a full word goes out through word.
 func (t *tracer) branch(taken bool) {
 	if taken {
 		t.bits |= 1 << t.nbits
 	}
 	t.nbits++
 	if t.nbits == 64 {
-		t.put(uint32(t.bits))
-		t.put(uint32(t.bits >> 32))
-		t.bits, t.nbits = 0, 0
+		t.word()
 	}
+}
+
+// word appends the full word of branch bits to the stream.
+func (t *tracer) word() {
+	t.put(uint32(t.bits))
+	t.put(uint32(t.bits >> 32))
+	t.bits, t.nbits = 0, 0
 }
 
 // ret records the byte address a RET returns to.
