@@ -98,6 +98,9 @@ const (
 var (
 	_ [opMask + 1 - numOps - 2]struct{}
 	_ [numOps + 2 - opMask - 1]struct{}
+	// The call block tests for either early-return op with one comparison.
+	_ [opLIJLTSRET - opLIJLTRET - 1]struct{}
+	_ [1 - (opLIJLTSRET - opLIJLTRET)]struct{}
 )
 
 var costOf [numOps]uint8

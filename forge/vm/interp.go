@@ -599,7 +599,8 @@ exit:
 call:
 	// A CALL has just jumped to ip; back is the slot after the CALL. When
 	// the function begins with an early return, its run is charged here
-	// as the run entry would, and guard runs it.
+	// as the run entry would, and guard runs it. (The two early-return
+	// ops are adjacent: one comparison tests for either.)
 	if ip.op-opLIJLTRET > opLIJLTSRET-opLIJLTRET {
 		goto run
 	}
@@ -611,14 +612,14 @@ call:
 
 guard:
 	// ip is an early return, LI; JLT or JLTS to a RET (the base case of a
-	// recursion), its run charged. When a CALL has just reached it (back is
-	// the slot after the CALL, else the sentinel that closes the code) and
-	// it returns, the RET runs here too: it
-	// pops the address the CALL pushed (nothing in between wrote memory or
-	// moved sp), so the next slot is back, known without loading it, and
-	// no dispatch is spent on either. The RET's run is charged as the run
-	// entry would; a run that does not fit, and a CALL at the very end of
-	// the code (whose RET faults), leave the RET to the loop.
+	// recursion), its run charged. When a CALL has just reached it (back
+	// is the slot after the CALL, else the sentinel that closes the code)
+	// and it returns, the RET runs here too: it pops the address the CALL
+	// pushed (nothing in between wrote memory or moved sp), so the next
+	// slot is back, known without loading it, and no dispatch is spent on
+	// either. The RET's run is charged as the run entry would; a run that
+	// does not fit, and a CALL at the very end of the code (whose RET
+	// faults), leave the RET to the loop.
 	{
 		g := ip
 		regs[g.a] = g.imm
