@@ -2,7 +2,6 @@ package genesis
 
 import (
 	"errors"
-	"fmt"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -1248,32 +1247,29 @@ func describeToken(t antlr.Token) string {
 // naming when the parser expected them. Some stand for a whole class:
 // only a statement starts with let, only an expression (or a statement)
 // with !, and an integer literal with `_` only in a pattern.
-var expectedNames = []struct {
-	typ  int
-	name string
-}{
-	{parser.GenesisLexerLET, "a statement"},
-	{parser.GenesisLexerBANG, "an expression"},
-	{parser.GenesisLexerUNDERSCORE, "a pattern"},
-	{parser.GenesisLexerINTEGER, "an integer literal"},
-	{parser.GenesisLexerIDENT, "a name"},
-	{parser.GenesisLexerSEMI, "';'"},
-	{parser.GenesisLexerCOMMA, "','"},
-	{parser.GenesisLexerCOLON, "':'"},
-	{parser.GenesisLexerASSIGN, "'='"},
-	{parser.GenesisLexerARROW, "'->'"},
-	{parser.GenesisLexerFAT_ARROW, "'=>'"},
-	{parser.GenesisLexerLBRACE, "'{'"},
-	{parser.GenesisLexerRPAREN, "')'"},
-	{parser.GenesisLexerRBRACK, "']'"},
-	{parser.GenesisLexerRBRACE, "'}'"},
-	{parser.GenesisLexerLPAREN, "'('"},
-	{parser.GenesisLexerELSE, "'else'"},
-	{parser.GenesisLexerFN, "'fn'"},
-	{parser.GenesisLexerSTRUCT, "'struct'"},
-	{parser.GenesisLexerENUM, "'enum'"},
-	{parser.GenesisLexerTYPE, "'type'"},
-	{antlr.TokenEOF, "end of file"},
+var expectedNames = []source.TokenName{
+	{Type: parser.GenesisLexerLET, Name: "a statement"},
+	{Type: parser.GenesisLexerBANG, Name: "an expression"},
+	{Type: parser.GenesisLexerUNDERSCORE, Name: "a pattern"},
+	{Type: parser.GenesisLexerINTEGER, Name: "an integer literal"},
+	{Type: parser.GenesisLexerIDENT, Name: "a name"},
+	{Type: parser.GenesisLexerSEMI, Name: "';'"},
+	{Type: parser.GenesisLexerCOMMA, Name: "','"},
+	{Type: parser.GenesisLexerCOLON, Name: "':'"},
+	{Type: parser.GenesisLexerASSIGN, Name: "'='"},
+	{Type: parser.GenesisLexerARROW, Name: "'->'"},
+	{Type: parser.GenesisLexerFAT_ARROW, Name: "'=>'"},
+	{Type: parser.GenesisLexerLBRACE, Name: "'{'"},
+	{Type: parser.GenesisLexerRPAREN, Name: "')'"},
+	{Type: parser.GenesisLexerRBRACK, Name: "']'"},
+	{Type: parser.GenesisLexerRBRACE, Name: "'}'"},
+	{Type: parser.GenesisLexerLPAREN, Name: "'('"},
+	{Type: parser.GenesisLexerELSE, Name: "'else'"},
+	{Type: parser.GenesisLexerFN, Name: "'fn'"},
+	{Type: parser.GenesisLexerSTRUCT, Name: "'struct'"},
+	{Type: parser.GenesisLexerENUM, Name: "'enum'"},
+	{Type: parser.GenesisLexerTYPE, Name: "'type'"},
+	{Type: antlr.TokenEOF, Name: "end of file"},
 }
 
 // describeExpected names the useful tokens of set, at most five.
@@ -1313,23 +1309,9 @@ func describeExpected(set source.TokenSet) string {
 			}
 		}
 	}
-	var names []string
-	for _, e := range expectedNames {
-		if set[e.typ] && !covered[e.typ] {
-			names = append(names, e.name)
-		}
-	}
+	names := set.Named(covered, expectedNames)
 	if binding {
 		names = append(names, "'_'")
 	}
-	if len(names) > 5 {
-		names = names[:5]
-	}
-	switch len(names) {
-	case 0:
-		return ""
-	case 1:
-		return names[0]
-	}
-	return fmt.Sprintf("%s or %s", strings.Join(names[:len(names)-1], ", "), names[len(names)-1])
+	return source.Alternatives(names)
 }

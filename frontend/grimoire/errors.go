@@ -265,25 +265,22 @@ var classes = []struct {
 
 // expectedNames are the tokens a message names, in the order it names
 // them.
-var expectedNames = []struct {
-	typ  int
-	name string
-}{
-	{parser.GrimoireLexerCOLON, "':'"},
-	{parser.GrimoireLexerASSIGN, "'='"},
-	{parser.GrimoireLexerLBRACE, "'{'"},
-	{parser.GrimoireLexerRBRACE, "'}'"},
-	{parser.GrimoireLexerLPAREN, "'('"},
-	{parser.GrimoireLexerRPAREN, "')'"},
-	{parser.GrimoireLexerRBRACK, "']'"},
-	{parser.GrimoireLexerCOMMA, "','"},
-	{parser.GrimoireLexerSTRING, "a string"},
-	{parser.GrimoireLexerIN, "in"},
-	{parser.GrimoireLexerUNTIL, "until"},
-	{parser.GrimoireLexerSPELL, "spell"},
-	{parser.GrimoireLexerNEWLINE, "end of line"},
-	{parser.GrimoireParserINDENT, "an indented block"},
-	{antlr.TokenEOF, "end of file"},
+var expectedNames = []source.TokenName{
+	{Type: parser.GrimoireLexerCOLON, Name: "':'"},
+	{Type: parser.GrimoireLexerASSIGN, Name: "'='"},
+	{Type: parser.GrimoireLexerLBRACE, Name: "'{'"},
+	{Type: parser.GrimoireLexerRBRACE, Name: "'}'"},
+	{Type: parser.GrimoireLexerLPAREN, Name: "'('"},
+	{Type: parser.GrimoireLexerRPAREN, Name: "')'"},
+	{Type: parser.GrimoireLexerRBRACK, Name: "']'"},
+	{Type: parser.GrimoireLexerCOMMA, Name: "','"},
+	{Type: parser.GrimoireLexerSTRING, Name: "a string"},
+	{Type: parser.GrimoireLexerIN, Name: "in"},
+	{Type: parser.GrimoireLexerUNTIL, Name: "until"},
+	{Type: parser.GrimoireLexerSPELL, Name: "spell"},
+	{Type: parser.GrimoireLexerNEWLINE, Name: "end of line"},
+	{Type: parser.GrimoireParserINDENT, Name: "an indented block"},
+	{Type: antlr.TokenEOF, Name: "end of file"},
 }
 
 // describeExpected names what the parser expected: at most five things,
@@ -299,19 +296,5 @@ func describeExpected(set source.TokenSet) string {
 			}
 		}
 	}
-	for _, e := range expectedNames {
-		if set[e.typ] && !covered[e.typ] {
-			names = append(names, e.name)
-		}
-	}
-	if len(names) > 5 {
-		names = names[:5]
-	}
-	switch len(names) {
-	case 0:
-		return ""
-	case 1:
-		return names[0]
-	}
-	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+	return source.Alternatives(append(names, set.Named(covered, expectedNames)...))
 }

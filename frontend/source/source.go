@@ -6,6 +6,7 @@
 package source
 
 import (
+	"strings"
 	"unicode/utf8"
 
 	"github.com/antlr4-go/antlr/v4"
@@ -66,6 +67,40 @@ func ContextPos(file string, c antlr.ParserRuleContext) diag.Pos {
 
 // TokenSet is a set of token types, such as those a parser expected.
 type TokenSet map[int]bool
+
+// TokenName is a token type a syntax error may name, and how it names it.
+type TokenName struct {
+	Type int
+	Name string
+}
+
+// Named returns the names of the tokens of names that are in s and not
+// in covered (the tokens a class already named stands for), in the order
+// of names.
+func (s TokenSet) Named(covered TokenSet, names []TokenName) []string {
+	var out []string
+	for _, n := range names {
+		if s[n.Type] && !covered[n.Type] {
+			out = append(out, n.Name)
+		}
+	}
+	return out
+}
+
+// Alternatives joins what a parser expected for a message, at most five
+// of them: "a", "a or b", "a, b or c"; none gives "".
+func Alternatives(names []string) string {
+	if len(names) > 5 {
+		names = names[:5]
+	}
+	switch len(names) {
+	case 0:
+		return ""
+	case 1:
+		return names[0]
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
 
 // Tokens converts an ANTLR set of token types; nil gives the empty set.
 func Tokens(iv *antlr.IntervalSet) TokenSet {

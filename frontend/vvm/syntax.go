@@ -241,31 +241,28 @@ func describeToken(t antlr.Token) string {
 // expectedNames lists, in the order messages give them, the tokens worth
 // naming when the parser expected them. NUMBER stands for "an
 // expression" (only an expression starts with one), IDENT for "a name".
-var expectedNames = []struct {
-	typ  int
-	name string
-}{
-	{parser.VVMLexerNUMBER, "an expression"},
-	{parser.VVMLexerIDENT, "a name"},
-	{parser.VVMLexerSTRING, "a string"},
-	{parser.VVMLexerTEMPLATE, "a template `…`"},
-	{parser.VVMLexerCOLON, "':'"},
-	{parser.VVMLexerASSIGN, "'='"},
-	{parser.VVMLexerCOMMA, "','"},
-	{parser.VVMLexerRPAREN, "')'"},
-	{parser.VVMLexerRBRACK, "']'"},
-	{parser.VVMLexerRBRACE, "'}'"},
-	{parser.VVMLexerLPAREN, "'('"},
-	{parser.VVMLexerIMPORT, "import"},
-	{parser.VVMLexerAS, "as"},
-	{parser.VVMLexerIN, "in"},
-	{parser.VVMLexerBY, "by"},
-	{parser.VVMLexerINPUT, "input"},
-	{parser.VVMLexerCASE, "case"},
-	{parser.VVMLexerOPTION, "option"},
-	{parser.VVMLexerREQUIRE, "require"},
-	{parser.VVMParserNEWLINE, "end of line"},
-	{antlr.TokenEOF, "end of file"},
+var expectedNames = []source.TokenName{
+	{Type: parser.VVMLexerNUMBER, Name: "an expression"},
+	{Type: parser.VVMLexerIDENT, Name: "a name"},
+	{Type: parser.VVMLexerSTRING, Name: "a string"},
+	{Type: parser.VVMLexerTEMPLATE, Name: "a template `…`"},
+	{Type: parser.VVMLexerCOLON, Name: "':'"},
+	{Type: parser.VVMLexerASSIGN, Name: "'='"},
+	{Type: parser.VVMLexerCOMMA, Name: "','"},
+	{Type: parser.VVMLexerRPAREN, Name: "')'"},
+	{Type: parser.VVMLexerRBRACK, Name: "']'"},
+	{Type: parser.VVMLexerRBRACE, Name: "'}'"},
+	{Type: parser.VVMLexerLPAREN, Name: "'('"},
+	{Type: parser.VVMLexerIMPORT, Name: "import"},
+	{Type: parser.VVMLexerAS, Name: "as"},
+	{Type: parser.VVMLexerIN, Name: "in"},
+	{Type: parser.VVMLexerBY, Name: "by"},
+	{Type: parser.VVMLexerINPUT, Name: "input"},
+	{Type: parser.VVMLexerCASE, Name: "case"},
+	{Type: parser.VVMLexerOPTION, Name: "option"},
+	{Type: parser.VVMLexerREQUIRE, Name: "require"},
+	{Type: parser.VVMParserNEWLINE, Name: "end of line"},
+	{Type: antlr.TokenEOF, Name: "end of file"},
 }
 
 // describeExpected names the useful tokens of set, at most five.
@@ -284,20 +281,6 @@ func describeExpected(set source.TokenSet) string {
 			covered[typ] = true
 		}
 	}
-	var names []string
-	for _, e := range expectedNames {
-		if set[e.typ] && !covered[e.typ] {
-			names = append(names, e.name)
-		}
-	}
-	if len(names) > 5 {
-		names = names[:5]
-	}
-	switch len(names) {
-	case 0:
-		return ""
-	case 1:
-		return names[0]
-	}
-	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+	names := set.Named(covered, expectedNames)
+	return source.Alternatives(names)
 }
