@@ -272,6 +272,9 @@ func (m *Machine) send(ch uint8, addr, n uint64) Fault {
 }
 
 // recv implements RECV. It returns blocked when channel ch has no message.
+// It charges the bytes it moves to m.left (recvCost) before it copies
+// them; when they do not fit, it faults OUT_OF_TICKS with nothing copied
+// and nothing charged.
 func (m *Machine) recv(ch uint8, addr, maxlen uint64) (f Fault, blocked bool) {
 	if f := m.channelOK(ch, false); f != NoFault {
 		return f, false
@@ -284,6 +287,11 @@ func (m *Machine) recv(ch uint8, addr, maxlen uint64) (f Fault, blocked bool) {
 		if msg.ch != ch {
 			continue
 		}
+		c := recvCost(min(maxlen, uint64(len(msg.data))))
+		if c > m.left {
+			return OutOfTicks, false
+		}
+		m.left -= c
 		n := copy(m.mem[addr:addr+maxlen], msg.data)
 		msg.data = msg.data[n:]
 		if len(msg.data) == 0 {
@@ -331,7 +339,7 @@ func (m *Machine) tail() {
 	k := j
 	for spent := uint64(0); ; {
 		o := canonicalOf[code[k].op]
-		c := uint64(costOf[o])
+		c := slotCost(&code[k])
 		if spent+c > left {
 			break
 		}

@@ -146,7 +146,25 @@ func (r *refMachine) step() {
 		r.faultWith(vm.InvalidInstruction)
 		return
 	}
-	cost := bc.Lookup(in.Op).Cost
+	// The cost: the opcode's, plus for SEND and RECV one tick per 8
+	// bytes they move: a SEND its length, a RECV what it will copy of
+	// the head message (nothing when it faults). A RECV that will block
+	// costs its fixed part here, so a budget that does not cover even
+	// that faults rather than blocks.
+	info := bc.Lookup(in.Op)
+	var moves uint64
+	switch in.Op {
+	case bc.SEND:
+		moves = in.Imm
+	case bc.RECV:
+		if r.channel(in.C, false) == vm.NoFault && r.writable(r.regs[in.A], in.Imm) && len(r.inbox[in.C]) > 0 {
+			moves = min(in.Imm, uint64(len(r.inbox[in.C][0])))
+		}
+	}
+	cost := info.Cost + moves/8
+	if info.CostMoving(moves) != cost {
+		panic("the opcode table prices channel traffic differently from the reference")
+	}
 	if r.ticks+cost > r.budget {
 		r.faultWith(vm.OutOfTicks) // not executed, not charged
 		return
