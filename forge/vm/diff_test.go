@@ -106,6 +106,15 @@ func agree(m *vm.Machine, out *recorder, r *refMachine, cfg vm.Config) error {
 	if fmt.Sprint(out.msgs) != fmt.Sprint(r.sent) {
 		errs = append(errs, fmt.Sprintf("sent %q, reference %q", out.msgs, r.sent))
 	}
+	// Channel traffic is paid for: whatever a run sent and received fits
+	// in bc.BytesPerTick bytes per tick used.
+	traffic := r.recvd
+	for _, msg := range out.msgs {
+		traffic += uint64(len(msg.data))
+	}
+	if traffic > bc.BytesPerTick*m.Ticks() {
+		errs = append(errs, fmt.Sprintf("%d bytes sent and received in %d ticks: more than %d a tick", traffic, m.Ticks(), bc.BytesPerTick))
+	}
 	if h, ok := m.TraceHash(); ok != (cfg.Trace && (r.state == vm.Halted || r.state == vm.Faulted)) {
 		errs = append(errs, fmt.Sprintf("trace hash available = %v", ok))
 	} else if want := r.traceHash(); ok && h != want {

@@ -38,6 +38,7 @@ type refMachine struct {
 
 	inbox [256][][]byte // queued messages per channel, head first
 	sent  []sentMsg
+	recvd uint64 // bytes RECV copied into memory
 	steps uint64 // instructions executed (faulting ones included)
 
 	// The trace stream of trace.go, kept whole: one bit per conditional
@@ -325,6 +326,7 @@ func (r *refMachine) step() {
 		head := r.inbox[in.C][0]
 		n := min(uint64(len(head)), in.Imm)
 		copy(r.mem[to:], head[:n])
+		r.recvd += n
 		if rest := head[n:]; len(rest) > 0 {
 			r.inbox[in.C][0] = rest
 		} else {
