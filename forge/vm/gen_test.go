@@ -539,6 +539,9 @@ func generate(r *rand.Rand) testCase {
 	if g.chance(10) { // start somewhere else than address 0
 		tc.prog.Entry = g.b.addr(g.n(len(g.b.insts)))
 	}
+	if g.chance(15) { // an output quota a few messages exhaust
+		tc.cfg.Output = uint64(1 + g.n(40))
+	}
 	switch g.n(10) {
 	case 0:
 		tc.cfg.Grant = 0xFFFF
@@ -580,7 +583,12 @@ func decodeFuzz(data []byte) testCase {
 	ops := bc.Instructions()
 	regs := [8]uint8{0, 1, 2, 3, 4, 5, 6, 255}
 	budget := uint64(take())<<2 | uint64(take())>>6 // 0..1023
-	stack := uint64(take()%8) * 8
+	sb := take()
+	stack := uint64(sb%8) * 8
+	output := uint64(0) // no quota, or one of up to 16 bytes
+	if sb >= 128 {
+		output = uint64(sb>>3&15) + 1
+	}
 	extra := uint64(take()) * 2
 	grant := uint16(0)
 	if g := take(); g&1 != 0 {
@@ -644,7 +652,7 @@ func decodeFuzz(data []byte) testCase {
 	mem := heap + stack + extra
 	tc := testCase{
 		prog: b.program(d, mem),
-		cfg:  vm.Config{Ticks: budget, Memory: mem, Stack: stack, Grant: grant, Trace: true},
+		cfg:  vm.Config{Ticks: budget, Memory: mem, Stack: stack, Grant: grant, Output: output, Trace: true},
 	}
 	// The rest is input: messages of the lengths the next byte says.
 	for len(data) > 0 && len(tc.input) < 8 {

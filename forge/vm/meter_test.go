@@ -185,3 +185,30 @@ func TestFaultingChannelCosts(t *testing.T) {
 		}
 	}
 }
+
+// The output quota (Config.Output) bounds what a run sends, all channels
+// together, whatever its budget: the SEND that would pass it faults
+// OUTPUT_QUOTA, is charged like any faulting instruction, and sends
+// nothing, not even the part that would fit.
+func TestOutputQuota(t *testing.T) {
+	var b builder
+	b.liFix(1, fixHeap, 0, 0)
+	top := b.op(bc.SEND, 1, 0, 0, 30)
+	b.op(bc.SEND, 1, 0, 1, 0) // empty messages cost ticks, not quota
+	b.jump(bc.JMP, 0, 0, top)
+	tc := testCase{prog: b.program(nil, 1<<16), cfg: vm.Config{Memory: 1 << 16, Output: 100, Trace: true}}
+	m, out := runBoth(t, tc, 1<<40)
+	// LI, then 3 rounds of SEND 30 (6 ticks), SEND 0 (3) and JMP (1),
+	// then the fourth SEND 30 (6).
+	if m.State() != vm.Faulted || m.Fault() != vm.OutputQuota || m.PC() != 16 || m.Ticks() != 1+3*10+6 {
+		t.Fatalf("ended %v %v at pc %d after %d ticks, want OUTPUT_QUOTA at the SEND (16) after %d", m.State(), m.Fault(), m.PC(), m.Ticks(), 1+3*10+6)
+	}
+	if got := sentBytes(out); got != 90 || len(out.msgs) != 6 {
+		t.Errorf("sent %d bytes in %d messages, want 90 in 6", got, len(out.msgs))
+	}
+	// A quota the messages fit exactly is not exceeded.
+	tc.cfg.Output = 120
+	if m, _ := runBoth(t, tc, 1+4*10); m.Fault() != vm.OutOfTicks {
+		t.Errorf("with a quota of exactly 4 messages: %v, want OUT_OF_TICKS", m.Fault())
+	}
+}

@@ -30,6 +30,8 @@ type refMachine struct {
 	ticks     uint64
 	budget    uint64
 	grant     uint16
+	quota     uint64 // output quota; 0: none
+	sentBytes uint64
 
 	state    vm.State
 	fault    vm.Fault
@@ -65,6 +67,7 @@ func newRef(p *bc.Program, cfg vm.Config) *refMachine {
 		pc:        p.Entry,
 		budget:    cfg.Ticks,
 		grant:     cfg.Grant,
+		quota:     cfg.Output,
 		heapStart: (uint64(len(p.Code)) + uint64(len(p.Data)) + 7) &^ 7, // 8-aligned after data
 	}
 	for i := range insts {
@@ -312,6 +315,11 @@ func (r *refMachine) step() {
 			r.faultWith(vm.InvalidAddress)
 			return
 		}
+		if r.quota != 0 && r.sentBytes+in.Imm > r.quota {
+			r.faultWith(vm.OutputQuota) // the whole message or nothing
+			return
+		}
+		r.sentBytes += in.Imm
 		r.sent = append(r.sent, sentMsg{in.C, string(r.mem[from : from+in.Imm])})
 	case bc.RECV:
 		if f := r.channel(in.C, false); f != vm.NoFault {
