@@ -269,16 +269,10 @@ run:
 				goto exit
 			case opNOP: // nothing
 				ip = next(ip, 1)
-			case opSEND: // channel c receives mem[rs .. rs+len) as one message; ends its run
-				var ok bool
-				m.sp = sp
-				ip, ok, left = m.channelOp(in, base+slot(code0, ip), left)
-				sp = m.sp
-				if !ok {
-					goto exit
-				}
-				continue run
-			case opRECV: // copy up to len bytes of channel c's head message to mem[rs..]; block if none
+			case opSEND, opRECV:
+				// SEND: channel c receives mem[rs .. rs+len) as one message.
+				// RECV: copy up to len bytes of channel c's head message to
+				// mem[rs..]; block if none. Both end their runs.
 				var ok bool
 				m.sp = sp
 				ip, ok, left = m.channelOp(in, base+slot(code0, ip), left)
