@@ -52,6 +52,7 @@ const (
 	minAgentRuns  = 250000 // runs of the refund program per CPU second
 	maxNativeVsC  = 1.5    // Genesis compiled to native code (bounds-checked)/C, on each program
 	maxGoVsC      = 2.5    // Genesis compiled to Go/C, on each program
+	maxProofVsRun = 2.0    // forge exec --proof against forge exec, on each program (DESIGN.md §3)
 )
 
 // compileLines is the size of the generated compile-speed program.
@@ -217,6 +218,7 @@ func main() {
 		pass = report(im.name, target, best, ticks, lua != "") && pass
 	}
 	pass = reportTargets(best, withNative) && pass
+	pass = reportProofMode(forge, out, *runs) && pass
 	pass = reportCompileSpeed(genesisc, out, *runs) && pass
 	pass = reportAgentRuntime(genesisc, out, *runs) && pass
 	fmt.Printf("\nStarting a process (an empty program; included in the times above): C %s", ms(best[nullProgram.name+"/C"]))
@@ -380,6 +382,50 @@ func reportAgentRuntime(genesisc, out string, runs int) bool {
 	linear := perStep[2] < 2*perStep[0]
 	fmt.Printf("  linear: %s\n", verdict(linear))
 	return ok && linear
+}
+
+// reportProofMode times forge exec --proof (the trace hash computed, the
+// proof signed and written) against plain forge exec on each hand-written
+// Forge program, interleaved, best CPU time of runs each, and checks
+// DESIGN.md §3's bound: proof mode within 2× plain execution. It reports
+// whether the bound holds on every program.
+func reportProofMode(forge, out string, runs int) bool {
+	key := filepath.Join(out, "proof.key")
+	step(forge, "keygen", "--force", "-o", key)
+	plainArgs := func(p program) []string {
+		return []string{forge, "exec", "--ticks", tickBudget, "--memory", forgeMemory, "--stack", forgeStack,
+			filepath.Join(out, p.name+".frgp")}
+	}
+	proofArgs := func(p program) []string {
+		argv := plainArgs(p)
+		return append(argv[:len(argv)-1:len(argv)-1], "--proof", filepath.Join(out, p.name+".proof.json"), "--key", key, argv[len(argv)-1])
+	}
+	best := map[string]time.Duration{}
+	for r := 0; r < runs; r++ {
+		for _, p := range programs {
+			for _, m := range []struct {
+				mode string
+				argv []string
+			}{{"plain", plainArgs(p)}, {"proof", proofArgs(p)}} {
+				t, err := measure(m.argv, p.want)
+				if err != nil {
+					fatalf("proof mode, %s: %v", p.name, err)
+				}
+				if b, ok := best[p.name+"/"+m.mode]; !ok || t < b {
+					best[p.name+"/"+m.mode] = t
+				}
+			}
+		}
+	}
+	ok := true
+	fmt.Printf("\nProof mode: forge exec --proof against forge exec, CPU time, best of %d:", runs)
+	for _, p := range programs {
+		vs := ratio(best[p.name+"/proof"], best[p.name+"/plain"])
+		ok = ok && vs <= maxProofVsRun
+		fmt.Printf("  %s %.2f×;", p.name, vs)
+	}
+	fmt.Printf("  (target ≤ %.0f× on each)  %s\n", maxProofVsRun, verdict(ok))
+	return ok
 }
 
 // measureChildren runs argv once and returns the CPU time of its process

@@ -224,13 +224,12 @@ func TestOpenAITimeout(t *testing.T) {
 		ok("too late", "")(w)
 	}}}
 	h, _ := newOpenAIHost(t, f, OpenAIConfig{})
-	start := time.Now()
+	// The server answers only when released, at the end of the test, or
+	// after 5 s (a hang guard), and then successfully: a timeout error is
+	// the 0.1 s timeout firing. No wall-clock time is asserted.
 	out, _ := runLLM(h, "p", Object(Field{"timeout", Number(0.1)}))
 	if out.ErrKind() != "timeout" {
 		t.Errorf("reply %v, want a timeout error", out)
-	}
-	if d := time.Since(start); d > 2*time.Second {
-		t.Errorf("the call took %v with a 0.1 s timeout", d)
 	}
 	if f.count() != 1 {
 		t.Errorf("%d requests: a timed-out call is not retried by the provider", f.count())

@@ -16,7 +16,7 @@ func (e *env) execCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "exec",
 		Usage:     "run a program",
-		UsageText: "forge exec [--ticks N] [--memory BYTES] [--stack BYTES] [--grant LIST] [--stdin FILE] [--result FILE] [--journal FILE] [--proof FILE --key KEYFILE] PROG.frgp",
+		UsageText: "forge exec [--ticks N] [--memory BYTES] [--stack BYTES] [--output BYTES] [--grant LIST] [--stdin FILE] [--result FILE] [--journal FILE] [--proof FILE --key KEYFILE] PROG.frgp",
 		Description: "Runs PROG.frgp on the Forge Machine. What the program sends on channel 0 goes to\n" +
 			"standard output, channel 1 to standard error. Channel 2 reads standard input (or\n" +
 			"--stdin FILE) in 64 KiB chunks, each read only when the program waits for more, then\n" +
@@ -80,7 +80,7 @@ func (e *env) exec(c *cli.Context) error {
 	}
 	var jw *journal.Writer
 	if path := c.String("journal"); path != "" {
-		jw, err = journal.Create(path, journal.Header{Program: img.Hash(), Ticks: lim.Ticks, Memory: lim.Memory, Stack: lim.Stack, Grant: lim.EffectiveGrant()})
+		jw, err = journal.Create(path, lim.Header(img.Hash()))
 		if err != nil {
 			return e.fail(exitFail, "%v", err)
 		}

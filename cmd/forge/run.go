@@ -217,6 +217,8 @@ func limitFlags() []cli.Flag {
 			Usage: "the memory quota in `BYTES`: code, data, heap and stack (suffixes K, M, G: KiB, MiB, GiB)"},
 		&cli.StringFlag{Name: "stack", Value: strconv.FormatUint(host.DefaultStack, 10), DefaultText: "65536 = 64K",
 			Usage: "the stack size in `BYTES`, at the top of memory (suffixes K, M, G)"},
+		&cli.StringFlag{Name: "output", Value: strconv.FormatUint(host.DefaultOutput, 10), DefaultText: "1073741824 = 1G",
+			Usage: "the output quota in `BYTES`, all channels together: a SEND past it faults OUTPUT_QUOTA (suffixes K, M, G; 0: no quota but the tick budget's 8 bytes a tick)"},
 		&cli.StringFlag{Name: "grant", Usage: "also grant the channels in `LIST` (comma-separated, 3-8); nothing services them, so a receive on one ends the run BLOCKED"},
 	}
 }
@@ -236,6 +238,9 @@ func (e *env) limits(c *cli.Context) (host.Limits, error) {
 	}
 	if lim.Stack, err = parseSize(c.String("stack")); err != nil {
 		return lim, e.usage(c, "--stack: %v", err)
+	}
+	if lim.Output, err = parseSize(c.String("output")); err != nil {
+		return lim, e.usage(c, "--output: %v", err)
 	}
 	lim.Grant = vm.DefaultGrant
 	if g := c.String("grant"); g != "" {

@@ -35,7 +35,7 @@ import (
 
 // useRunCache points genesisc run's cache at the directory TestMain made
 // for the tests of this process.
-func useRunCache(t *testing.T) {
+func useRunCache(t testing.TB) {
 	t.Helper()
 	if runCache == "" {
 		t.Fatal("no run cache")
@@ -164,9 +164,11 @@ func TestAgentRuns(t *testing.T) {
 	t.Run("grimoire", func(t *testing.T) { golden.Run(t, "../../tests/grimoire/run/*.txtar", runCase) })
 }
 
-// TestRunCached checks that a second run of a program starts from the
-// cached binary: well under the 300 ms the issue allows, where a build
-// takes seconds.
+// TestRunCached: a program is built once; later runs of it take the
+// binary from the cache and never call the Go toolchain. GENESIS_GO then
+// names a program that does not exist, so a build would fail, as it does
+// for a program the cache has not seen. How long a cached run takes is
+// measured, not tested: BenchmarkRunCached.
 func TestRunCached(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds Go programs")
@@ -181,22 +183,45 @@ func TestRunCached(t *testing.T) {
 	if code := run(args, &out, &errs); code != 0 {
 		t.Fatalf("exit %d: %s", code, errs.String())
 	}
-	best := time.Hour
-	for range 3 {
+	t.Setenv("GENESIS_GO", filepath.Join(dir, "no-go-toolchain"))
+	for range 2 {
 		out.Reset()
-		start := time.Now()
+		errs.Reset()
 		if code := run(args, &out, &errs); code != 0 {
-			t.Fatalf("exit %d: %s", code, errs.String())
+			t.Fatalf("a cached run: exit %d: %s", code, errs.String())
 		}
-		best = min(best, time.Since(start))
+		if !strings.Contains(out.String(), `"output":"hello"`) {
+			t.Errorf("result %s", out.String())
+		}
 	}
-	if !strings.Contains(out.String(), `"output":"hello"`) {
-		t.Errorf("result %s", out.String())
+	// A program the cache has not seen needs the toolchain.
+	other := filepath.Join(dir, "q.json")
+	os.WriteFile(other, []byte(`{"steps": [{"id": "greet", "type": "llm", "prompt": "hello"}]}`), 0o644)
+	errs.Reset()
+	if code := run(append(args[:len(args)-1:len(args)-1], other), &out, &errs); code == 0 || !strings.Contains(errs.String(), "no-go-toolchain") {
+		t.Errorf("a new program built without a Go toolchain: exit %d, %s", code, errs.String())
 	}
-	if best > 300*time.Millisecond {
-		t.Errorf("a cached run took %v, want under 300 ms", best)
+}
+
+// BenchmarkRunCached times genesisc run of a program already in the
+// cache: starting it, loading the binary and running one mock LLM step.
+func BenchmarkRunCached(b *testing.B) {
+	useRunCache(b)
+	dir := b.TempDir()
+	prog := filepath.Join(dir, "p.json")
+	os.WriteFile(prog, []byte(`{"steps": [{"id": "say", "type": "llm", "prompt": "hi"}]}`), 0o644)
+	os.WriteFile(filepath.Join(dir, "llm.json"), []byte(`{"__default__": "hello"}`), 0o644)
+	args := []string{"genesisc", "run", "--llm", "mock:" + filepath.Join(dir, "llm.json"), prog}
+	var out, errs bytes.Buffer
+	if code := run(args, &out, &errs); code != 0 { // builds it into the cache
+		b.Fatalf("exit %d: %s", code, errs.String())
 	}
-	t.Logf("cached run: %v", best)
+	for b.Loop() {
+		out.Reset()
+		if code := run(args, &out, &errs); code != 0 {
+			b.Fatalf("exit %d: %s", code, errs.String())
+		}
+	}
 }
 
 // TestSuspendResume runs a program whose tool answers PENDING: the run

@@ -128,7 +128,10 @@ type Info struct {
 	Name   string // assembly mnemonic
 	Op     Opcode
 	Format Format
-	Cost   uint64 // ticks charged when the instruction executes
+	// Cost is the ticks charged when the instruction executes; for SEND
+	// and RECV, which also pay for the bytes they move, it is the cost of
+	// an empty message (see CostMoving).
+	Cost uint64
 	// Branch is true for instructions after which execution may continue
 	// somewhere other than the next instruction (jumps, calls, returns), or
 	// stop (HALT, FAULT), or block (RECV).
@@ -143,8 +146,34 @@ func (i *Info) Size() int {
 	return 8
 }
 
+// BytesPerTick is the channel traffic one tick pays for. SEND and RECV
+// cost 3 ticks, as in 05-FORGE.md §2.2, plus one tick per whole
+// BytesPerTick bytes they move: a message shorter than 8 bytes costs what
+// the seed says, and every byte that leaves or enters a sandbox costs at
+// least what storing it with STOREW does, so a run's channel traffic is
+// at most BytesPerTick bytes per tick of its budget (docs/forge.md,
+// "Metering"; docs/decisions.md M1).
+const BytesPerTick = 8
+
+// Moves reports whether the instruction's cost grows with the bytes it
+// moves through a channel: SEND and RECV.
+func (i *Info) Moves() bool { return i.Op == SEND || i.Op == RECV }
+
+// CostMoving returns the ticks the instruction costs when it moves n bytes
+// through a channel: Cost plus n/BytesPerTick for SEND and RECV, Cost for
+// any other instruction. SEND moves its length (the immediate), so its
+// cost is known from its encoding; RECV moves min(maxlen, the head
+// message's length), known once a message is queued.
+func (i *Info) CostMoving(n uint64) uint64 {
+	if !i.Moves() {
+		return i.Cost
+	}
+	return i.Cost + n/BytesPerTick
+}
+
 // table lists every instruction. Costs are those of 05-FORGE.md §2.2:
-// 1 tick, except MUL/DIV/DIVS/MOD/MODS (2), SEND/RECV (3), CALL/RET (2).
+// 1 tick, except MUL/DIV/DIVS/MOD/MODS (2), SEND/RECV (3, plus the bytes
+// they move: see BytesPerTick), CALL/RET (2).
 var table = []Info{
 	{"ADD", ADD, FmtRRR, 1, false},
 	{"SUB", SUB, FmtRRR, 1, false},

@@ -211,3 +211,27 @@ func TestInsts(t *testing.T) {
 		t.Errorf("Insts of a lone LI header: %v", err)
 	}
 }
+
+// bc.SEND and bc.RECV pay for the bytes they move, one tick per whole
+// BytesPerTick bytes on top of their 3; every other instruction costs the
+// same whatever its operands.
+func TestCostMoving(t *testing.T) {
+	for _, c := range []struct {
+		op   bc.Opcode
+		n    uint64
+		want uint64
+	}{
+		{bc.SEND, 0, 3}, {bc.SEND, 7, 3}, {bc.SEND, 8, 4}, {bc.SEND, 1<<32 - 1, 3 + (1<<32-1)/8},
+		{bc.RECV, 0, 3}, {bc.RECV, 64, 11},
+		{bc.POLL, 64, 1}, {bc.STOREW, 8, 1}, {bc.CALL, 100, 2},
+	} {
+		if got := bc.Lookup(c.op).CostMoving(c.n); got != c.want {
+			t.Errorf("%s moving %d bytes costs %d, want %d", c.op, c.n, got, c.want)
+		}
+	}
+	for _, in := range bc.Instructions() {
+		if in.Moves() != (in.Op == bc.SEND || in.Op == bc.RECV) {
+			t.Errorf("%s.Moves() = %v", in.Name, in.Moves())
+		}
+	}
+}

@@ -24,6 +24,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/genesis-toolchain/genesis/forge/journal"
 	"github.com/genesis-toolchain/genesis/forge/vm"
 )
 
@@ -32,6 +33,11 @@ const (
 	DefaultTicks  = 10_000_000_000 // tick budget
 	DefaultMemory = 16 << 20       // memory quota: 16 MiB
 	DefaultStack  = 64 << 10       // stack: 64 KiB at the top of memory
+	// DefaultOutput is the output quota: 1 GiB, all channels together.
+	// The tick budget alone would allow 8 bytes a tick, 80 GB for the
+	// default budget; the quota bounds what one run can make its host
+	// write, hash and store whatever budget it was given.
+	DefaultOutput = 1 << 30
 )
 
 // Limits are the resources a run may use. They are part of what a journal
@@ -41,6 +47,9 @@ type Limits struct {
 	Ticks  uint64 // tick budget
 	Memory uint64 // memory quota in bytes
 	Stack  uint64 // stack size in bytes
+	// Output is the output quota in bytes, all channels together (see
+	// vm.Config.Output); zero means none but the tick budget's bound.
+	Output uint64
 	// Grant is the set of channels (bit i for channel i) the program may
 	// use. Zero means vm.DefaultGrant (0, 1 and 2).
 	Grant uint16
@@ -48,7 +57,18 @@ type Limits struct {
 
 // DefaultLimits returns the limits the forge command uses by default.
 func DefaultLimits() Limits {
-	return Limits{Ticks: DefaultTicks, Memory: DefaultMemory, Stack: DefaultStack, Grant: vm.DefaultGrant}
+	return Limits{Ticks: DefaultTicks, Memory: DefaultMemory, Stack: DefaultStack, Output: DefaultOutput, Grant: vm.DefaultGrant}
+}
+
+// Header returns the header of a journal of a run of the program with
+// hash prog under these limits.
+func (l Limits) Header(prog [32]byte) journal.Header {
+	return journal.Header{Program: prog, Ticks: l.Ticks, Memory: l.Memory, Stack: l.Stack, Output: l.Output, Grant: l.EffectiveGrant()}
+}
+
+// HeaderLimits returns the limits a journal header records.
+func HeaderLimits(h journal.Header) Limits {
+	return Limits{Ticks: h.Ticks, Memory: h.Memory, Stack: h.Stack, Output: h.Output, Grant: h.Grant}
 }
 
 // EffectiveGrant returns l.Grant, or vm.DefaultGrant if it is zero.
@@ -61,7 +81,7 @@ func (l Limits) EffectiveGrant() uint16 {
 
 // Config returns the machine configuration for these limits.
 func (l Limits) Config(trace bool) vm.Config {
-	return vm.Config{Ticks: l.Ticks, Memory: l.Memory, Stack: l.Stack, Grant: l.EffectiveGrant(), Trace: trace}
+	return vm.Config{Ticks: l.Ticks, Memory: l.Memory, Stack: l.Stack, Output: l.Output, Grant: l.EffectiveGrant(), Trace: trace}
 }
 
 // Message is one channel message.

@@ -109,7 +109,7 @@ func Replay(img *vm.Image, j *journal.Journal, stdout, stderr io.Writer) (*Resul
 	if j.End == nil {
 		return nil, fmt.Errorf("the journal is incomplete: it has no result line (the recorded run was interrupted)")
 	}
-	lim := Limits{Ticks: j.Header.Ticks, Memory: j.Header.Memory, Stack: j.Header.Stack, Grant: j.Header.Grant}
+	lim := HeaderLimits(j.Header)
 	in := NewJournalInput(j)
 	r, err := Run(img, Options{Limits: lim, Trace: true, Input: in, Stdout: stdout, Stderr: stderr})
 	if err != nil {

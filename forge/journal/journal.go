@@ -5,14 +5,14 @@
 // deterministic, and a channel message is its only input. The file is JSON
 // Lines (one JSON object per line, each line ending in '\n'):
 //
-//	{"format":"forge-journal","version":1,"program":"<sha256>","ticks":N,"memory":N,"stack":N,"grant":[0,1,2]}
+//	{"format":"forge-journal","version":2,"program":"<sha256>","ticks":N,"memory":N,"stack":N,"output":N,"grant":[0,1,2]}
 //	{"ticks":N,"ch":2,"data":"<base64>"}
 //	...
 //	{"state":"HALTED","fault":null,"fault_code":0,"user_code":0,"pc":N,"ticks_used":N,"input_sha256":"…","output_sha256":"…","trace_hash":"…"}
 //
 // The first line is the header: the program (sha256 of its canonical FRGP
 // file) and the limits it ran with (tick budget, memory quota, stack size,
-// granted channels). Each following line is one delivery: the machine's
+// output quota, 0 for none, granted channels). Each following line is one delivery: the machine's
 // tick count when the message was delivered, the channel and the bytes
 // (standard base64, padded). The last line, written when the run ends,
 // is its result; a journal without one records a run that was interrupted.
@@ -36,10 +36,13 @@ import (
 	"os"
 )
 
-// Format and Version identify a journal's header line.
+// Format and Version identify a journal's header line. Version 2 added
+// the output quota and is the first of the metering in which SEND and
+// RECV pay for the bytes they move; a version 1 journal's tick counts
+// are those of the older metering, so it cannot replay.
 const (
 	Format  = "forge-journal"
-	Version = 1
+	Version = 2
 )
 
 // numChannels bounds channel numbers (vm.NumChannels; the journal format
@@ -53,6 +56,7 @@ type Header struct {
 	Ticks   uint64   // tick budget
 	Memory  uint64   // memory quota in bytes
 	Stack   uint64   // stack size in bytes
+	Output  uint64   // output quota in bytes; 0 for none
 	Grant   uint16   // granted channels, bit i for channel i; never zero
 }
 
@@ -90,13 +94,14 @@ type Journal struct {
 
 // The wire forms: field order here is the order on disk.
 type headerLine struct {
-	Format  string `json:"format"`
-	Version int    `json:"version"`
-	Program string `json:"program"`
-	Ticks   uint64 `json:"ticks"`
-	Memory  uint64 `json:"memory"`
-	Stack   uint64 `json:"stack"`
-	Grant   []int  `json:"grant"`
+	Format  string  `json:"format"`
+	Version int     `json:"version"`
+	Program string  `json:"program"`
+	Ticks   uint64  `json:"ticks"`
+	Memory  uint64  `json:"memory"`
+	Stack   uint64  `json:"stack"`
+	Output  *uint64 `json:"output"` // required: a reader must not take a missing quota for none
+	Grant   []int   `json:"grant"`
 }
 
 type deliveryLine struct {
@@ -157,6 +162,7 @@ func NewWriter(w io.Writer, h Header) (*Writer, error) {
 		Ticks:   h.Ticks,
 		Memory:  h.Memory,
 		Stack:   h.Stack,
+		Output:  &h.Output,
 		Grant:   grantList(h.Grant),
 	})
 	return jw, jw.err
@@ -319,13 +325,19 @@ func (j *Journal) readHeader(line []byte) error {
 	if h.Format != Format {
 		return fmt.Errorf("not a journal: format is %q, want %q", h.Format, Format)
 	}
+	if h.Version == 1 {
+		return errors.New("journal version 1 was recorded before SEND and RECV paid for the bytes they move (docs/forge.md, \"Metering\"): its tick counts do not replay; record the run again")
+	}
 	if h.Version != Version {
 		return fmt.Errorf("unsupported journal version %d, want %d", h.Version, Version)
 	}
 	if err := decodeHash(h.Program, &j.Header.Program); err != nil {
 		return fmt.Errorf("bad program hash: %v", err)
 	}
-	j.Header.Ticks, j.Header.Memory, j.Header.Stack = h.Ticks, h.Memory, h.Stack
+	if h.Output == nil {
+		return errors.New(`bad header: "output" (the output quota, 0 for none) is required`)
+	}
+	j.Header.Ticks, j.Header.Memory, j.Header.Stack, j.Header.Output = h.Ticks, h.Memory, h.Stack, *h.Output
 	for i, ch := range h.Grant {
 		if ch < 0 || ch >= numChannels {
 			return fmt.Errorf("granted channel %d does not exist", ch)

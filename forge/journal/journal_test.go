@@ -13,7 +13,7 @@ import (
 func sample() *Journal {
 	trace := [32]byte{9, 9}
 	return &Journal{
-		Header: Header{Program: [32]byte{1, 2, 3}, Ticks: 1000, Memory: 1 << 20, Stack: 4096, Grant: 0b1000000111},
+		Header: Header{Program: [32]byte{1, 2, 3}, Ticks: 1000, Memory: 1 << 20, Stack: 4096, Output: 1 << 16, Grant: 0b1000000111},
 		Deliveries: []Delivery{
 			{Ticks: 5, Ch: 2, Data: []byte("hello")},
 			{Ticks: 5, Ch: 9, Data: []byte{0, 255}},
@@ -55,7 +55,7 @@ func TestRoundTrip(t *testing.T) {
 		t.Errorf("round trip:\n got %+v\nwant %+v", got, want)
 	}
 	lines := strings.Split(text, "\n")
-	if lines[0] != `{"format":"forge-journal","version":1,"program":"0102030000000000000000000000000000000000000000000000000000000000","ticks":1000,"memory":1048576,"stack":4096,"grant":[0,1,2,9]}` {
+	if lines[0] != `{"format":"forge-journal","version":2,"program":"0102030000000000000000000000000000000000000000000000000000000000","ticks":1000,"memory":1048576,"stack":4096,"output":65536,"grant":[0,1,2,9]}` {
 		t.Errorf("header line: %s", lines[0])
 	}
 	if lines[1] != `{"ticks":5,"ch":2,"data":"aGVsbG8="}` {
@@ -91,7 +91,9 @@ func TestReadErrors(t *testing.T) {
 		{"truncated", good[:len(good)-1], "line 5: truncated"},
 		{"not json", "hello\n", "line 1: bad header"},
 		{"format", strings.Replace(lines[0], "forge-journal", "other", 1), "line 1: not a journal"},
-		{"version", strings.Replace(lines[0], `"version":1`, `"version":2`, 1), "unsupported journal version 2"},
+		{"version", strings.Replace(lines[0], `"version":2`, `"version":3`, 1), "unsupported journal version 3"},
+		{"version 1", strings.Replace(strings.Replace(lines[0], `"version":2`, `"version":1`, 1), `"output":65536,`, ``, 1), "journal version 1 was recorded before SEND and RECV paid for the bytes they move"},
+		{"no output quota", strings.Replace(lines[0], `"output":65536,`, ``, 1), `"output" (the output quota, 0 for none) is required`},
 		{"unknown field", strings.Replace(good, `"ch":2,`, `"ch":2,"x":1,`, 1), `line 2: bad delivery: json: unknown field "x"`},
 		{"missing field", strings.Replace(good, `"ch":2,`, ``, 1), `line 2: bad delivery: "ticks", "ch" and "data" are all required`},
 		{"bad base64", strings.Replace(good, `aGVsbG8=`, `aGVsbG8`, 1), "line 2: bad delivery data"},

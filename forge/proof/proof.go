@@ -32,12 +32,16 @@ import (
 	"github.com/genesis-toolchain/genesis/forge/vm"
 )
 
-// Version is the proof format version.
-const Version = 1
+// Version is the proof format version. Version 2 added the output quota
+// to the limits and is the first of the metering in which SEND and RECV
+// pay for the bytes they move: a version 1 proof's ticks are those of the
+// older metering, and re-execution cannot reproduce them.
+const Version = 2
 
 // Domain prefixes the signed message so that a Forge proof signature can
-// never be mistaken for the signature of anything else.
-const Domain = "forge execution proof v1\x00"
+// never be mistaken for the signature of anything else, nor one version's
+// for another's.
+const Domain = "forge execution proof v2\x00"
 
 // Proof is an execution proof.
 type Proof struct {
@@ -82,14 +86,14 @@ func New(prog [32]byte, lim host.Limits, r *host.Result) (*Proof, error) {
 }
 
 // messageSize is the size of Message's result.
-const messageSize = len(Domain) + 32 + 32 + 32 + 8 + 32 + 1 + 1 + 4 + 8 + 8 + 8 + 8 + 2 + ed25519.PublicKeySize
+const messageSize = len(Domain) + 32 + 32 + 32 + 8 + 32 + 1 + 1 + 4 + 8 + 8 + 8 + 8 + 8 + 2 + ed25519.PublicKeySize
 
 // Message returns the bytes the signature covers: Domain, then every
 // field in this order, integers little-endian:
 //
 //	program [32]  input [32]  output [32]  ticks_used u64  trace_hash [32]
 //	state u8  fault u8  user_code u32  pc u64
-//	limit ticks u64  limit memory u64  limit stack u64  grant u16
+//	limit ticks u64  limit memory u64  limit stack u64  limit output u64  grant u16
 //	public_key [32]
 //
 // State and fault are their numeric codes (vm.State, vm.Fault); the grant
@@ -110,6 +114,7 @@ func (p *Proof) Message() []byte {
 	b = binary.LittleEndian.AppendUint64(b, p.Limits.Ticks)
 	b = binary.LittleEndian.AppendUint64(b, p.Limits.Memory)
 	b = binary.LittleEndian.AppendUint64(b, p.Limits.Stack)
+	b = binary.LittleEndian.AppendUint64(b, p.Limits.Output)
 	b = binary.LittleEndian.AppendUint16(b, p.Limits.Grant)
 	var pub [ed25519.PublicKeySize]byte
 	if len(p.PublicKey) == ed25519.PublicKeySize {
@@ -155,17 +160,18 @@ type wire struct {
 }
 
 type wireLimits struct {
-	Ticks  uint64 `json:"ticks"`
-	Memory uint64 `json:"memory"`
-	Stack  uint64 `json:"stack"`
-	Grant  []int  `json:"grant"`
+	Ticks  uint64  `json:"ticks"`
+	Memory uint64  `json:"memory"`
+	Stack  uint64  `json:"stack"`
+	Output *uint64 `json:"output"` // required (0: no quota)
+	Grant  []int   `json:"grant"`
 }
 
 // JSON returns the proof file: an indented JSON object with the fields
 // version, program, input, output, ticks_used, trace_hash, state, fault
 // (null unless FAULTED), fault_code, user_code, pc, limits {ticks, memory,
-// stack, grant: [channels]}, public_key and forge_sig, hashes, key and
-// signature in lower-case hex.
+// stack, output, grant: [channels]}, public_key and forge_sig, hashes, key
+// and signature in lower-case hex.
 func (p *Proof) JSON() []byte {
 	w := wire{
 		Version:   Version,
@@ -178,7 +184,7 @@ func (p *Proof) JSON() []byte {
 		FaultCode: uint8(p.Fault),
 		UserCode:  p.UserCode,
 		PC:        p.PC,
-		Limits:    wireLimits{Ticks: p.Limits.Ticks, Memory: p.Limits.Memory, Stack: p.Limits.Stack, Grant: []int{}},
+		Limits:    wireLimits{Ticks: p.Limits.Ticks, Memory: p.Limits.Memory, Stack: p.Limits.Stack, Output: &p.Limits.Output, Grant: []int{}},
 		PublicKey: hex.EncodeToString(p.PublicKey),
 		Signature: hex.EncodeToString(p.Signature),
 	}
@@ -211,11 +217,17 @@ func Parse(data []byte) (*Proof, error) {
 	if _, err := dec.Token(); err != io.EOF {
 		return nil, errors.New("not a proof: more than one JSON value")
 	}
+	if w.Version == 1 {
+		return nil, errors.New("proof version 1 was made before SEND and RECV paid for the bytes they move (docs/forge.md, \"Metering\"): re-execution cannot reproduce its ticks; prove the run again")
+	}
 	if w.Version != Version {
 		return nil, fmt.Errorf("unsupported proof version %d, want %d", w.Version, Version)
 	}
+	if w.Limits.Output == nil {
+		return nil, errors.New(`bad limits: "output" (the output quota, 0 for none) is required`)
+	}
 	p := &Proof{TicksUsed: w.TicksUsed, UserCode: w.UserCode, PC: w.PC,
-		Limits: host.Limits{Ticks: w.Limits.Ticks, Memory: w.Limits.Memory, Stack: w.Limits.Stack}}
+		Limits: host.Limits{Ticks: w.Limits.Ticks, Memory: w.Limits.Memory, Stack: w.Limits.Stack, Output: *w.Limits.Output}}
 	for _, h := range []struct {
 		name string
 		s    string
@@ -367,7 +379,7 @@ func CheckJournal(p *Proof, img *vm.Image, j *journal.Journal, pub ed25519.Publi
 	if j.Header.Program != p.Program {
 		return &Invalid{fmt.Sprintf("the journal records program %x, the proof is of %x", j.Header.Program, p.Program)}
 	}
-	jl := host.Limits{Ticks: j.Header.Ticks, Memory: j.Header.Memory, Stack: j.Header.Stack, Grant: j.Header.Grant}
+	jl := host.HeaderLimits(j.Header)
 	if jl != p.Limits {
 		return &Invalid{fmt.Sprintf("the journal's limits (%s) are not the proof's (%s)", limitsString(jl), limitsString(p.Limits))}
 	}
@@ -375,5 +387,5 @@ func CheckJournal(p *Proof, img *vm.Image, j *journal.Journal, pub ed25519.Publi
 }
 
 func limitsString(l host.Limits) string {
-	return fmt.Sprintf("ticks %d, memory %d, stack %d, grant %#x", l.Ticks, l.Memory, l.Stack, l.Grant)
+	return fmt.Sprintf("ticks %d, memory %d, stack %d, output %d, grant %#x", l.Ticks, l.Memory, l.Stack, l.Output, l.Grant)
 }

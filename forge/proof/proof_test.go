@@ -127,7 +127,7 @@ func TestTampering(t *testing.T) {
 func TestCheckJournal(t *testing.T) {
 	img := echo4(t)
 	var buf bytes.Buffer
-	w, err := journal.NewWriter(&buf, journal.Header{Program: img.Hash(), Ticks: limits.Ticks, Memory: limits.Memory, Stack: limits.Stack, Grant: limits.EffectiveGrant()})
+	w, err := journal.NewWriter(&buf, limits.Header(img.Hash()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,8 +178,10 @@ func TestFaultedAndBlocked(t *testing.T) {
 func TestParseErrors(t *testing.T) {
 	good := string(prove(t, echo4(t), "abcd").JSON())
 	for _, tc := range []struct{ name, old, new, want string }{
-		{"unknown field", `"version": 1,`, `"version": 1, "x": 2,`, "unknown field"},
-		{"version", `"version": 1`, `"version": 2`, "unsupported proof version"},
+		{"unknown field", `"version": 2,`, `"version": 2, "x": 2,`, "unknown field"},
+		{"version", `"version": 2`, `"version": 3`, "unsupported proof version"},
+		{"version 1", `"version": 2`, `"version": 1`, "proof version 1 was made before SEND and RECV paid for the bytes they move"},
+		{"no output quota", `"output": 0,`, ``, `"output" (the output quota, 0 for none) is required`},
 		{"state", `"state": "HALTED"`, `"state": "BLOCKED"`, "a proof is of a HALTED or FAULTED run"},
 		{"fault on halt", `"fault": null`, `"fault": "USER_FAULT"`, "a HALTED run has fault null"},
 		{"short hash", `"program": "`, `"program": "0`, "bad program"},
@@ -230,5 +232,86 @@ func TestKeys(t *testing.T) {
 	}
 	if _, err := ParsePrivateKey([]byte("hello")); err == nil {
 		t.Error("garbage read as a key")
+	}
+}
+
+// meteredEcho receives up to 400 bytes on channel 2 and sends them back
+// on channel 0 three times, then halts: a run whose ticks depend on the
+// bytes it moves, and which a 1000-byte output quota stops at the third
+// SEND.
+func meteredEcho(t *testing.T) *vm.Image {
+	var code []byte
+	for _, in := range []bc.Inst{
+		{Op: bc.LI, A: 1, Imm: 0x1000},
+		{Op: bc.RECV, A: 1, C: 2, Imm: 400},
+		{Op: bc.SEND, A: 1, C: 0, Imm: 400},
+		{Op: bc.SEND, A: 1, C: 0, Imm: 400},
+		{Op: bc.SEND, A: 1, C: 0, Imm: 400},
+		{Op: bc.HALT},
+	} {
+		code = in.Append(code)
+	}
+	img, err := vm.NewImage(&bc.Program{Code: code})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return img
+}
+
+// A proof of a run metered by the bytes it moves and stopped by its
+// output quota checks, with its input or its journal; the quota is part
+// of what is signed, and a proof claiming another quota does not
+// re-execute to the same end.
+func TestProofOfMeteredRun(t *testing.T) {
+	img := meteredEcho(t)
+	lim := host.Limits{Ticks: 1000, Memory: 1 << 16, Stack: 1024, Output: 1000, Grant: vm.DefaultGrant}
+	input := strings.Repeat("x", 320) // RECV: 3 + 40 ticks; each SEND: 3 + 50
+	var buf bytes.Buffer
+	w, err := journal.NewWriter(&buf, lim.Header(img.Hash()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := host.Run(img, host.Options{Limits: lim, Trace: true, Input: host.NewStdin(strings.NewReader(input)), Recorder: w})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.State != vm.Faulted || r.Fault != vm.OutputQuota || r.Ticks != 1+43+53+53+53 || r.PC != 40 {
+		t.Fatalf("run: %s, want OUTPUT_QUOTA at pc 0x28 after %d ticks", r.Summary(), 1+43+53+53+53)
+	}
+	w.Finish(r.End())
+	j, err := journal.Read(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := New(img.Hash(), lim, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Sign(testKey())
+	q, err := Parse(p.JSON())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q.Limits != lim || host.HeaderLimits(j.Header) != lim {
+		t.Errorf("limits %+v in the proof, %+v in the journal, want %+v", q.Limits, host.HeaderLimits(j.Header), lim)
+	}
+	if err := Check(q, img, host.NewStdin(strings.NewReader(input)), nil); err != nil {
+		t.Errorf("valid proof rejected: %v", err)
+	}
+	if err := CheckJournal(q, img, j, nil); err != nil {
+		t.Errorf("valid proof rejected with its journal: %v", err)
+	}
+	if _, err := host.Replay(img, j, nil, nil); err != nil {
+		t.Errorf("the journal does not replay: %v", err)
+	}
+
+	q.Limits.Output = 0
+	if err := q.VerifySignature(); err == nil {
+		t.Error("the signature does not cover the output quota")
+	}
+	q.Sign(testKey())
+	err = Check(q, img, host.NewStdin(strings.NewReader(input)), nil)
+	if err == nil || !strings.Contains(err.Error(), "re-execution differs") || !strings.Contains(err.Error(), "fault: proof says OUTPUT_QUOTA, re-execution gives NONE") {
+		t.Errorf("a proof claiming no quota: %v", err)
 	}
 }

@@ -84,6 +84,21 @@ func fibProgram(n uint64) *bc.Program {
 	return b.program(nil, 0)
 }
 
+// sendProgram sends n one-byte messages on channel 0, as a print loop
+// does: the channel path's cost per SEND. r4 counts them.
+func sendProgram(n uint64) *bc.Program {
+	var b builder
+	b.liFix(1, fixHeap, 0, 0)
+	b.li(2, n)
+	b.li(3, 1)
+	top := b.here()
+	b.op(bc.SEND, 1, 0, 0, 1)
+	b.rrr(bc.ADD, 4, 4, 3)
+	b.jump(bc.JLT, 4, 2, top) // ADD+JLT, fused
+	b.op(bc.HALT, 0, 0, 0, 0)
+	return b.program(nil, 0)
+}
+
 func TestBenchmarkPrograms(t *testing.T) {
 	for _, c := range []struct {
 		name string
@@ -94,6 +109,7 @@ func TestBenchmarkPrograms(t *testing.T) {
 		{"loop", loopProgram(100), 2, 0}, // filled in below
 		{"sieve", sieveProgram(1000), 8, 168},
 		{"fib", fibProgram(20), 0, 6765},
+		{"send", sendProgram(100), 4, 100},
 	} {
 		if c.name == "loop" {
 			for i := range uint64(100) {
@@ -154,3 +170,4 @@ func BenchmarkInterpSieve(b *testing.B)     { benchmark(b, sieveProgram(200_000)
 func BenchmarkInterpFib(b *testing.B)       { benchmark(b, fibProgram(25), false) }
 func BenchmarkInterpFibTrace(b *testing.B)  { benchmark(b, fibProgram(25), true) }
 func BenchmarkInterpLoopTrace(b *testing.B) { benchmark(b, loopProgram(1_000_000), true) }
+func BenchmarkInterpSend(b *testing.B)      { benchmark(b, sendProgram(1_000_000), false) }

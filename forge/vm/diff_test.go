@@ -23,6 +23,9 @@ type outcome struct {
 	ticks  uint64
 	stops  int // Run calls made
 	yields int // of which returned READY after a TICK
+	// bytes is true for an OUT_OF_TICKS at a SEND or RECV whose fixed 3
+	// ticks fit the budget but not the bytes it would move.
+	bytes bool
 }
 
 // differential runs tc with the given budget on the fast interpreter and
@@ -59,7 +62,12 @@ func differential(img *vm.Image, tc testCase, budget uint64) (outcome, error) {
 			resume = resume[1:]
 			continue
 		}
-		return outcome{m.State(), m.Fault(), m.Ticks(), stops, yields}, nil
+		o := outcome{state: m.State(), fault: m.Fault(), ticks: m.Ticks(), stops: stops, yields: yields}
+		if o.fault == vm.OutOfTicks && budget-o.ticks >= 3 {
+			in, err := bc.DecodeAt(tc.prog.Code, int(m.PC()))
+			o.bytes = err == nil && (in.Op == bc.SEND || in.Op == bc.RECV)
+		}
+		return o, nil
 	}
 }
 
@@ -97,6 +105,15 @@ func agree(m *vm.Machine, out *recorder, r *refMachine, cfg vm.Config) error {
 	}
 	if fmt.Sprint(out.msgs) != fmt.Sprint(r.sent) {
 		errs = append(errs, fmt.Sprintf("sent %q, reference %q", out.msgs, r.sent))
+	}
+	// Channel traffic is paid for: whatever a run sent and received fits
+	// in bc.BytesPerTick bytes per tick used.
+	traffic := r.recvd
+	for _, msg := range out.msgs {
+		traffic += uint64(len(msg.data))
+	}
+	if traffic > bc.BytesPerTick*m.Ticks() {
+		errs = append(errs, fmt.Sprintf("%d bytes sent and received in %d ticks: more than %d a tick", traffic, m.Ticks(), bc.BytesPerTick))
 	}
 	if h, ok := m.TraceHash(); ok != (cfg.Trace && (r.state == vm.Halted || r.state == vm.Faulted)) {
 		errs = append(errs, fmt.Sprintf("trace hash available = %v", ok))

@@ -249,13 +249,28 @@ func (g *gen) channel(want uint8) uint8 {
 func (g *gen) send() {
 	rb := g.reg()
 	g.addr(rb)
-	g.b.op(bc.SEND, rb, 0, g.channel(0), uint64(g.n(12)))
+	g.b.op(bc.SEND, rb, 0, g.channel(0), g.length(12))
 }
 
 func (g *gen) recv() {
 	rb := g.reg()
 	g.addr(rb)
-	g.b.op(bc.RECV, rb, 0, g.channel(2), uint64(g.n(10)))
+	g.b.op(bc.RECV, rb, 0, g.channel(2), g.length(10))
+}
+
+// length is a SEND length or RECV maxlen: mostly below short, which costs
+// the fixed 3 ticks or one more, sometimes long enough to pay several
+// ticks for its bytes, now and then far longer than memory (a SEND that
+// must fault before moving anything, usually OUT_OF_TICKS).
+func (g *gen) length(short int) uint64 {
+	switch k := g.n(20); {
+	case k < 14:
+		return uint64(g.n(short))
+	case k < 19:
+		return uint64(g.n(120))
+	default:
+		return uint64(g.r.Uint32())
+	}
 }
 
 // block emits a piece of the main body.
@@ -524,6 +539,9 @@ func generate(r *rand.Rand) testCase {
 	if g.chance(10) { // start somewhere else than address 0
 		tc.prog.Entry = g.b.addr(g.n(len(g.b.insts)))
 	}
+	if g.chance(15) { // an output quota a few messages exhaust
+		tc.cfg.Output = uint64(1 + g.n(40))
+	}
 	switch g.n(10) {
 	case 0:
 		tc.cfg.Grant = 0xFFFF
@@ -531,10 +549,10 @@ func generate(r *rand.Rand) testCase {
 		tc.cfg.Grant = 1<<0 | 1<<2 | 1<<3
 	}
 	for k := g.n(4); k > 0; k-- {
-		tc.input = append(tc.input, delivery{2 + uint8(g.n(4)/3), randBytes(r, g.n(12))})
+		tc.input = append(tc.input, delivery{2 + uint8(g.n(4)/3), randBytes(r, g.n([]int{12, 12, 100}[g.n(3)]))})
 	}
 	for k := g.n(3); k > 0; k-- {
-		tc.resume = append(tc.resume, delivery{2, randBytes(r, g.n(6))})
+		tc.resume = append(tc.resume, delivery{2, randBytes(r, g.n([]int{6, 6, 60}[g.n(3)]))})
 	}
 	return tc
 }
@@ -565,7 +583,12 @@ func decodeFuzz(data []byte) testCase {
 	ops := bc.Instructions()
 	regs := [8]uint8{0, 1, 2, 3, 4, 5, 6, 255}
 	budget := uint64(take())<<2 | uint64(take())>>6 // 0..1023
-	stack := uint64(take()%8) * 8
+	sb := take()
+	stack := uint64(sb%8) * 8
+	output := uint64(0) // no quota, or one of up to 16 bytes
+	if sb >= 128 {
+		output = uint64(sb>>3&15) + 1
+	}
 	extra := uint64(take()) * 2
 	grant := uint16(0)
 	if g := take(); g&1 != 0 {
@@ -607,8 +630,12 @@ func decodeFuzz(data []byte) testCase {
 			}
 		case bc.FmtImm:
 			b.op(info.Op, 0, 0, 0, uint64(z))
-		case bc.FmtChanRLen:
-			b.op(info.Op, ra, 0, y%10, uint64(z%16))
+		case bc.FmtChanRLen: // lengths below 16, or up to 8 times more (a few ticks for the bytes)
+			length := uint64(z % 16)
+			if z >= 128 {
+				length = uint64(z-128) * 8
+			}
+			b.op(info.Op, ra, 0, y%10, length)
 		case bc.FmtChanR:
 			b.op(info.Op, ra, 0, y%10, 0)
 		}
@@ -625,11 +652,11 @@ func decodeFuzz(data []byte) testCase {
 	mem := heap + stack + extra
 	tc := testCase{
 		prog: b.program(d, mem),
-		cfg:  vm.Config{Ticks: budget, Memory: mem, Stack: stack, Grant: grant, Trace: true},
+		cfg:  vm.Config{Ticks: budget, Memory: mem, Stack: stack, Grant: grant, Output: output, Trace: true},
 	}
 	// The rest is input: messages of the lengths the next byte says.
 	for len(data) > 0 && len(tc.input) < 8 {
-		k := min(int(take()%8), len(data))
+		k := min(int(take()%64), len(data))
 		tc.input = append(tc.input, delivery{2, data[:k]})
 		data = data[k:]
 	}

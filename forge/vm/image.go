@@ -149,7 +149,7 @@ type inst struct {
 	// straight-line run: the sum of the costs of this instruction and the
 	// ones after it, up to and including the next instruction that may
 	// transfer control (a jump, CALL, RET, HALT, FAULT, RECV or the end of
-	// code). Entering a run at slot i charges run[i] at once; a fault,
+	// code), or SEND. Entering a run at slot i charges run[i] at once; a fault,
 	// block or exact read of the tick counter inside the run gives back
 	// what was charged for instructions that did not execute.
 	run uint32
@@ -208,14 +208,18 @@ func NewImage(p *bytecode.Program) (*Image, error) {
 		}
 	}
 	// Runs, computed backwards: a branch ends its run; the LI word slot
-	// costs nothing and belongs to the LI's run.
+	// costs nothing and belongs to the LI's run. A SEND, whose cost is
+	// known from its length (see meter.go), also ends its run, so a run
+	// holds at most one and its cost fits run's 32 bits: under 2^30 for
+	// the other instructions (at most 2 ticks per 8 bytes of a code
+	// section of at most 2^32 bytes) plus under 2^29+3 for the SEND.
 	var next uint64
 	for k := len(insts) - 1; k >= 0; k-- {
 		info := bytecode.Lookup(insts[k].Op)
-		if info.Branch {
+		if info.Branch || insts[k].Op == bytecode.SEND {
 			next = 0
 		}
-		next += info.Cost
+		next += encodedCost(insts[k].Op, insts[k].Imm, info.Cost)
 		slot := offs[k] / 8
 		code[slot].run = uint32(next)
 		if insts[k].Op == bytecode.LI {

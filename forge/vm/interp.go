@@ -269,15 +269,10 @@ run:
 				goto exit
 			case opNOP: // nothing
 				ip = next(ip, 1)
-			case opSEND: // channel c receives mem[rs .. rs+len) as one message
-				var ok bool
-				m.sp = sp
-				ip, ok, left = m.channelOp(in, base+slot(code0, ip), left)
-				sp = m.sp
-				if !ok {
-					goto exit
-				}
-			case opRECV: // copy up to len bytes of channel c's head message to mem[rs..]; block if none
+			case opSEND, opRECV:
+				// SEND: channel c receives mem[rs .. rs+len) as one message.
+				// RECV: copy up to len bytes of channel c's head message to
+				// mem[rs..]; block if none. Both end their runs.
 				var ok bool
 				m.sp = sp
 				ip, ok, left = m.channelOp(in, base+slot(code0, ip), left)
@@ -648,7 +643,8 @@ guard:
 
 // channelOp runs SEND, RECV or POLL, the instruction in, at slot pc. It
 // returns the next slot and true, or false when the machine stopped (fault
-// or block). It returns the next slot, rather than the loop keeping ip
+// or block), and the budget left, less the bytes a RECV moved (see
+// meter.go). It returns the next slot, rather than the loop keeping ip
 // live across the call, so that the Go compiler does not spill ip on every
 // dispatch.
 func (m *Machine) channelOp(in *inst, pc, left uint64) (*inst, bool, uint64) {
@@ -672,10 +668,21 @@ func (m *Machine) channelOp(in *inst, pc, left uint64) (*inst, bool, uint64) {
 		}
 	}
 	if f != NoFault {
-		m.stop(Faulted, f, pc, spent(in, m.charged()))
-		return in, false, left
+		// SEND and RECV end their runs, so what was charged is exactly
+		// their cost (a RECV's fixed part: a faulting RECV moves nothing),
+		// or, for a RECV whose bytes do not fit, what they leave
+		// uncharged; POLL is inside a run.
+		ticks := m.charged()
+		switch {
+		case f == OutOfTicks:
+			ticks -= uint64(in.run)
+		case in.op == opPOLL:
+			ticks = spent(in, ticks)
+		}
+		m.stop(Faulted, f, pc, ticks)
+		return in, false, m.left
 	}
-	return next(in, 1), true, left
+	return next(in, 1), true, m.left
 }
 
 // pick is a conditional branch's next slot. (The tracer is called at each

@@ -49,6 +49,7 @@ const (
 	StackUnderflow     Fault = 0x07
 	ChannelError       Fault = 0x08
 	PermissionDenied   Fault = 0x09
+	OutputQuota        Fault = 0x0A // not in 05-FORGE.md: see Config.Output
 	UserFault          Fault = 0xFF
 )
 
@@ -62,6 +63,7 @@ var faultNames = map[Fault]string{
 	StackUnderflow:     "STACK_UNDERFLOW",
 	ChannelError:       "CHANNEL_ERROR",
 	PermissionDenied:   "PERMISSION_DENIED",
+	OutputQuota:        "OUTPUT_QUOTA",
 	UserFault:          "USER_FAULT",
 }
 
@@ -78,7 +80,7 @@ func (f Fault) String() string {
 // Faults lists every fault code in numeric order.
 func Faults() []Fault {
 	return []Fault{OutOfTicks, OutOfMemory, DivideByZero, InvalidAddress, InvalidInstruction,
-		StackOverflow, StackUnderflow, ChannelError, PermissionDenied, UserFault}
+		StackOverflow, StackUnderflow, ChannelError, PermissionDenied, OutputQuota, UserFault}
 }
 
 // Channels. 0 and 1 are output only, 2 is input only, 3–8 carry requests
@@ -105,6 +107,12 @@ type Config struct {
 	// Grant is the set of channels (bit i for channel i) the program may
 	// use; using another is PERMISSION_DENIED. Zero means DefaultGrant.
 	Grant uint16
+	// Output is the output quota: the most bytes the program may send,
+	// all channels together. A SEND that would go past it faults
+	// OUTPUT_QUOTA and sends nothing. Zero means no quota: the tick
+	// budget alone bounds what a run sends (bytecode.BytesPerTick bytes a
+	// tick).
+	Output uint64
 	// Trace computes the trace hash (for proofs and replays).
 	Trace bool
 }
@@ -133,6 +141,7 @@ type Machine struct {
 	ticks    uint64 // ticks used (exact whenever the machine is not running)
 	left     uint64 // while running: budget minus the ticks charged so far
 	budget   uint64
+	outLeft  uint64 // bytes the output quota still allows
 	userCode uint32
 	grant    uint16
 	state    State
@@ -149,7 +158,10 @@ type message struct {
 // stack do not fit in the memory quota, or the quota exceeds MaxMemory,
 // the machine starts FAULTED with OUT_OF_MEMORY.
 func New(img *Image, cfg Config, out Sender) *Machine {
-	m := &Machine{img: img, out: out, budget: cfg.Ticks, grant: cfg.Grant, pc: img.entry}
+	m := &Machine{img: img, out: out, budget: cfg.Ticks, grant: cfg.Grant, pc: img.entry, outLeft: cfg.Output}
+	if m.outLeft == 0 {
+		m.outLeft = 1<<64 - 1
+	}
 	if m.grant == 0 {
 		m.grant = DefaultGrant
 	}
@@ -257,7 +269,8 @@ func (m *Machine) channelOK(ch uint8, send bool) Fault {
 	return NoFault
 }
 
-// send implements SEND: the len bytes at addr leave on channel ch.
+// send implements SEND: the len bytes at addr leave on channel ch, if
+// the output quota allows them all.
 func (m *Machine) send(ch uint8, addr, n uint64) Fault {
 	if f := m.channelOK(ch, true); f != NoFault {
 		return f
@@ -265,6 +278,10 @@ func (m *Machine) send(ch uint8, addr, n uint64) Fault {
 	if addr > uint64(len(m.mem)) || n > uint64(len(m.mem))-addr {
 		return InvalidAddress
 	}
+	if n > m.outLeft {
+		return OutputQuota
+	}
+	m.outLeft -= n
 	if m.out != nil {
 		m.out.Send(ch, m.mem[addr:addr+n])
 	}
@@ -272,6 +289,9 @@ func (m *Machine) send(ch uint8, addr, n uint64) Fault {
 }
 
 // recv implements RECV. It returns blocked when channel ch has no message.
+// It charges the bytes it moves to m.left (recvCost) before it copies
+// them; when they do not fit, it faults OUT_OF_TICKS with nothing copied
+// and nothing charged.
 func (m *Machine) recv(ch uint8, addr, maxlen uint64) (f Fault, blocked bool) {
 	if f := m.channelOK(ch, false); f != NoFault {
 		return f, false
@@ -284,6 +304,11 @@ func (m *Machine) recv(ch uint8, addr, maxlen uint64) (f Fault, blocked bool) {
 		if msg.ch != ch {
 			continue
 		}
+		c := recvCost(min(maxlen, uint64(len(msg.data))))
+		if c > m.left {
+			return OutOfTicks, false
+		}
+		m.left -= c
 		n := copy(m.mem[addr:addr+maxlen], msg.data)
 		msg.data = msg.data[n:]
 		if len(msg.data) == 0 {
@@ -331,7 +356,7 @@ func (m *Machine) tail() {
 	k := j
 	for spent := uint64(0); ; {
 		o := canonicalOf[code[k].op]
-		c := uint64(costOf[o])
+		c := slotCost(&code[k])
 		if spent+c > left {
 			break
 		}

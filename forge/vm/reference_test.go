@@ -30,6 +30,8 @@ type refMachine struct {
 	ticks     uint64
 	budget    uint64
 	grant     uint16
+	quota     uint64 // output quota; 0: none
+	sentBytes uint64
 
 	state    vm.State
 	fault    vm.Fault
@@ -38,6 +40,7 @@ type refMachine struct {
 
 	inbox [256][][]byte // queued messages per channel, head first
 	sent  []sentMsg
+	recvd uint64 // bytes RECV copied into memory
 	steps uint64 // instructions executed (faulting ones included)
 
 	// The trace stream of trace.go, kept whole: one bit per conditional
@@ -64,6 +67,7 @@ func newRef(p *bc.Program, cfg vm.Config) *refMachine {
 		pc:        p.Entry,
 		budget:    cfg.Ticks,
 		grant:     cfg.Grant,
+		quota:     cfg.Output,
 		heapStart: (uint64(len(p.Code)) + uint64(len(p.Data)) + 7) &^ 7, // 8-aligned after data
 	}
 	for i := range insts {
@@ -146,7 +150,25 @@ func (r *refMachine) step() {
 		r.faultWith(vm.InvalidInstruction)
 		return
 	}
-	cost := bc.Lookup(in.Op).Cost
+	// The cost: the opcode's, plus for SEND and RECV one tick per 8
+	// bytes they move: a SEND its length, a RECV what it will copy of
+	// the head message (nothing when it faults). A RECV that will block
+	// costs its fixed part here, so a budget that does not cover even
+	// that faults rather than blocks.
+	info := bc.Lookup(in.Op)
+	var moves uint64
+	switch in.Op {
+	case bc.SEND:
+		moves = in.Imm
+	case bc.RECV:
+		if r.channel(in.C, false) == vm.NoFault && r.writable(r.regs[in.A], in.Imm) && len(r.inbox[in.C]) > 0 {
+			moves = min(in.Imm, uint64(len(r.inbox[in.C][0])))
+		}
+	}
+	cost := info.Cost + moves/8
+	if info.CostMoving(moves) != cost {
+		panic("the opcode table prices channel traffic differently from the reference")
+	}
 	if r.ticks+cost > r.budget {
 		r.faultWith(vm.OutOfTicks) // not executed, not charged
 		return
@@ -293,6 +315,11 @@ func (r *refMachine) step() {
 			r.faultWith(vm.InvalidAddress)
 			return
 		}
+		if r.quota != 0 && r.sentBytes+in.Imm > r.quota {
+			r.faultWith(vm.OutputQuota) // the whole message or nothing
+			return
+		}
+		r.sentBytes += in.Imm
 		r.sent = append(r.sent, sentMsg{in.C, string(r.mem[from : from+in.Imm])})
 	case bc.RECV:
 		if f := r.channel(in.C, false); f != vm.NoFault {
@@ -307,6 +334,7 @@ func (r *refMachine) step() {
 		head := r.inbox[in.C][0]
 		n := min(uint64(len(head)), in.Imm)
 		copy(r.mem[to:], head[:n])
+		r.recvd += n
 		if rest := head[n:]; len(rest) > 0 {
 			r.inbox[in.C][0] = rest
 		} else {
