@@ -152,7 +152,7 @@ func (i *Info) Size() int {
 // the seed says, and every byte that leaves or enters a sandbox costs at
 // least what storing it with STOREW does, so a run's channel traffic is
 // at most BytesPerTick bytes per tick of its budget (docs/forge.md,
-// "Metering"; docs/decisions.md M1).
+// "Metering"; docs/decisions.md T1).
 const BytesPerTick = 8
 
 // Moves reports whether the instruction's cost grows with the bytes it
