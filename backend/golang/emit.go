@@ -557,6 +557,12 @@ func (fg *funcGen) instr(in *ir.Instr, yieldTo *owner) {
 		}
 		fg.printf("for {")
 		fg.depth++
+		if !fg.g.standalone {
+			// Every iteration ticks the run, which checks now and then
+			// for cancellation and the wall and memory limits: a loop
+			// that performs no effect is stopped too.
+			fg.printf("m.r.Tick(%s.At())", fg.g.site("loop", in.Pos))
+		}
 		fg.region(body, nil)
 		fg.depth--
 		fg.printf("}")

@@ -418,7 +418,11 @@ func Run(h *rt.Host, opts rt.RunOptions) *rt.Result {
 		for _, s := range g.sites {
 			// The file's base name: a journal stays valid when the
 			// program moves to another directory.
-			g.printf("\t%s = rt.NewSite(%q, %q, %d, %d)\n", s.goName, s.name, filepath.Base(s.pos.File), s.pos.Line, s.pos.Col)
+			file := ""
+			if s.pos.File != "" {
+				file = filepath.Base(s.pos.File)
+			}
+			g.printf("\t%s = rt.NewSite(%q, %q, %d, %d)\n", s.goName, s.name, file, s.pos.Line, s.pos.Col)
 		}
 		g.printf(")\n\n")
 	}
