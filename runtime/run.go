@@ -666,14 +666,24 @@ func (r *Run) State() Value {
 // StateHash returns the hex sha256 of the canonical encoding of State().
 func (r *Run) StateHash() string {
 	x := r.ext()
+	// Under the value limit, so that state holding a value whose
+	// encoding is huge stops the run instead of hashing for ever.
+	e := jsonEncoder{canon: true, max: -1}
+	if lim := valueLimit.Load(); lim > 0 {
+		e.max = int(lim)
+	}
 	b := append(x.idbuf[:0], `{"outputs":`...)
-	b = AppendCanonical(b, r.outputs)
+	b = e.value(b, r.outputs)
 	b = append(b, `,"state":`...)
-	b = AppendCanonical(b, orEmptyObject(x.stateW))
+	b = e.value(b, orEmptyObject(x.stateW))
 	b = append(b, `,"steps":`...)
-	b = AppendCanonical(b, orEmptyObject(x.stepOuts))
+	b = e.value(b, orEmptyObject(x.stepOuts))
 	b = append(b, '}')
 	x.idbuf = b
+	if e.full(b) {
+		x.idbuf = b[:0]
+		valueTooLarge("the state hash: a canonical encoding of more than " + strconv.Itoa(e.max) + " bytes")
+	}
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
 }
