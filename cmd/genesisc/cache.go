@@ -157,13 +157,19 @@ func evictCache(root, keep string, max int64, now time.Time) error {
 	for _, e := range entries {
 		total += e.size
 	}
+	// Stale builds first: they are nobody's.
 	for _, e := range entries {
-		switch {
-		case e.build:
-			if now.Sub(e.used) < staleBuild {
-				continue
+		if e.build && now.Sub(e.used) >= staleBuild {
+			if err := removeEntry(root, e.name); err == nil {
+				total -= e.size
 			}
-		case max <= 0 || total <= max || e.name == keep || now.Sub(e.used) < cacheGrace:
+		}
+	}
+	for _, e := range entries {
+		if max <= 0 || total <= max {
+			break
+		}
+		if e.build || e.name == keep || now.Sub(e.used) < cacheGrace {
 			continue
 		}
 		if err := removeEntry(root, e.name); err == nil {
