@@ -282,7 +282,11 @@ func cacheCommand(stdout, stderr io.Writer) *cli.Command {
 					if max > 0 {
 						cap = "cap " + sizeText(max)
 					}
-					fmt.Fprintf(stdout, "%s in %d programs (%s) in %s\n", sizeText(total), programs, cap, root)
+					noun := "programs"
+					if programs == 1 {
+						noun = "program"
+					}
+					fmt.Fprintf(stdout, "%s in %d %s (%s) in %s\n", sizeText(total), programs, noun, cap, root)
 					return nil
 				},
 			},

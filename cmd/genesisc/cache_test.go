@@ -152,7 +152,7 @@ func TestCacheCommand(t *testing.T) {
 	if code, out, _ := cache("dir"); code != 0 || out != root+"\n" {
 		t.Errorf("cache dir: exit %d, %q", code, out)
 	}
-	if code, out, _ := cache("size"); code != 0 || !strings.Contains(out, "in 1 programs (cap 1GiB) in "+root) || !strings.Contains(out, "MiB") {
+	if code, out, _ := cache("size"); code != 0 || !strings.Contains(out, "in 1 program (cap 1GiB) in "+root) || !strings.Contains(out, "MiB") {
 		t.Errorf("cache size: exit %d, %q", code, out)
 	}
 	if code, out, _ := cache("clean"); code != 0 || !strings.HasPrefix(out, "removed ") {
