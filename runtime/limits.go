@@ -258,3 +258,17 @@ func (r *Run) appendFinalOut(b []byte, v Value) []byte {
 	}
 	return b
 }
+
+// MaxCallDepth bounds how deep the calls of a program's functions nest
+// (in a parallel branch, counted from the branch's start). Generated code
+// counts them and calls TooDeep beyond: a recursion without end stops the
+// run before Go's stack (1 GB) overflows, which would end the process.
+const MaxCallDepth = 10_000
+
+// TooDeep stops the run: the program's calls nest deeper than
+// MaxCallDepth. st is the site of the function called (status
+// budget_exceeded, kind "limit.depth").
+func (r *Run) TooDeep(st Step) {
+	r.stop(StatusBudgetExceeded, "limit.depth", "the calls nest more than "+strconv.Itoa(MaxCallDepth)+
+		" deep (a recursion without end?)", r.path+st.site().ID())
+}

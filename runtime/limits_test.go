@@ -113,6 +113,20 @@ func TestLimitsWallIsRealTime(t *testing.T) {
 	}
 }
 
+func TestTooDeep(t *testing.T) {
+	var down func(r *Run, depth int) Value
+	down = func(r *Run, depth int) Value {
+		if depth > MaxCallDepth {
+			r.TooDeep(siteB.At())
+		}
+		return down(r, depth+1)
+	}
+	res := NewHost(Config{}).Execute(RunOptions{}, func(r *Run) Value { return down(r, 1) })
+	if res.Status != StatusBudgetExceeded || res.Error.Kind != "limit.depth" || res.Error.Step != "b @ t.json:2:1" {
+		t.Fatalf("%s", resultJSON(res))
+	}
+}
+
 func TestTickCancelledContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()

@@ -399,7 +399,7 @@ func Run(h *rt.Host, opts rt.RunOptions) *rt.Result {
 		g.printf("func main() { os.Exit(rt.Main(os.Args[1:], Program, Run)) }\n\n")
 	}
 
-	g.printf("// machine is the state a run's functions share.\ntype machine struct {\n\tr *rt.Run\n")
+	g.printf("// machine is the state a run's functions share.\ntype machine struct {\n\tr *rt.Run\n\tcalls int // the calls under way (rt.MaxCallDepth)\n")
 	if g.usesMem {
 		g.printf("\tmem []byte\n\tsp  uint64 // the frame stack, growing down from the top of mem\n")
 	}

@@ -12,10 +12,14 @@ import (
 
 // runawayVVM loops for ever in each mode of its input: with an agent and
 // a judge that never approves, without any effect, doubling a string,
-// growing the heap by many small lists, growing one list.
+// recursing without end, growing the heap by many small lists, growing
+// one list.
 const runawayVVM = `# Runaway loops, one per input mode: each runs until a limit stops it.
 agent writer(model="m", prompt="You write.")
-input mode: "which runaway: agent, pure, string, heap or list"
+input mode: "which runaway: agent, pure, string, recursion, heap or list"
+
+def down(n):
+  return down(n + 1)
 
 if mode == "agent":
   done = false
@@ -30,6 +34,8 @@ elif mode == "string":
   s = "ab"
   while true:
     s = s + s
+elif mode == "recursion":
+  depth = down(0)
 elif mode == "heap":
   rows = []
   while true:
@@ -99,15 +105,17 @@ func TestRunLimits(t *testing.T) {
 		step string // the error's step, "" for none
 	}{
 		{"vvm agent loop: the default step limit", []string{"--input", "mode=agent", "runaway.vvm"},
-			"limit.steps", "the run has executed 100000 steps, the limit (--max-steps) is 100000", "writer @ runaway.vvm:8:13~50000"},
+			"limit.steps", "the run has executed 100000 steps, the limit (--max-steps) is 100000", "writer @ runaway.vvm:11:13~50000"},
 		{"vvm agent loop: tokens", []string{"--input", "mode=agent", "--max-tokens", "500", "runaway.vvm"},
 			"limit.tokens", "the limit (--max-tokens) is 500", ""},
 		{"vvm loop without effects: wall", []string{"--input", "mode=pure", "--max-wall", "300ms", "runaway.vvm"},
-			"limit.wall", "the limit (--max-wall) is 300ms", "loop @ runaway.vvm:12:3"},
+			"limit.wall", "the limit (--max-wall) is 300ms", "loop @ runaway.vvm:15:3"},
 		{"vvm doubling string", []string{"--input", "mode=string", "--max-memory", "16MiB", "runaway.vvm"},
 			"limit.memory", "str.concat: a string of 8388608 bytes exceeds the largest value allowed, 4194304 bytes", ""},
 		{"vvm growing list", []string{"--input", "mode=list", "--max-memory", "16MiB", "runaway.vvm"},
 			"limit.memory", "list.append: a list of 104858 elements", ""},
+		{"vvm recursion without end", []string{"--input", "mode=recursion", "runaway.vvm"},
+			"limit.depth", "the calls nest more than 10000 deep", ""},
 		{"vvm growing heap", []string{"--input", "mode=heap", "--max-memory", "16MiB", "runaway.vvm"},
 			"limit.memory", "the limit (--max-memory) is 16777216 bytes", ""},
 		{"nano-vm: the limit is lower", []string{"--max-steps", "10", "poll.json"},
