@@ -6,6 +6,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -312,6 +313,31 @@ func cacheCommand(stdout, stderr io.Writer) *cli.Command {
 			fmt.Fprintln(stderr, "genesisc cache: want a subcommand: dir, size or clean")
 			return exitError{exitUsage}
 		},
+	}
+}
+
+// buildNotice is how often a build that is still going says so.
+const buildNotice = 10 * time.Second
+
+// runAnnounced runs the build cmd, telling stderr every buildNotice that
+// it is still going: on a cold Go build cache the first build compiles
+// the runtime's dependencies for a minute.
+func runAnnounced(cmd *exec.Cmd, name string, stderr io.Writer) error {
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	tick := time.NewTicker(buildNotice)
+	defer tick.Stop()
+	start := time.Now()
+	for {
+		select {
+		case err := <-done:
+			return err
+		case <-tick.C:
+			fmt.Fprintf(stderr, "genesisc: building %s: still compiling after %.0fs (the Go build cache is filling; later builds are quick)\n", name, time.Since(start).Seconds())
+		}
 	}
 }
 

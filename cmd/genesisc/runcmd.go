@@ -264,7 +264,7 @@ func cachedBinaryFor(name string, files []golang.File, maxFlag string, stderr io
 	}
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Run(); err != nil {
+	if err := runAnnounced(cmd, name, stderr); err != nil {
 		return "", fmt.Errorf("building the program with %s: %v\n%s", goTool, err, out.String())
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
