@@ -18,7 +18,9 @@ import (
 // A limit that is reached ends the run with status budget_exceeded and
 // the error kind "limit.steps", "limit.tokens", "limit.cost",
 // "limit.wall", "limit.memory" or "limit.trace" (a program's own budget
-// has kind "budget.…"), at the step that was refused.
+// has kind "budget.…"), at the step that was refused, or at the loop
+// whose iteration found it. (Nested calls are bounded too, always:
+// MaxCallDepth, kind "limit.depth".)
 type Limits struct {
 	// Steps, Tokens and Cost are checked before each step, as the
 	// budgets of the same names are.
@@ -31,8 +33,8 @@ type Limits struct {
 	// effects is stopped too.
 	Wall time.Duration
 	// Memory bounds the live heap of the process (bytes, measured after
-	// each garbage collection), checked before each step and at loop
-	// iterations. A process runs one run at a time under Main; with
+	// each garbage collection), checked before every 16th step and at
+	// loop iterations. A process runs one run at a time under Main; with
 	// concurrent runs the heap is theirs together. Main also bounds the
 	// largest value to a quarter of it (SetValueLimit).
 	Memory int64
@@ -46,8 +48,8 @@ type Limits struct {
 // otherwise: 100,000 steps, 1,000,000 tokens, 1 USD, 60 s of real time,
 // 1 GiB of live heap (and values of at most 256 MiB), 256 MiB of trace.
 // A runaway program — a loop whose condition never turns, with or
-// without effects — stops by itself within a minute, and a run that
-// does real work far below them.
+// without effects — stops by itself within a minute; a run that calls
+// a real model for longer raises Wall (--max-wall).
 func DefaultLimits() Limits {
 	return Limits{
 		Steps:  100_000,
