@@ -1,6 +1,8 @@
 package runtime
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"math"
 	"sort"
@@ -121,11 +123,15 @@ func ErrorNew(kind, message Value) Value { return Error(keyString(kind), keyStri
 
 // JSONEncode is json.encode(v): v as a JSON string, objects in their key
 // order (see AppendJSON).
-func JSONEncode(v Value) Value { return String(string(AppendJSON(nil, v))) }
+func JSONEncode(v Value) Value {
+	return String(string(encodeLimited("json.encode: a JSON text", v, false)))
+}
 
 // JSONCanonical is json.canonical(v): v's canonical encoding (Canonical)
 // as a string, the stable rendering of a value for a prompt.
-func JSONCanonical(v Value) Value { return String(string(Canonical(v))) }
+func JSONCanonical(v Value) Value {
+	return String(string(encodeLimited("json.canonical: a JSON text", v, true)))
+}
 
 // JSONParse is json.parse(s): the value of JSON text s, or an error value
 // of kind "json" (also when s is not a string).
@@ -146,6 +152,10 @@ func JSONParse(s Value) Value {
 func ListAppend(l, v Value) Value {
 	if l.k != KindList {
 		return typeError("list.append", l)
+	}
+	if lim := valueLimit.Load(); lim > 0 && int64(l.u+1)*valueSlotBytes > lim {
+		valueTooLarge("list.append: a list of " + strconv.FormatUint(l.u+1, 10) + " elements (" +
+			strconv.FormatUint((l.u+1)*valueSlotBytes, 10) + " bytes)")
 	}
 	return appendList(l, v)
 }
@@ -394,9 +404,20 @@ func listIndex(s string) (int, bool) {
 // renderings of a and b.
 func StrConcat(a, b Value) Value {
 	if a.k == KindString && b.k == KindString {
+		checkValueLen("str.concat: a string", len(a.s)+len(b.s))
 		return String(a.s + b.s)
 	}
-	return String(a.String() + b.String())
+	as, bs := renderLimited("str.concat: a string", a), renderLimited("str.concat: a string", b)
+	checkValueLen("str.concat: a string", len(as)+len(bs))
+	return String(as + bs)
+}
+
+// renderLimited is v.String() under the value limit.
+func renderLimited(what string, v Value) string {
+	if v.k == KindString {
+		return v.s
+	}
+	return string(encodeLimited(what, v, false))
 }
 
 func isNameByte(c byte) bool {
@@ -412,7 +433,7 @@ func isNameByte(c byte) bool {
 // it is ("costs $5" stays, as nano-vm leaves unresolved references). A t
 // that is not a string is rendered first.
 func StrFormat(t, scope Value) Value {
-	s := t.String()
+	s := renderLimited("str.format: a string", t)
 	i := strings.IndexByte(s, '$')
 	if i < 0 {
 		if t.k == KindString {
@@ -452,7 +473,9 @@ func StrFormat(t, scope Value) Value {
 		done := false
 		for e := len(ends) - 1; e >= 0 && scope.k == KindObject; e-- {
 			if v, ok := pathLookup(scope, s[1:ends[e]]); ok {
-				b.WriteString(v.String())
+				part := renderLimited("str.format: a string", v)
+				checkValueLen("str.format: a string", b.Len()+len(part))
+				b.WriteString(part)
 				s = s[ends[e]:]
 				done = true
 				break
@@ -525,7 +548,10 @@ func StrTrim(s Value) Value {
 
 // ValueHash is value.hash(v): the hex sha256 of v's canonical encoding
 // (Hash): equal values hash equally in every process.
-func ValueHash(v Value) Value { return String(Hash(v)) }
+func ValueHash(v Value) Value {
+	sum := sha256.Sum256(encodeLimited("value.hash: a canonical encoding", v, true))
+	return String(hex.EncodeToString(sum[:]))
+}
 
 // ValueBool is value.bool(b): the bool b as a value.
 func ValueBool(b bool) Value { return Bool(b) }
@@ -635,7 +661,7 @@ func ValueString(v Value) Value {
 	if v.k == KindString {
 		return v
 	}
-	return String(string(AppendJSON(nil, v)))
+	return String(string(encodeLimited("value.string: a string", v, false)))
 }
 
 // ValueTruthy is value.truthy(v): false for unit, false, 0, "", empty

@@ -49,6 +49,12 @@ import (
 //	--mode simulate|cast         input field "mode"
 //	--yes                        input field "yes": true, side effects are
 //	                             confirmed in advance
+//	--max-steps N                the run's limits (Limits), DefaultLimits
+//	--max-tokens N               unless given, 0 for none: steps, LLM
+//	--max-cost USD               tokens, cost, real time, live heap (also
+//	--max-wall DURATION          bounding a value to a quarter of it),
+//	--max-memory SIZE            trace bytes; a run that reaches one ends
+//	--max-trace SIZE             budget_exceeded, kind limit.NAME
 //
 // The run-selection flags only add fields to the run's input, after the
 // --input ones; the program decides what they mean (docs/runtime.md).
@@ -113,7 +119,12 @@ func mainIO(args []string, program string, run func(*Host, RunOptions) *Result, 
 	fs.Var(&params, "param", "a parameter override `KEY=VALUE` (repeatable; input field params)")
 	fs.StringVar(&mode, "mode", "", "simulate or cast (input field mode)")
 	fs.BoolVar(&yes, "yes", false, "confirm every side effect in advance (input field yes)")
+	limits := addLimitFlags(fs)
 	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if err := limits.check(); err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", program, err)
 		return 2
 	}
 	if trigger != "" {
@@ -166,7 +177,8 @@ func mainIO(args []string, program string, run func(*Host, RunOptions) *Result, 
 		return 1
 	}
 
-	var cfg Config
+	cfg := Config{Limits: limits.l}
+	limits.apply()
 	if llm != "" {
 		p, err := ParseLLM(llm)
 		if err != nil {

@@ -17,6 +17,10 @@ type Config struct {
 	// Budget limits every run (a run's own RunOptions.Budget may be
 	// tighter).
 	Budget Budget
+	// Limits bound every run against runaway programs (limits.go): real
+	// time, memory and trace size besides steps, tokens and cost. The
+	// zero value limits nothing; Main uses DefaultLimits.
+	Limits Limits
 	// Retry is the default policy of llm, judge and tool calls; nil means
 	// DefaultRetryPolicy().
 	Retry *RetryPolicy
@@ -249,7 +253,8 @@ func (h *Host) NewRun(opts RunOptions) *Run {
 	r.names = r.namesBuf[:0]
 	r.occSites = r.occBuf[:0]
 	budget := h.cfg.Budget.Merge(opts.Budget)
-	r.limited = budget.limited()
+	limits := h.cfg.Limits
+	r.limited = budget.limited() || limits.any()
 	r.real = h.cfg.RealTime
 	r.tracing = opts.Trace != nil
 	r.track = budget.Stalled > 0 || r.tracing || opts.Snapshots
@@ -258,6 +263,10 @@ func (h *Host) NewRun(opts RunOptions) *Run {
 	}
 	x := r.ext()
 	x.budget = budget
+	x.limits, x.hasLimits = limits, limits.any()
+	if limits.Wall > 0 {
+		x.realStart = h.now()
+	}
 	x.program = opts.Program
 	if r.real {
 		x.t0 = h.now()

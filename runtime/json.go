@@ -40,6 +40,29 @@ func Hash(v Value) string {
 }
 
 func appendValue(b []byte, v Value, canon bool) []byte {
+	e := jsonEncoder{canon: canon, max: -1}
+	return e.value(b, v)
+}
+
+// jsonEncoder writes JSON, or the canonical encoding, stopping once the
+// output is longer than max (when max ≥ 0): it then sets over and
+// returns what it has. The bound makes the encoding of a value that
+// holds one list many times over — small in memory, exponential in
+// JSON — cost no more than the bound.
+type jsonEncoder struct {
+	canon bool
+	max   int
+	over  bool
+}
+
+func (e *jsonEncoder) full(b []byte) bool {
+	if e.max >= 0 && len(b) > e.max {
+		e.over = true
+	}
+	return e.over
+}
+
+func (e *jsonEncoder) value(b []byte, v Value) []byte {
 	switch v.k {
 	case KindUnit:
 		return append(b, "null"...)
@@ -51,20 +74,27 @@ func appendValue(b []byte, v Value, canon bool) []byte {
 	case KindNumber:
 		return appendNumber(b, math.Float64frombits(v.u))
 	case KindString:
+		if e.max >= 0 && len(b)+len(v.s) > e.max {
+			e.over = true
+			return b
+		}
 		return appendString(b, v.s)
 	case KindList:
 		b = append(b, '[')
 		for i, x := range v.h.items[:v.u] {
+			if e.full(b) {
+				return b
+			}
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendValue(b, x, canon)
+			b = e.value(b, x)
 		}
 		return append(b, ']')
 	case KindObject:
 		n := int(v.u)
 		b = append(b, '{')
-		if canon && n > 1 {
+		if e.canon && n > 1 {
 			order := make([]int, n)
 			for i := range order {
 				order[i] = i
@@ -72,22 +102,28 @@ func appendValue(b []byte, v Value, canon bool) []byte {
 			keys := v.h.keys
 			slices.SortFunc(order, func(i, j int) int { return compareUTF16(keys[i], keys[j]) })
 			for i, j := range order {
+				if e.full(b) {
+					return b
+				}
 				if i > 0 {
 					b = append(b, ',')
 				}
 				b = appendString(b, keys[j])
 				b = append(b, ':')
-				b = appendValue(b, v.h.items[j], canon)
+				b = e.value(b, v.h.items[j])
 			}
 			return append(b, '}')
 		}
 		for i := 0; i < n; i++ {
+			if e.full(b) {
+				return b
+			}
 			if i > 0 {
 				b = append(b, ',')
 			}
 			b = appendString(b, v.h.keys[i])
 			b = append(b, ':')
-			b = appendValue(b, v.h.items[i], canon)
+			b = e.value(b, v.h.items[i])
 		}
 		return append(b, '}')
 	case KindError:

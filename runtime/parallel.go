@@ -155,6 +155,10 @@ func (r *Run) ParallelAfter(st Step, limit int, waits [][]int, branches ...func(
 			panic(s)
 		}
 	}
+	if r.tracing && r.limits.Trace > 0 && (r.traceOver || !r.traceFits()) {
+		r.traceOver = true
+		r.stop(StatusBudgetExceeded, "limit.trace", "the trace has reached its limit (--max-trace) of "+strconv.FormatInt(r.limits.Trace, 10)+" bytes", id)
+	}
 	out := List(results...)
 	r.lastOut = out
 	r.noteDone(st.site().Name, out)
@@ -165,7 +169,7 @@ func (r *Run) ParallelAfter(st Step, limit int, waits [][]int, branches ...func(
 	if r.tracing {
 		b := r.stepEnd("step_completed", "success", id, st, "parallel", start, nil, 0)
 		b = append(b, `,"output":`...)
-		b = AppendJSON(b, out)
+		b = r.appendOut(b, out)
 		if hash != "" {
 			b = append(b, `,"state":"`...)
 			b = append(b, hash...)
@@ -228,7 +232,14 @@ func (r *Run) newBranch(id string, i int) *Run {
 		runExtra: &runExtra{
 			program: x.program, budget: x.budget, t0: x.t0,
 			mode: x.mode, shared: x.shared,
+			limits: x.limits, hasLimits: x.hasLimits, realStart: x.realStart,
 		},
+	}
+	// The branch's trace fits in what the run had left when the block
+	// started.
+	c.traceBytes = x.traceBytes
+	if r.branch {
+		c.traceBytes += int64(len(r.tbuf))
 	}
 	c.names = c.namesBuf[:0]
 	c.seq = append([]seqCount(nil), r.seq...)
@@ -262,12 +273,18 @@ func (r *Run) merge(c *Run) {
 	}
 	r.events = append(r.events, c.events...)
 	if r.tracing && len(c.tbuf) > 0 {
-		if r.branch {
+		switch {
+		case r.branch:
 			r.tbuf = append(r.tbuf, c.tbuf...)
-		} else if r.traceErr == nil {
+		case r.limits.Trace > 0 && r.traceBytes+int64(len(c.tbuf)) > r.limits.Trace:
+			// Each branch kept within the limit, not all of them
+			// together: what does not fit is not written.
+			r.traceOver = true
+		case r.traceErr == nil:
 			if _, err := r.tw.Write(c.tbuf); err != nil {
 				r.traceErr = err
 			}
+			r.traceBytes += int64(len(c.tbuf))
 		}
 	}
 	if c.tracing && c.traceErr != nil && r.traceErr == nil {

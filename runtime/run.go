@@ -27,13 +27,14 @@ type Run struct {
 	input Value
 
 	real    bool // the real clock
-	limited bool // a budget is checked before each step
+	limited bool // a budget or a limit is checked before each step
 	track   bool // state tracking: stall detection and snapshots (the root run only)
 	tracing bool
 	branch  bool
 	started bool
 
 	vnow    time.Duration // virtual time since the start
+	ticks   int           // loop iterations until Tick checks again
 	steps   int
 	usage   Usage
 	stalled int
@@ -68,6 +69,14 @@ type runExtra struct {
 	program string
 	budget  Budget
 	t0      time.Time // real start
+
+	// limits (limits.go)
+	limits     Limits
+	hasLimits  bool
+	realStart  time.Time // when the run started, in real time (Limits.Wall)
+	traceBytes int64     // trace bytes written (a branch: by the run when its block started)
+	traceOver  bool      // the trace limit stopped the run
+	evStart    int       // where the event being built starts in tbuf
 
 	// state tracking
 	stepOuts  Value // step name → its latest successful output
@@ -263,11 +272,11 @@ func (r *Run) finish(out Value, s *stopSignal) *Result {
 		b = append(b, `,"cost":`...)
 		b = appendNumber(b, r.usage.Cost)
 		b = append(b, `,"output":`...)
-		b = AppendJSON(b, res.Output)
+		b = r.appendFinalOut(b, res.Output)
 		b = append(b, `,"error":`...)
 		b = appendRunError(b, res.Error)
 		r.tbuf = append(b, "}\n"...)
-		r.flushEvent()
+		r.writeEvent() // the trace ends with the status, even past its limit
 	}
 	if r.j != nil && r.mode != JournalReplay && r.journalOpen {
 		step := ""
@@ -372,7 +381,7 @@ func (r *Run) ExportAt(st Step, name, v Value) {
 		b = append(b, `,"name":`...)
 		b = appendString(b, key)
 		b = append(b, `,"value":`...)
-		b = AppendJSON(b, v)
+		b = r.appendOut(b, v)
 		r.tbuf = append(b, "}\n"...)
 		r.flushEvent()
 	}
@@ -563,6 +572,9 @@ func (r *Run) checkBudget(id string) {
 	case b.Wall > 0 && r.elapsed() >= b.Wall:
 		r.stop(StatusBudgetExceeded, "budget.wall_time", "the run has taken "+r.elapsed().String()+", the budget is "+b.Wall.String(), id)
 	}
+	if r.hasLimits {
+		r.checkLimits(id)
+	}
 }
 
 // complete ends a step that ran (its output may be an error value).
@@ -598,7 +610,7 @@ func (r *Run) complete(id string, st Step, kind string, start time.Duration, out
 			b = append(b, '}')
 		} else {
 			b = append(b, `,"output":`...)
-			b = AppendJSON(b, out)
+			b = r.appendOut(b, out)
 		}
 		if hash != "" {
 			b = append(b, `,"state":"`...)
@@ -654,14 +666,24 @@ func (r *Run) State() Value {
 // StateHash returns the hex sha256 of the canonical encoding of State().
 func (r *Run) StateHash() string {
 	x := r.ext()
+	// Under the value limit, so that state holding a value whose
+	// encoding is huge stops the run instead of hashing for ever.
+	e := jsonEncoder{canon: true, max: -1}
+	if lim := valueLimit.Load(); lim > 0 {
+		e.max = int(lim)
+	}
 	b := append(x.idbuf[:0], `{"outputs":`...)
-	b = AppendCanonical(b, r.outputs)
+	b = e.value(b, r.outputs)
 	b = append(b, `,"state":`...)
-	b = AppendCanonical(b, orEmptyObject(x.stateW))
+	b = e.value(b, orEmptyObject(x.stateW))
 	b = append(b, `,"steps":`...)
-	b = AppendCanonical(b, orEmptyObject(x.stepOuts))
+	b = e.value(b, orEmptyObject(x.stepOuts))
 	b = append(b, '}')
 	x.idbuf = b
+	if e.full(b) {
+		x.idbuf = b[:0]
+		valueTooLarge("the state hash: a canonical encoding of more than " + strconv.Itoa(e.max) + " bytes")
+	}
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
 }
@@ -699,7 +721,7 @@ func (r *Run) Advisory(st Step, kind string, data Value) {
 	b = append(b, `,"name":`...)
 	b = appendString(b, st.site().Name)
 	b = append(b, `,"data":`...)
-	b = AppendJSON(b, data)
+	b = r.appendOut(b, data)
 	r.tbuf = append(b, "}\n"...)
 	r.flushEvent()
 }
@@ -1049,7 +1071,7 @@ func (r *Run) Emit(st Step, name, payload Value) {
 		b = append(b, `,"event_name":`...)
 		b = appendString(b, ename)
 		b = append(b, `,"payload":`...)
-		b = AppendJSON(b, payload)
+		b = r.appendOut(b, payload)
 		r.tbuf = append(b, "}\n"...)
 		r.flushEvent()
 	}
@@ -1260,7 +1282,7 @@ func (r *Run) note(st Step, data Value) {
 	b = append(b, `,"name":`...)
 	b = appendString(b, st.site().Name)
 	b = append(b, `,"data":`...)
-	b = AppendJSON(b, data)
+	b = r.appendOut(b, data)
 	r.tbuf = append(b, "}\n"...)
 	r.flushEvent()
 }
@@ -1268,6 +1290,14 @@ func (r *Run) note(st Step, data Value) {
 // Trace events.
 
 func (r *Run) flushEvent() {
+	if r.limits.Trace > 0 && !r.traceFits() {
+		r.traceFull()
+	}
+	r.writeEvent()
+}
+
+// writeEvent writes the event in tbuf, whatever the trace limit.
+func (r *Run) writeEvent() {
 	if r.branch {
 		return // a branch keeps its events for the block
 	}
@@ -1275,6 +1305,7 @@ func (r *Run) flushEvent() {
 		if _, err := r.tw.Write(r.tbuf); err != nil {
 			r.traceErr = err
 		}
+		r.traceBytes += int64(len(r.tbuf))
 	}
 	r.tbuf = r.tbuf[:0]
 }
@@ -1285,6 +1316,7 @@ func (r *Run) eventHead(name string) []byte {
 	if !r.branch {
 		b = b[:0]
 	}
+	r.evStart = len(b)
 	b = append(b, `{"event":`...)
 	b = appendString(b, name)
 	b = append(b, `,"t":`...)

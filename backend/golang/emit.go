@@ -132,6 +132,13 @@ func (fg *funcGen) function() {
 		}
 		fg.activate(nil)
 	} else {
+		// Count the nesting of calls, so that a recursion without end
+		// stops the run (kind limit.depth) before Go's stack overflows,
+		// which would end the process; returns count down (ret).
+		fg.printf("m.calls++")
+		fg.printf("if m.calls > rt.MaxCallDepth {")
+		fg.printf("\tm.r.TooDeep(%s.At())", fg.g.site(f.Name, f.Pos))
+		fg.printf("}")
 		fg.declareVars()
 		if len(fg.slots) > 0 {
 			fg.hasFrame = true
@@ -262,6 +269,9 @@ func (fg *funcGen) ret(vals []*ir.Value) {
 	}
 	if fg.hasFrame {
 		fg.printf("m.sp = sp")
+	}
+	if !fg.g.standalone {
+		fg.printf("m.calls--")
 	}
 	if len(vals) == 0 {
 		fg.printf("return")
@@ -557,6 +567,12 @@ func (fg *funcGen) instr(in *ir.Instr, yieldTo *owner) {
 		}
 		fg.printf("for {")
 		fg.depth++
+		if !fg.g.standalone {
+			// Every iteration ticks the run, which checks now and then
+			// for cancellation and the wall and memory limits: a loop
+			// that performs no effect is stopped too.
+			fg.printf("m.r.Tick(%s.At())", fg.g.site("loop", in.Pos))
+		}
 		fg.region(body, nil)
 		fg.depth--
 		fg.printf("}")

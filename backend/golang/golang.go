@@ -399,7 +399,7 @@ func Run(h *rt.Host, opts rt.RunOptions) *rt.Result {
 		g.printf("func main() { os.Exit(rt.Main(os.Args[1:], Program, Run)) }\n\n")
 	}
 
-	g.printf("// machine is the state a run's functions share.\ntype machine struct {\n\tr *rt.Run\n")
+	g.printf("// machine is the state a run's functions share.\ntype machine struct {\n\tr *rt.Run\n\tcalls int // the calls under way (rt.MaxCallDepth)\n")
 	if g.usesMem {
 		g.printf("\tmem []byte\n\tsp  uint64 // the frame stack, growing down from the top of mem\n")
 	}
@@ -418,7 +418,11 @@ func Run(h *rt.Host, opts rt.RunOptions) *rt.Result {
 		for _, s := range g.sites {
 			// The file's base name: a journal stays valid when the
 			// program moves to another directory.
-			g.printf("\t%s = rt.NewSite(%q, %q, %d, %d)\n", s.goName, s.name, filepath.Base(s.pos.File), s.pos.Line, s.pos.Col)
+			file := ""
+			if s.pos.File != "" {
+				file = filepath.Base(s.pos.File)
+			}
+			g.printf("\t%s = rt.NewSite(%q, %q, %d, %d)\n", s.goName, s.name, file, s.pos.Line, s.pos.Col)
 		}
 		g.printf(")\n\n")
 	}

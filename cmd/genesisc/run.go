@@ -68,6 +68,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 				Action: func(c *cli.Context) error { return build(c, stdout, stderr) },
 			},
 			runCommand(stdout, stderr),
+			cacheCommand(stdout, stderr),
 			{
 				Name:      "check",
 				Usage:     "report diagnostics without writing anything",

@@ -15,6 +15,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -30,14 +31,17 @@ func runCommand(stdout, stderr io.Writer) *cli.Command {
 	return &cli.Command{
 		Name:      "run",
 		Usage:     "compile and run an agent program",
-		UsageText: "genesisc run [--llm mock:FILE|openai:URL] [--tools mock:FILE|exec:CMD] [--input KEY=VALUE]... [--trace FILE] [--journal FILE [--resume [--payload JSON] | --replay]] [--result FILE] [--repeat N] [--state FILE] [--narrate] [--trigger KIND] [--event NAME [--event-payload JSON]] [--param KEY=VALUE]... [--mode simulate|cast] [--yes] FILE",
+		UsageText: "genesisc run [--llm mock:FILE|openai:URL] [--tools mock:FILE|exec:CMD] [--input KEY=VALUE]... [--trace FILE] [--journal FILE [--resume [--payload JSON] | --replay]] [--result FILE] [--repeat N] [--state FILE] [--narrate] [--trigger KIND] [--event NAME [--event-payload JSON]] [--param KEY=VALUE]... [--mode simulate|cast] [--yes] [--max-steps N] [--max-tokens N] [--max-cost USD] [--max-wall DURATION] [--max-memory SIZE] [--max-trace SIZE] [--cache-max SIZE] FILE",
 		Description: "Compiles FILE through the Go backend, builds the program with the Go toolchain\n" +
 			"(go in PATH, or $GENESIS_GO) into a cache ($GENESIS_CACHE, default the user cache\n" +
 			"directory's genesis/run) keyed by the program and the runtime, and runs it. A\n" +
 			"second run of the same program starts from the cached binary. The flags are\n" +
-			"the compiled program's own (docs/runtime.md, Main). Exit status: 0 success,\n" +
+			"the compiled program's own (docs/runtime.md, Main); the --max-* limits stop a\n" +
+			"runaway run with status budget_exceeded (defaults: 100000 steps, 1000000 tokens,\n" +
+			"1 USD, 1m0s, 1GiB of heap, 256MiB of trace; 0 is no limit). The cache is capped\n" +
+			"(genesisc cache). Exit status: 0 success,\n" +
 			"3 suspended, 1 another status or an error, 2 a usage error.",
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "llm", Usage: "the LLM provider: mock:FILE or openai:URL"},
 			&cli.StringFlag{Name: "tools", Usage: "the tool provider: mock:FILE or exec:CMD"},
 			&cli.StringSliceFlag{Name: "input", Usage: "an input field `KEY=VALUE` (repeatable; VALUE is JSON or a string)"},
@@ -57,7 +61,8 @@ func runCommand(stdout, stderr io.Writer) *cli.Command {
 			&cli.StringSliceFlag{Name: "param", Usage: "a parameter override `KEY=VALUE` (repeatable; Grimoire)"},
 			&cli.StringFlag{Name: "mode", Usage: "simulate or cast (Grimoire)"},
 			&cli.BoolFlag{Name: "yes", Usage: "confirm every side effect in advance (Grimoire cast mode)"},
-		},
+			&cli.StringFlag{Name: "cache-max", Usage: "cap the run cache at `SIZE` (default $GENESIS_CACHE_MAX, else 1GiB; 0: no cap)"},
+		}, limitFlags()...),
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				fmt.Fprintln(stderr, "genesisc run: want exactly one program FILE")
@@ -67,13 +72,13 @@ func runCommand(stdout, stderr io.Writer) *cli.Command {
 			if err != nil {
 				return err
 			}
-			bin, err := cachedBinary(out.Files, stderr)
+			bin, err := cachedBinaryFor(filepath.Base(c.Args().First()), out.Files, c.String("cache-max"), stderr)
 			if err != nil {
 				fmt.Fprintf(stderr, "genesisc run: %v\n", err)
 				return exitError{exitDiag}
 			}
 			var args []string
-			for _, name := range []string{"llm", "tools", "trace", "journal", "payload", "source", "result", "state", "trigger", "event", "event-payload", "mode"} {
+			for _, name := range append([]string{"llm", "tools", "trace", "journal", "payload", "source", "result", "state", "trigger", "event", "event-payload", "mode"}, limitFlagNames...) {
 				if c.IsSet(name) {
 					args = append(args, "--"+name, c.String(name))
 				}
@@ -138,6 +143,19 @@ func toolchainDeps() []*debug.Module {
 // toolchain's version and the platform, so a changed genesisc never runs
 // a stale binary.
 func cachedBinary(files []golang.File, stderr io.Writer) (string, error) {
+	return cachedBinaryFor("the program", files, "", stderr)
+}
+
+// cachedBinaryFor is cachedBinary for the program called name (in the
+// message a build prints), with the cache's cap given by --cache-max
+// (maxFlag, "" when not given). A cache hit marks the entry used; a
+// build tells standard error it is under way, and evicts the least
+// recently used entries beyond the cap (cache.go).
+func cachedBinaryFor(name string, files []golang.File, maxFlag string, stderr io.Writer) (string, error) {
+	max, err := cacheMax(maxFlag)
+	if err != nil {
+		return "", err
+	}
 	goTool := os.Getenv("GENESIS_GO")
 	if goTool == "" {
 		goTool = "go"
@@ -164,15 +182,7 @@ func cachedBinary(files []golang.File, stderr io.Writer) (string, error) {
 	}
 	key := hex.EncodeToString(h.Sum(nil))[:32]
 
-	root := os.Getenv("GENESIS_CACHE")
-	if root == "" {
-		dir, err := os.UserCacheDir()
-		if err != nil {
-			return "", fmt.Errorf("no cache directory (set GENESIS_CACHE): %v", err)
-		}
-		root = filepath.Join(dir, "genesis", "run")
-	}
-	root, err := filepath.Abs(root)
+	root, err := cacheRoot()
 	if err != nil {
 		return "", err
 	}
@@ -182,8 +192,11 @@ func cachedBinary(files []golang.File, stderr io.Writer) (string, error) {
 		bin += ".exe"
 	}
 	if _, err := os.Stat(bin); err == nil {
+		touchEntry(dir)
 		return bin, nil
 	}
+	fmt.Fprintf(stderr, "genesisc: building %s with %s (the first run of this program; cached afterwards in %s)\n", name, goTool, root)
+	started := time.Now()
 
 	// A module holding the program, with the runtime as a local module
 	// of the toolchain's path requiring the toolchain's dependency
@@ -251,7 +264,7 @@ func cachedBinary(files []golang.File, stderr io.Writer) (string, error) {
 	}
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Run(); err != nil {
+	if err := runAnnounced(cmd, name, stderr); err != nil {
 		return "", fmt.Errorf("building the program with %s: %v\n%s", goTool, err, out.String())
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -260,6 +273,11 @@ func cachedBinary(files []golang.File, stderr io.Writer) (string, error) {
 	// Rename is atomic: a concurrent run sees the binary whole or not at all.
 	if err := os.Rename(tmp, bin); err != nil {
 		return "", err
+	}
+	touchEntry(dir)
+	fmt.Fprintf(stderr, "genesisc: built %s in %.1fs\n", name, time.Since(started).Seconds())
+	if err := evictCache(root, key, max, time.Now()); err != nil {
+		fmt.Fprintf(stderr, "genesisc: evicting from the run cache: %v\n", err) // the run goes on
 	}
 	return bin, nil
 }
