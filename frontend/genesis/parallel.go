@@ -52,7 +52,7 @@ func parseConcurrently(file string, src []byte) (decls []Decl, ok bool) {
 		}
 		toks = append(toks, t)
 	}
-	if lexErrs.seen {
+	if lexErrs.seen || tooDeep(toks) != nil {
 		return nil, false
 	}
 	chunks := splitItems(toks, workers*chunksPerWorker)
@@ -119,6 +119,7 @@ func parseChunk(file string, lexer *parser.GenesisLexer, toks []antlr.Token, eof
 	end := antlr.CommonTokenFactoryDEFAULT.Create(eof.GetSource(), antlr.TokenEOF, "<EOF>",
 		antlr.TokenDefaultChannel, eof.GetStart(), eof.GetStop(), eof.GetLine(), eof.GetColumn())
 	tokens := antlr.NewCommonTokenStream(&sliceSource{GenesisLexer: lexer, toks: toks, eof: end}, antlr.TokenDefaultChannel)
+	b.tokens = tokens
 	p := parser.NewGenesisParser(tokens)
 	tree, ok := twostage.SLL(p, p.Program)
 	if !ok {
