@@ -28,6 +28,11 @@ func ParseFile(filename string, src []byte) (*Spell, diag.List) {
 		lexer.AddErrorListener(b)
 		source := newTokenSource(lexer, input, b.indentError)
 		tokens := antlr.NewCommonTokenStream(source, antlr.TokenDefaultChannel)
+		tokens.Fill()
+		if t := tooDeep(tokens.GetAllTokens()); t != nil {
+			b.reporter.errorf(b.pos(t), CodeSyntax, "nesting deeper than %d levels (brackets, indented blocks, prefix operators, ?:); split the expression or the block", MaxNesting)
+			return
+		}
 		b.spell(s, parseSpell(tokens, b))
 		b.misplacedWith(s)
 	}()
