@@ -13,7 +13,9 @@ import (
 // ParseCode is the diagnostic code of errors in IR text.
 const ParseCode = "I001"
 
-// maxDepth bounds the nesting of regions the parser accepts.
+// maxDepth bounds the nesting of regions, and of function types, the
+// parser accepts (docs/ir.md "Limits"): it recurses per level, and every
+// later stage walks regions recursively.
 const maxDepth = 1000
 
 // Parse reads a module in the printed form (docs/ir.md). It stops at the
@@ -419,6 +421,11 @@ func (p *parser) typ() Type {
 	case "value":
 		return Dyn
 	case "fn":
+		p.depth++
+		if p.depth > maxDepth {
+			p.failf(t.pos, "types nested deeper than %d", maxDepth)
+		}
+		defer func() { p.depth-- }()
 		params := p.typeList()
 		var results []Type
 		if p.isPunct("->") {

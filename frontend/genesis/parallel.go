@@ -11,7 +11,8 @@ import (
 	"github.com/genesis-toolchain/genesis/internal/par"
 )
 
-// Parsing a large file concurrently. The top-level items of a file are
+// Parsing a large file concurrently (and, on one core, chunk by chunk,
+// which bounds the memory of the parse trees). The top-level items of a file are
 // independent to the grammar: each starts with fn, struct, enum or type
 // outside any bracket. A large, well-formed file is lexed once, cut into
 // chunks of whole items at those keywords, and the chunks are parsed (SLL,
@@ -31,11 +32,19 @@ const parallelMinBytes = 64 << 10
 // chunksPerWorker balances the chunks: items differ in size.
 const chunksPerWorker = 4
 
+// chunkTokens is about the most tokens a chunk holds when the file has
+// enough items. A chunk's ANTLR parse tree, some 20 objects a token, is
+// garbage once its declarations are built; with chunks of bounded size,
+// the trees alive at once are a bounded few (one a worker) instead of
+// the whole file's, which for a large file was most of the memory a
+// check took (docs/genesis.md "Limits").
+const chunkTokens = 1 << 14
+
 // parseConcurrently returns the declarations of src, or ok false when it
 // declines the file or any chunk fails.
 func parseConcurrently(file string, src []byte) (decls []Decl, ok bool) {
 	workers := runtime.GOMAXPROCS(0)
-	if workers < 2 || len(src) < parallelMinBytes || !utf8.Valid(src) {
+	if len(src) < parallelMinBytes || !utf8.Valid(src) {
 		return nil, false
 	}
 	lexer := parser.NewGenesisLexer(antlr.NewInputStream(string(src)))
@@ -55,7 +64,7 @@ func parseConcurrently(file string, src []byte) (decls []Decl, ok bool) {
 	if lexErrs.seen || tooDeep(toks) != nil {
 		return nil, false
 	}
-	chunks := splitItems(toks, workers*chunksPerWorker)
+	chunks := splitItems(toks, max(workers*chunksPerWorker, len(toks)/chunkTokens))
 	if len(chunks) < 2 {
 		return nil, false
 	}
