@@ -107,8 +107,18 @@ func (p *parser) failf(pos diag.Pos, format string, args ...any) {
 func (p *parser) lex(src []byte) {
 	line, lineStart := 1, 0
 	i := 0
+	// colOff and col are the offset and column of the last position
+	// asked on the line: positions come in increasing order, so each
+	// counts only the runes since, not the line's again (quadratic in a
+	// long line's length).
+	colOff, col := 0, 1
 	posAt := func(off int) diag.Pos {
-		return diag.Pos{File: p.file, Line: line, Col: utf8.RuneCount(src[lineStart:off]) + 1}
+		if colOff < lineStart || off < colOff {
+			colOff, col = lineStart, 1
+		}
+		col += utf8.RuneCount(src[colOff:off])
+		colOff = off
+		return diag.Pos{File: p.file, Line: line, Col: col}
 	}
 	emit := func(k tokKind, text string, start int) *token {
 		p.toks = append(p.toks, token{kind: k, text: text, pos: posAt(start)})
