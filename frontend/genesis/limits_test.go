@@ -257,3 +257,26 @@ func TestLargeInput(t *testing.T) {
 		t.Errorf("%.0f bytes allocated per byte of a 5 MB file, %.0f of one a quarter of it: not linear", perByte, smallPerByte)
 	}
 }
+
+// TestChainLimit checks that an expression chaining more than MaxChain
+// operators, binary or postfix, gets one diagnostic instead of exhausting
+// the stack of a phase that recurses through it (a million terms did);
+// and that operators in separate statements never add up, even where no
+// ';' separates them.
+func TestChainLimit(t *testing.T) {
+	want := fmt.Sprintf("expression longer than %d operators", MaxChain)
+	for name, src := range map[string]string{
+		"sum":    body("i64", rep("1 + ", MaxChain+1)+"1"),
+		"fields": "struct S { v: i64 }\n" + body("i64", "let s: S = S { v: 1 }; s"+rep(".v", MaxChain+1)),
+		"calls":  "fn g() -> i64 { 1 }\n" + body("i64", "g"+rep("()", MaxChain+1)),
+	} {
+		_, diags := Parse("long.gen", []byte(src))
+		if len(diags) != 1 || diags[0].Code != CodeSyntax || !strings.Contains(diags[0].Msg, want) {
+			t.Errorf("%s: got %v, want one %s error %q", name, diags, CodeSyntax, want)
+		}
+	}
+	ifs := body("i64", "let x: i64 = 1;\n"+rep("if x == 0 { x; }\n", MaxChain+10)+"x")
+	if _, diags := Parse("ifs.gen", []byte(ifs)); diags.HasErrors() {
+		t.Errorf("%d if statements: %v", MaxChain+10, diags)
+	}
+}

@@ -14,26 +14,51 @@ import (
 // small and their time linear; real programs nest a few dozen levels.
 const MaxNesting = 1000
 
+// MaxChain is how many operators one expression may chain at one level of
+// nesting (docs/genesis.md "Limits"): binary operators, casts, and the
+// postfix . -> ( [ of a call, field or index chain. A chain is flat in
+// the source but as deep in the tree as it is long, and every phase
+// recurses through it: a million terms exhausted the Go stack.
+const MaxChain = 100_000
+
+// A depthError is what tooDeep found: the token, and whether it is the
+// chain (else the nesting) that went past its limit.
+type depthError struct {
+	tok   antlr.Token
+	chain bool
+}
+
 // tooDeep returns the first token of toks at which the nesting exceeds
-// MaxNesting, or nil. It runs on the tokens before they reach the
+// MaxNesting or an expression's chain MaxChain, or nil. It runs on the tokens before they reach the
 // parser, so that ANTLR never recurses or predicts over deeper input.
 // It counts the way the grammar recurses, slightly generously (a binary
 // minus before a unary one counts as a level too); it needs no parse.
-func tooDeep(toks []antlr.Token) antlr.Token {
+func tooDeep(toks []antlr.Token) *depthError {
 	type frame struct {
 		base  int // the level of the bracket that opened this frame
 		chain int // the `else if`s of the current chain at this level
 		run   int // the prefix run when the bracket opened, restored at its close
+		ops   int // the operators since the last separator at this level
 	}
 	stack := []frame{{}}
 	run := 0 // prefix operators and type constructors in a row
 	for i, t := range toks {
 		top := &stack[len(stack)-1]
 		level := top.base + top.chain + run
+		switch typ := t.GetTokenType(); {
+		case chainsOn(typ):
+			top.ops++
+			if top.ops > MaxChain {
+				return &depthError{tok: t, chain: true}
+			}
+		case typ == parser.GenesisLexerSEMI || typ == parser.GenesisLexerCOMMA ||
+			typ == parser.GenesisLexerFAT_ARROW || typ == parser.GenesisLexerASSIGN:
+			top.ops = 0
+		}
 		switch t.GetTokenType() {
 		case parser.GenesisLexerLPAREN, parser.GenesisLexerLBRACK, parser.GenesisLexerLBRACE:
 			if level+1 > MaxNesting {
-				return t
+				return &depthError{tok: t}
 			}
 			stack = append(stack, frame{base: level + 1, run: run})
 			run = 0
@@ -44,6 +69,11 @@ func tooDeep(toks []antlr.Token) antlr.Token {
 			}
 			run = top.run
 			stack = stack[:len(stack)-1]
+			if t.GetTokenType() == parser.GenesisLexerRBRACE {
+				// What a brace closes (a block, a match, a struct
+				// literal) ends an expression, or nearly.
+				stack[len(stack)-1].ops = 0
+			}
 			// An if chain goes on only with `else`.
 			if i+1 >= len(toks) || toks[i+1].GetTokenType() != parser.GenesisLexerELSE {
 				stack[len(stack)-1].chain = 0
@@ -52,7 +82,7 @@ func tooDeep(toks []antlr.Token) antlr.Token {
 			run = 0
 			if i+1 < len(toks) && toks[i+1].GetTokenType() == parser.GenesisLexerIF {
 				if level+1 > MaxNesting {
-					return t
+					return &depthError{tok: t}
 				}
 				top.chain++
 			}
@@ -60,7 +90,7 @@ func tooDeep(toks []antlr.Token) antlr.Token {
 			parser.GenesisLexerSTAR, parser.GenesisLexerAMP, parser.GenesisLexerANDAND,
 			parser.GenesisLexerMUT, parser.GenesisLexerFN, parser.GenesisLexerARROW:
 			if level+1 > MaxNesting {
-				return t
+				return &depthError{tok: t}
 			}
 			run++
 		default:
@@ -68,4 +98,23 @@ func tooDeep(toks []antlr.Token) antlr.Token {
 		}
 	}
 	return nil
+}
+
+// chainsOn reports whether a token of type typ adds a link to the chain
+// of the expression it is in: a binary operator, `as`, or a postfix `.`,
+// `->`, `(` or `[` (counted generously: a prefix operator, or a bracket
+// that is no postfix, counts too).
+func chainsOn(typ int) bool {
+	switch typ {
+	case parser.GenesisLexerPLUS, parser.GenesisLexerMINUS, parser.GenesisLexerSTAR,
+		parser.GenesisLexerSLASH, parser.GenesisLexerPERCENT, parser.GenesisLexerSHL,
+		parser.GenesisLexerSHR, parser.GenesisLexerAMP, parser.GenesisLexerPIPE,
+		parser.GenesisLexerCARET, parser.GenesisLexerANDAND, parser.GenesisLexerOROR,
+		parser.GenesisLexerEQ, parser.GenesisLexerNE, parser.GenesisLexerLT,
+		parser.GenesisLexerGT, parser.GenesisLexerLE, parser.GenesisLexerGE,
+		parser.GenesisLexerAS, parser.GenesisLexerDOT, parser.GenesisLexerARROW,
+		parser.GenesisLexerLPAREN, parser.GenesisLexerLBRACK:
+		return true
+	}
+	return false
 }

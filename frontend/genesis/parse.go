@@ -71,8 +71,12 @@ func parse(file string, src []byte, concurrent bool, errs int) (f *File, r *repo
 		lexer.AddErrorListener(b)
 		tokens := antlr.NewCommonTokenStream(lexer, antlr.TokenDefaultChannel)
 		tokens.Fill()
-		if t := tooDeep(tokens.GetAllTokens()); t != nil {
-			b.errorf(b.pos(t), CodeSyntax, "nesting deeper than %d levels (brackets, prefix operators, else if); split the expression or the function", MaxNesting)
+		if d := tooDeep(tokens.GetAllTokens()); d != nil {
+			if d.chain {
+				b.errorf(b.pos(d.tok), CodeSyntax, "expression longer than %d operators; split it", MaxChain)
+			} else {
+				b.errorf(b.pos(d.tok), CodeSyntax, "nesting deeper than %d levels (brackets, prefix operators, else if); split the expression or the function", MaxNesting)
+			}
 			return
 		}
 		b.tokens = tokens

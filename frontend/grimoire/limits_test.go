@@ -209,3 +209,28 @@ func TestLargeInput(t *testing.T) {
 		t.Errorf("%.0f bytes allocated per byte of a 4 MB spell, %.0f of one a quarter of it: not linear", perByte, smallPerByte)
 	}
 }
+
+// TestChainLimit checks that an expression chaining more than MaxChain
+// operators, binary or postfix, gets one diagnostic instead of exhausting
+// the stack of a phase that recurses through it; and that operators on
+// separate lines never add up.
+func TestChainLimit(t *testing.T) {
+	want := fmt.Sprintf("expression longer than %d operators", MaxChain)
+	for name, src := range map[string]string{
+		"sum":     assigning(rep("1 + ", MaxChain+1) + "1"),
+		"members": assigning("params" + rep(".a", MaxChain+1)),
+	} {
+		_, diags := ParseFile("long.spell", []byte(src))
+		if len(diags) != 1 || diags[0].Code != CodeSyntax || !strings.Contains(diags[0].Msg, want) {
+			t.Errorf("%s: got %v, want one %s error %q", name, diags, CodeSyntax, want)
+		}
+	}
+	var b strings.Builder
+	b.WriteString("spell S\n\n  on manual:\n    x = 0\n")
+	for range MaxChain/4 + 10 {
+		b.WriteString("    x = x + 1 + 2 + 3 + 4\n")
+	}
+	if _, diags := ParseFile("lines.spell", []byte(b.String())); diags.HasErrors() {
+		t.Errorf("%d statements: %v", MaxChain/4+10, diags)
+	}
+}

@@ -29,8 +29,12 @@ func ParseFile(filename string, src []byte) (*Spell, diag.List) {
 		source := newTokenSource(lexer, input, b.indentError)
 		tokens := antlr.NewCommonTokenStream(source, antlr.TokenDefaultChannel)
 		tokens.Fill()
-		if t := tooDeep(tokens.GetAllTokens()); t != nil {
-			b.reporter.errorf(b.pos(t), CodeSyntax, "nesting deeper than %d levels (brackets, indented blocks, prefix operators, ?:); split the expression or the block", MaxNesting)
+		if d := tooDeep(tokens.GetAllTokens()); d != nil {
+			if d.chain {
+				b.reporter.errorf(b.pos(d.tok), CodeSyntax, "expression longer than %d operators; split it", MaxChain)
+			} else {
+				b.reporter.errorf(b.pos(d.tok), CodeSyntax, "nesting deeper than %d levels (brackets, indented blocks, prefix operators, ?:); split the expression or the block", MaxNesting)
+			}
 			return
 		}
 		b.spell(s, parseSpell(tokens, b))
