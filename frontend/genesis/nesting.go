@@ -34,68 +34,92 @@ type depthError struct {
 // It counts the way the grammar recurses, slightly generously (a binary
 // minus before a unary one counts as a level too); it needs no parse.
 func tooDeep(toks []antlr.Token) *depthError {
-	type frame struct {
-		base  int // the level of the bracket that opened this frame
-		chain int // the `else if`s of the current chain at this level
-		run   int // the prefix run when the bracket opened, restored at its close
-		ops   int // the operators since the last separator at this level
-	}
-	stack := []frame{{}}
-	run := 0 // prefix operators and type constructors in a row
+	var sc depthScan
 	for i, t := range toks {
-		top := &stack[len(stack)-1]
-		level := top.base + top.chain + run
-		switch typ := t.GetTokenType(); {
-		case chainsOn(typ):
-			top.ops++
-			if top.ops > MaxChain {
-				return &depthError{tok: t, chain: true}
-			}
-		case typ == parser.GenesisLexerSEMI || typ == parser.GenesisLexerCOMMA ||
-			typ == parser.GenesisLexerFAT_ARROW || typ == parser.GenesisLexerASSIGN:
-			top.ops = 0
+		next := 0
+		if i+1 < len(toks) {
+			next = toks[i+1].GetTokenType()
 		}
-		switch t.GetTokenType() {
-		case parser.GenesisLexerLPAREN, parser.GenesisLexerLBRACK, parser.GenesisLexerLBRACE:
+		if d := sc.scan(t, next); d != nil {
+			return d
+		}
+	}
+	return nil
+}
+
+// A depthScan is tooDeep's state, for a scan that sees the tokens one at
+// a time (and the type of the one after), as they are lexed.
+type depthScan struct {
+	stack []depthFrame
+	run   int // prefix operators and type constructors in a row
+}
+
+// A depthFrame is a level of brackets.
+type depthFrame struct {
+	base  int // the level of the bracket that opened this frame
+	chain int // the `else if`s of the current chain at this level
+	run   int // the prefix run when the bracket opened, restored at its close
+	ops   int // the operators since the last separator at this level
+}
+
+// scan takes token t, followed by a token of type next (0 at the end).
+func (sc *depthScan) scan(t antlr.Token, next int) *depthError {
+	if sc.stack == nil {
+		sc.stack = []depthFrame{{}}
+	}
+	top := &sc.stack[len(sc.stack)-1]
+	level := top.base + top.chain + sc.run
+	switch typ := t.GetTokenType(); {
+	case chainsOn(typ):
+		top.ops++
+		if top.ops > MaxChain {
+			return &depthError{tok: t, chain: true}
+		}
+	case typ == parser.GenesisLexerSEMI || typ == parser.GenesisLexerCOMMA ||
+		typ == parser.GenesisLexerFAT_ARROW || typ == parser.GenesisLexerASSIGN:
+		top.ops = 0
+	}
+	switch t.GetTokenType() {
+	case parser.GenesisLexerLPAREN, parser.GenesisLexerLBRACK, parser.GenesisLexerLBRACE:
+		if level+1 > MaxNesting {
+			return &depthError{tok: t}
+		}
+		sc.stack = append(sc.stack, depthFrame{base: level + 1, run: sc.run})
+		sc.run = 0
+	case parser.GenesisLexerRPAREN, parser.GenesisLexerRBRACK, parser.GenesisLexerRBRACE:
+		if len(sc.stack) == 1 {
+			sc.run = 0 // unbalanced: the parser reports it
+			return nil
+		}
+		sc.run = top.run
+		sc.stack = sc.stack[:len(sc.stack)-1]
+		outer := &sc.stack[len(sc.stack)-1]
+		if t.GetTokenType() == parser.GenesisLexerRBRACE {
+			// What a brace closes (a block, a match, a struct
+			// literal) ends an expression, or nearly.
+			outer.ops = 0
+		}
+		// An if chain goes on only with `else`.
+		if next != parser.GenesisLexerELSE {
+			outer.chain = 0
+		}
+	case parser.GenesisLexerELSE:
+		sc.run = 0
+		if next == parser.GenesisLexerIF {
 			if level+1 > MaxNesting {
 				return &depthError{tok: t}
 			}
-			stack = append(stack, frame{base: level + 1, run: run})
-			run = 0
-		case parser.GenesisLexerRPAREN, parser.GenesisLexerRBRACK, parser.GenesisLexerRBRACE:
-			if len(stack) == 1 {
-				run = 0 // unbalanced: the parser reports it
-				continue
-			}
-			run = top.run
-			stack = stack[:len(stack)-1]
-			if t.GetTokenType() == parser.GenesisLexerRBRACE {
-				// What a brace closes (a block, a match, a struct
-				// literal) ends an expression, or nearly.
-				stack[len(stack)-1].ops = 0
-			}
-			// An if chain goes on only with `else`.
-			if i+1 >= len(toks) || toks[i+1].GetTokenType() != parser.GenesisLexerELSE {
-				stack[len(stack)-1].chain = 0
-			}
-		case parser.GenesisLexerELSE:
-			run = 0
-			if i+1 < len(toks) && toks[i+1].GetTokenType() == parser.GenesisLexerIF {
-				if level+1 > MaxNesting {
-					return &depthError{tok: t}
-				}
-				top.chain++
-			}
-		case parser.GenesisLexerMINUS, parser.GenesisLexerBANG, parser.GenesisLexerTILDE,
-			parser.GenesisLexerSTAR, parser.GenesisLexerAMP, parser.GenesisLexerANDAND,
-			parser.GenesisLexerMUT, parser.GenesisLexerFN, parser.GenesisLexerARROW:
-			if level+1 > MaxNesting {
-				return &depthError{tok: t}
-			}
-			run++
-		default:
-			run = 0
+			top.chain++
 		}
+	case parser.GenesisLexerMINUS, parser.GenesisLexerBANG, parser.GenesisLexerTILDE,
+		parser.GenesisLexerSTAR, parser.GenesisLexerAMP, parser.GenesisLexerANDAND,
+		parser.GenesisLexerMUT, parser.GenesisLexerFN, parser.GenesisLexerARROW:
+		if level+1 > MaxNesting {
+			return &depthError{tok: t}
+		}
+		sc.run++
+	default:
+		sc.run = 0
 	}
 	return nil
 }
