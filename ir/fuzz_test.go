@@ -20,6 +20,11 @@ func FuzzParseIR(f *testing.F) {
 		src, _ := c.File("in.ir")
 		f.Add(src)
 	}
+	// Nesting just past the limit, and shallow.
+	f.Add(nestedIfs(1001))
+	f.Add(nestedIfs(20))
+	f.Add(nestedFuncType(1001))
+	f.Add(nestedFuncType(20))
 	f.Fuzz(func(t *testing.T, src string) {
 		m, diags := ir.Parse("fuzz.ir", []byte(src))
 		if diags.HasErrors() {

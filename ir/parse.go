@@ -13,7 +13,9 @@ import (
 // ParseCode is the diagnostic code of errors in IR text.
 const ParseCode = "I001"
 
-// maxDepth bounds the nesting of regions the parser accepts.
+// maxDepth bounds the nesting of regions, and of function types, the
+// parser accepts (docs/ir.md "Limits"): it recurses per level, and every
+// later stage walks regions recursively.
 const maxDepth = 1000
 
 // Parse reads a module in the printed form (docs/ir.md). It stops at the
@@ -105,8 +107,18 @@ func (p *parser) failf(pos diag.Pos, format string, args ...any) {
 func (p *parser) lex(src []byte) {
 	line, lineStart := 1, 0
 	i := 0
+	// colOff and col are the offset and column of the last position
+	// asked on the line: positions come in increasing order, so each
+	// counts only the runes since, not the line's again (quadratic in a
+	// long line's length).
+	colOff, col := 0, 1
 	posAt := func(off int) diag.Pos {
-		return diag.Pos{File: p.file, Line: line, Col: utf8.RuneCount(src[lineStart:off]) + 1}
+		if colOff < lineStart || off < colOff {
+			colOff, col = lineStart, 1
+		}
+		col += utf8.RuneCount(src[colOff:off])
+		colOff = off
+		return diag.Pos{File: p.file, Line: line, Col: col}
 	}
 	emit := func(k tokKind, text string, start int) *token {
 		p.toks = append(p.toks, token{kind: k, text: text, pos: posAt(start)})
@@ -419,6 +431,11 @@ func (p *parser) typ() Type {
 	case "value":
 		return Dyn
 	case "fn":
+		p.depth++
+		if p.depth > maxDepth {
+			p.failf(t.pos, "types nested deeper than %d", maxDepth)
+		}
+		defer func() { p.depth-- }()
 		params := p.typeList()
 		var results []Type
 		if p.isPunct("->") {

@@ -324,6 +324,8 @@ func FuzzAssemble(f *testing.F) {
 		"", "\n", ":", "::", "\"", "\"\\", "\"\\x", "-", "--1", ",", "r", "r0:", "\x00", "\xff", "\r",
 		"a: b: c:", "LI r1, -", ".import", ".import 00", ".entry 0\nHALT", ".data\n.reloc x",
 		strings.Repeat("0", 64) + ":", "JMP " + strings.Repeat("9", 30),
+		// Long lines: operands and labels by the thousand.
+		".text\nADD " + strings.Repeat("r1, ", 5000) + "r1", strings.Repeat("a:", 5000) + " HALT",
 	} {
 		f.Add(src)
 	}

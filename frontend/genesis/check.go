@@ -353,22 +353,37 @@ func (c *checker) ident(e *Ident) Type {
 
 // isUntyped reports whether e is an integer literal, or an operator
 // expression made only of integer literals (-1, 1 << 4): its type comes
-// from the context.
-func isUntyped(e Expr) bool {
-	switch e := e.(type) {
+// from the context. The answer for an operator expression is kept:
+// operands asks it at every level of a chain like 1 + 1 + ... + 1, which
+// would otherwise walk the chain below each level again (quadratic time).
+func (c *checker) isUntyped(e Expr) bool {
+	switch e.(type) {
 	case *IntLit:
 		return true
+	case *UnaryExpr, *BinaryExpr:
+	default:
+		return false
+	}
+	if u, ok := c.untyped[e]; ok {
+		return u
+	}
+	u := false
+	switch e := e.(type) {
 	case *UnaryExpr:
-		return (e.Op == OpNeg || e.Op == OpCompl) && isUntyped(e.X)
+		u = (e.Op == OpNeg || e.Op == OpCompl) && c.isUntyped(e.X)
 	case *BinaryExpr:
 		switch e.Op {
 		case OpShl, OpShr:
-			return isUntyped(e.X)
+			u = c.isUntyped(e.X)
 		case OpAdd, OpSub, OpMul, OpDiv, OpRem, OpAnd, OpOr, OpXor:
-			return isUntyped(e.X) && isUntyped(e.Y)
+			u = c.isUntyped(e.X) && c.isUntyped(e.Y)
 		}
 	}
-	return false
+	if c.untyped == nil {
+		c.untyped = map[Expr]bool{}
+	}
+	c.untyped[e] = u
+	return u
 }
 
 // intLit types an integer literal: the expected type if that is an integer
@@ -488,7 +503,7 @@ func (c *checker) unary(e *UnaryExpr, want Type) Type {
 // operands checks the operands of a binary operator that needs them of
 // one type, the typed one first so that a literal takes its type.
 func (c *checker) operands(e *BinaryExpr, want Type) (tx, ty Type) {
-	if isUntyped(e.X) && !isUntyped(e.Y) {
+	if c.isUntyped(e.X) && !c.isUntyped(e.Y) {
 		ty = c.expr(e.Y, want)
 		tx = c.expr(e.X, intHint(ty))
 		return tx, ty

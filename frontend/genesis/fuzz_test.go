@@ -14,6 +14,12 @@ func FuzzParse(f *testing.F) {
 	for _, src := range goldenSources(f) {
 		f.Add(src)
 	}
+	// Deep nesting of every recursive construct: just past the limit,
+	// and shallow enough to check.
+	for _, c := range nestingCases {
+		f.Add(c.gen(MaxNesting + 1))
+		f.Add(c.gen(20))
+	}
 	f.Fuzz(func(t *testing.T, src string) {
 		file, diags := Parse("fuzz.gen", []byte(src))
 		if file == nil {

@@ -11,7 +11,8 @@ import (
 	"github.com/genesis-toolchain/genesis/internal/par"
 )
 
-// Parsing a large file concurrently. The top-level items of a file are
+// Parsing a large file concurrently (and, on one core, chunk by chunk,
+// which bounds the memory of the parse trees). The top-level items of a file are
 // independent to the grammar: each starts with fn, struct, enum or type
 // outside any bracket. A large, well-formed file is lexed once, cut into
 // chunks of whole items at those keywords, and the chunks are parsed (SLL,
@@ -31,39 +32,41 @@ const parallelMinBytes = 64 << 10
 // chunksPerWorker balances the chunks: items differ in size.
 const chunksPerWorker = 4
 
+// chunkTokens is about the most tokens a chunk holds when the file has
+// enough items. A chunk's ANTLR parse tree, some 20 objects a token, is
+// garbage once its declarations are built; with chunks of bounded size,
+// the trees alive at once are a bounded few (one a worker) instead of
+// the whole file's, which for a large file was most of the memory a
+// check took (docs/genesis.md "Limits").
+const chunkTokens = 1 << 14
+
 // parseConcurrently returns the declarations of src, or ok false when it
 // declines the file or any chunk fails.
+//
+// The file is lexed twice: once whole, to find where the chunks start
+// (and that it lexes without error and is not nested too deep), keeping
+// no token; then chunk by chunk, each chunk's tokens and parse tree dying
+// with it. The tokens of a whole file, some 35 bytes of memory a byte of
+// source, would otherwise all be alive until the last chunk was parsed
+// (docs/genesis.md "Limits").
 func parseConcurrently(file string, src []byte) (decls []Decl, ok bool) {
 	workers := runtime.GOMAXPROCS(0)
-	if workers < 2 || len(src) < parallelMinBytes || !utf8.Valid(src) {
+	if len(src) < parallelMinBytes || !utf8.Valid(src) {
 		return nil, false
 	}
-	lexer := parser.NewGenesisLexer(antlr.NewInputStream(string(src)))
-	lexer.RemoveErrorListeners()
-	var lexErrs errorSeen
-	lexer.AddErrorListener(&lexErrs)
-	var toks []antlr.Token
-	var eof antlr.Token
-	for {
-		t := lexer.NextToken()
-		if t.GetTokenType() == antlr.TokenEOF {
-			eof = t
-			break
-		}
-		toks = append(toks, t)
-	}
-	if lexErrs.seen {
-		return nil, false
-	}
-	chunks := splitItems(toks, workers*chunksPerWorker)
-	if len(chunks) < 2 {
+	input := antlr.NewInputStream(string(src))
+	// About a byte in 4 of source is a token; aim at chunksPerWorker
+	// chunks a worker for small files, chunkTokens tokens for large ones.
+	target := min(chunkTokens, max(len(src)/4/(workers*chunksPerWorker), 1))
+	chunks, ok := splitItems(input, target)
+	if !ok || len(chunks) < 2 {
 		return nil, false
 	}
 
 	results := make([][]Decl, len(chunks))
 	failed := make([]bool, len(chunks))
 	par.Do(len(chunks), workers, func(k int) {
-		results[k], failed[k] = parseChunk(file, lexer, chunks[k], eof)
+		results[k], failed[k] = parseChunk(file, input, chunks[k])
 	})
 	for k := range chunks {
 		if failed[k] {
@@ -74,51 +77,80 @@ func parseConcurrently(file string, src []byte) (decls []Decl, ok bool) {
 	return decls, true
 }
 
-// splitItems cuts toks into at most n runs of whole top-level items of
-// about equal length.
-func splitItems(toks []antlr.Token, n int) [][]antlr.Token {
-	var starts []int // indexes of the tokens that start an item
-	depth := 0
-	for i, t := range toks {
-		switch t.GetTokenType() {
-		case parser.GenesisLexerLBRACE, parser.GenesisLexerLPAREN, parser.GenesisLexerLBRACK:
-			depth++
-		case parser.GenesisLexerRBRACE, parser.GenesisLexerRPAREN, parser.GenesisLexerRBRACK:
-			depth--
-		case parser.GenesisLexerFN, parser.GenesisLexerSTRUCT, parser.GenesisLexerENUM, parser.GenesisLexerTYPE:
-			if depth == 0 {
-				starts = append(starts, i)
-			}
-		}
-	}
-	if len(starts) == 0 || starts[0] != 0 {
-		return nil // something before the first item: leave it to the parser
-	}
-	target := len(toks)/n + 1
-	var chunks [][]antlr.Token
-	from := 0
-	for _, s := range starts {
-		if s-from >= target {
-			chunks = append(chunks, toks[from:s])
-			from = s
-		}
-	}
-	return append(chunks, toks[from:])
+// A chunk is a run of whole top-level items of the input: the runes from
+// start to end, and the line and column (from 0) of start.
+type chunk struct {
+	start, end int
+	line, col  int
 }
 
-// parseChunk parses and builds one chunk; failed reports any error.
-func parseChunk(file string, lexer *parser.GenesisLexer, toks []antlr.Token, eof antlr.Token) (decls []Decl, failed bool) {
+// splitItems lexes the input, keeping no token, and cuts it into chunks
+// of whole top-level items of at least target tokens each (the last may
+// be shorter). ok is false when something other than an item starts the
+// input, a token is malformed or the nesting is too deep: the sequential
+// parse reports those.
+func splitItems(input *antlr.InputStream, target int) (chunks []chunk, ok bool) {
+	lexer := parser.NewGenesisLexer(input)
+	lexer.RemoveErrorListeners()
+	var lexErrs errorSeen
+	lexer.AddErrorListener(&lexErrs)
+	var depth depthScan
+	brackets, tokens := 0, 0
+	cur := chunk{start: -1}
+	t := lexer.NextToken()
+	for t.GetTokenType() != antlr.TokenEOF {
+		next := lexer.NextToken()
+		if lexErrs.seen || depth.scan(t, next.GetTokenType()) != nil {
+			return nil, false
+		}
+		switch t.GetTokenType() {
+		case parser.GenesisLexerLBRACE, parser.GenesisLexerLPAREN, parser.GenesisLexerLBRACK:
+			brackets++
+		case parser.GenesisLexerRBRACE, parser.GenesisLexerRPAREN, parser.GenesisLexerRBRACK:
+			brackets--
+		case parser.GenesisLexerFN, parser.GenesisLexerSTRUCT, parser.GenesisLexerENUM, parser.GenesisLexerTYPE:
+			if brackets == 0 && (cur.start < 0 || tokens >= target) {
+				if cur.start >= 0 {
+					cur.end = t.GetStart()
+					chunks = append(chunks, cur)
+				}
+				cur = chunk{start: t.GetStart(), line: t.GetLine(), col: t.GetColumn()}
+				tokens = 0
+			}
+		}
+		if cur.start < 0 {
+			return nil, false // something before the first item
+		}
+		tokens++
+		t = next
+	}
+	if lexErrs.seen || cur.start < 0 {
+		return nil, false
+	}
+	cur.end = input.Size()
+	return append(chunks, cur), true
+}
+
+// parseChunk lexes, parses and builds one chunk; failed reports any
+// error. The chunk gets an input stream of its own (a stream has a
+// position, so goroutines cannot share one), and its lexer starts at the
+// chunk's line and column, so that positions are the file's.
+func parseChunk(file string, input *antlr.InputStream, c chunk) (decls []Decl, failed bool) {
 	b := &builder{file: file}
 	defer func() {
 		if recover() != nil {
 			decls, failed = nil, true
 		}
 	}()
-	// Each chunk ends in an EOF token of its own: streams number the
-	// tokens they hand out, so no token may be in two streams.
-	end := antlr.CommonTokenFactoryDEFAULT.Create(eof.GetSource(), antlr.TokenEOF, "<EOF>",
-		antlr.TokenDefaultChannel, eof.GetStart(), eof.GetStop(), eof.GetLine(), eof.GetColumn())
-	tokens := antlr.NewCommonTokenStream(&sliceSource{GenesisLexer: lexer, toks: toks, eof: end}, antlr.TokenDefaultChannel)
+	lexer := parser.NewGenesisLexer(antlr.NewInputStream(input.GetText(c.start, c.end-1)))
+	lexer.RemoveErrorListeners()
+	sim, ok := lexer.Interpreter.(*antlr.LexerATNSimulator)
+	if !ok {
+		return nil, true
+	}
+	sim.Line, sim.CharPositionInLine = c.line, c.col
+	tokens := antlr.NewCommonTokenStream(lexer, antlr.TokenDefaultChannel)
+	b.tokens = tokens
 	p := parser.NewGenesisParser(tokens)
 	tree, ok := twostage.SLL(p, p.Program)
 	if !ok {

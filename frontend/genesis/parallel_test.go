@@ -53,6 +53,11 @@ func TestParseConcurrently(t *testing.T) {
 	if d := cmp.Diff(Sprint(want, false), Sprint(got, false)); d != "" {
 		t.Fatalf("the concurrent parse differs (-sequential +concurrent):\n%s", d)
 	}
+	// Each chunk is lexed on its own, from its line and column: the
+	// positions must be the file's.
+	if d := cmp.Diff(positions(want), positions(got)); d != "" {
+		t.Fatalf("the concurrent parse's positions differ (-sequential +concurrent):\n%s", d)
+	}
 
 	for _, bad := range []string{"fn broken( {}\n", "fn f() -> void { let x: u8 = 1 < 2 < 3; }\n", "fn f() -> void { 1 = 2; }\n"} {
 		// Insert bad at the first item boundary after the middle.
@@ -73,4 +78,14 @@ func TestParseConcurrently(t *testing.T) {
 func parseWith(file string, src []byte, concurrent bool) (*File, diag.List) {
 	f, r := parse(file, src, concurrent, 0)
 	return f, r.sortedDiags()
+}
+
+// positions lists the position of every declaration and expression of f.
+func positions(f *File) []diag.Pos {
+	var ps []diag.Pos
+	for _, d := range f.Decls {
+		ps = append(ps, d.Pos())
+	}
+	walkFile(f, func(e Expr) { ps = append(ps, e.Pos()) })
+	return ps
 }

@@ -70,6 +70,16 @@ func parse(file string, src []byte, concurrent bool, errs int) (f *File, r *repo
 		lexer.RemoveErrorListeners()
 		lexer.AddErrorListener(b)
 		tokens := antlr.NewCommonTokenStream(lexer, antlr.TokenDefaultChannel)
+		tokens.Fill()
+		if d := tooDeep(tokens.GetAllTokens()); d != nil {
+			if d.chain {
+				b.errorf(b.pos(d.tok), CodeSyntax, "expression longer than %d operators; split it", MaxChain)
+			} else {
+				b.errorf(b.pos(d.tok), CodeSyntax, "nesting deeper than %d levels (brackets, prefix operators, else if); split the expression or the function", MaxNesting)
+			}
+			return
+		}
+		b.tokens = tokens
 		tree := parseProgram(tokens, b)
 		for _, it := range tree.AllItem() {
 			if d := b.item(it); d != nil {
@@ -110,7 +120,9 @@ type builder struct {
 	*antlr.DefaultErrorListener
 	reporter
 	file      string
-	lastError int // line of the last syntax error reported, to report one per line
+	tokens    antlr.TokenStream // the file's tokens, for what follows a rule
+	lastError int               // line of the last syntax error reported, to report one per line
+	errLines  map[int]bool      // the lines with a syntax error, which syntaxf reports no other on
 }
 
 // checkUTF8 reports the first invalid UTF-8 sequence: ANTLR would read it
@@ -258,24 +270,129 @@ func (b *builder) block(c parser.IBlockContext) *BlockExpr {
 	}
 	blk.pos = b.tpos(c.LBRACE())
 	blk.End = b.tpos(c.RBRACE())
-	for _, sc := range c.AllStatement() {
+	stmts := c.AllStatement()
+	for i, sc := range stmts {
+		if es := sc.ExprStmt(); es != nil {
+			s, tail := b.exprStmt(es, i == len(stmts)-1)
+			if tail != nil {
+				blk.Tail = tail
+			} else if s != nil {
+				blk.Stmts = append(blk.Stmts, s)
+			}
+			continue
+		}
 		if s := b.stmt(sc); s != nil {
 			blk.Stmts = append(blk.Stmts, s)
 		}
 	}
-	if e := c.Expression(); e != nil {
-		blk.Tail = b.expr(e)
-	} else if n := len(blk.Stmts); n > 0 {
-		// An `if … else …` that ends a block without a ';' is the
-		// block's value, as in Rust: `{ if c { 1 } else { 2 } }`. The
-		// grammar cannot tell (if_stmt matches first); the ';' can.
-		if es, ok := blk.Stmts[n-1].(*ExprStmt); ok {
-			if ie, ok := es.X.(*IfExpr); ok && ie.Else != nil && !es.semi {
-				blk.Stmts, blk.Tail = blk.Stmts[:n-1], ie
+	return blk
+}
+
+// exprStmt converts an expression statement, an assignment or, when last
+// is set and it has no ';', the tail of its block, which it returns as
+// tail. Only an `if` may end a statement without a ';' (as in Rust, `if c
+// { 1 } else { 2 }` last in a block without one is the block's value).
+func (b *builder) exprStmt(c parser.IExprStmtContext, last bool) (s Stmt, tail Expr) {
+	xs := c.AllExpression()
+	if len(xs) == 0 {
+		return nil, nil
+	}
+	if eq := c.ASSIGN(); eq != nil {
+		a := &AssignStmt{Target: b.expr(xs[0]), EqPos: b.tpos(eq)}
+		if len(xs) > 1 {
+			a.Value = b.expr(xs[1])
+		} else {
+			a.Value = &BadExpr{}
+			a.Value.(*BadExpr).pos = b.tpos(eq)
+		}
+		if isUnary(xs[0]) {
+			b.checkLvalue(a.Target)
+		} else if !b.errLines[eq.GetSymbol().GetLine()] {
+			// Not a unary expression, which §13's forms all are: the
+			// '=' is where the statement goes wrong.
+			b.markLine(eq.GetSymbol().GetLine())
+			b.errorf(a.EqPos, CodeSyntax, "cannot assign to %s; the target must be a variable, *p, a[i], s.f or p->f", describeExpr(a.Target))
+		}
+		if c.SEMI() == nil {
+			b.expectedSemi(c, "';'")
+		}
+		return a, nil
+	}
+	var x Expr
+	if ic := xs[0].IfExpr(); ic != nil {
+		x = b.ifExpr(ic, true)
+	} else {
+		x = b.expr(xs[0])
+	}
+	switch ie, isIf := x.(*IfExpr); {
+	case c.SEMI() != nil:
+		return &ExprStmt{X: x, semi: true}, nil
+	case last && (!isIf || ie.Else != nil):
+		return nil, x
+	case !isIf:
+		b.expectedSemi(c, "';' or '}'")
+	}
+	return &ExprStmt{X: x}, nil
+}
+
+// expectedSemi reports the token after c, where a ';' must end c (or,
+// as want says, the '}' of the block).
+func (b *builder) expectedSemi(c antlr.ParserRuleContext, want string) {
+	t := b.after(c)
+	if t == nil {
+		return
+	}
+	b.syntaxf(t, "unexpected %s, expected %s", describeToken(t), want)
+}
+
+// isUnary reports whether the expression c is a unary expression of the
+// grammar, `(x + 1)` included: the rules of the ladder down to unary,
+// each with one child.
+func isUnary(c antlr.Tree) bool {
+	for {
+		switch c.(type) {
+		case *parser.UnaryContext:
+			return true
+		case *parser.ExpressionContext, *parser.OrExprContext, *parser.AndExprContext,
+			*parser.CmpExprContext, *parser.BitorExprContext, *parser.BitxorExprContext,
+			*parser.BitandExprContext, *parser.ShiftExprContext, *parser.AddExprContext,
+			*parser.MulExprContext, *parser.CastExprContext:
+			if c.GetChildCount() != 1 {
+				return false
 			}
+			c = c.GetChild(0)
+		default:
+			return false
 		}
 	}
-	return blk
+}
+
+// markLine records that a syntax error is reported on line.
+func (b *builder) markLine(line int) {
+	if b.errLines == nil {
+		b.errLines = map[int]bool{}
+	}
+	b.errLines[line] = true
+}
+
+// syntaxf reports a syntax error the builder finds at t, unless one is
+// reported on t's line already: after the parser recovered from an error,
+// what it built is mostly the error's consequence.
+func (b *builder) syntaxf(t antlr.Token, format string, args ...any) {
+	if b.errLines[t.GetLine()] {
+		return
+	}
+	b.markLine(t.GetLine())
+	b.errorf(b.pos(t), CodeSyntax, format, args...)
+}
+
+// after returns the token that follows c, or nil.
+func (b *builder) after(c antlr.ParserRuleContext) antlr.Token {
+	stop := c.GetStop()
+	if b.tokens == nil || stop == nil || stop.GetTokenIndex() < 0 {
+		return nil
+	}
+	return b.tokens.Get(stop.GetTokenIndex() + 1)
 }
 
 func (b *builder) stmt(c parser.IStatementContext) Stmt {
@@ -287,8 +404,6 @@ func (b *builder) stmt(c parser.IStatementContext) Stmt {
 			return nil
 		}
 		return &LetStmt{LetPos: b.tpos(l.LET()), Mut: l.MUT() != nil, Name: name, Type: b.typ(l.Type_()), Value: b.expr(l.Expression())}
-	case c.IfStmt() != nil:
-		return &ExprStmt{X: b.ifStmt(c.IfStmt()), semi: c.IfStmt().SEMI() != nil}
 	case c.WhileStmt() != nil:
 		w := c.WhileStmt()
 		return &WhileStmt{WhilePos: b.tpos(w.WHILE()), Cond: b.expr(w.Expression()), Body: b.block(w.Block())}
@@ -305,13 +420,6 @@ func (b *builder) stmt(c parser.IStatementContext) Stmt {
 		return &BranchStmt{KwPos: b.tpos(c.CONTINUE()), Continue: true}
 	case c.AsmStmt() != nil:
 		return b.asm(c.AsmStmt())
-	case c.AssignStmt() != nil:
-		a := c.AssignStmt()
-		s := &AssignStmt{Target: b.expr(a.Unary()), EqPos: b.tpos(a.ASSIGN()), Value: b.expr(a.Expression())}
-		b.checkLvalue(s.Target)
-		return s
-	case c.Expression() != nil:
-		return &ExprStmt{X: b.expr(c.Expression()), semi: true}
 	}
 	return nil
 }
@@ -373,15 +481,22 @@ func describeExpr(e Expr) string {
 	return "this expression"
 }
 
-func (b *builder) ifStmt(c parser.IIfStmtContext) *IfExpr {
+// ifExpr converts an if; stmt says whether it is a statement, where the
+// else is optional, as it is in the else-if chain of one.
+func (b *builder) ifExpr(c parser.IIfExprContext, stmt bool) *IfExpr {
 	e := &IfExpr{Cond: b.expr(c.Expression()), Then: b.block(c.Block(0))}
 	e.pos = b.tpos(c.IF())
-	if c.ELSE() != nil {
-		if n := c.IfStmt(); n != nil {
-			e.Else = b.ifStmt(n)
-		} else if blk := c.Block(1); blk != nil {
-			e.Else = b.block(blk)
+	switch {
+	case c.ELSE() == nil:
+		if !stmt {
+			if t := b.after(c); t != nil {
+				b.syntaxf(t, "unexpected %s, expected 'else': an if used as a value needs an else branch", describeToken(t))
+			}
 		}
+	case c.IfExpr() != nil:
+		e.Else = b.ifExpr(c.IfExpr(), stmt)
+	case c.Block(1) != nil:
+		e.Else = b.block(c.Block(1))
 	}
 	return e
 }
@@ -585,14 +700,7 @@ func (b *builder) expr(t antlr.Tree) Expr {
 	case *parser.PostfixContext:
 		return b.postfix(c)
 	case *parser.IfExprContext:
-		e := &IfExpr{Cond: b.expr(c.Expression()), Then: b.block(c.Block(0))}
-		e.pos = b.tpos(c.IF())
-		if n := c.IfExpr(); n != nil {
-			e.Else = b.expr(n)
-		} else {
-			e.Else = b.block(c.Block(1))
-		}
-		return e
+		return b.ifExpr(c, false)
 	case *parser.MatchExprContext:
 		e := &MatchExpr{X: b.expr(c.Expression())}
 		e.pos = b.tpos(c.MATCH())
@@ -953,9 +1061,15 @@ func (b *builder) SyntaxError(rec antlr.Recognizer, sym any, line, col int, msg 
 	if line == b.lastError {
 		return
 	}
-	b.lastError = line
-	pos := diag.Pos{File: b.file, Line: line, Col: col + 1}
 	t, ok := sym.(antlr.Token)
+	if ok && t.GetTokenType() == antlr.TokenEOF && len(b.errLines) > 0 {
+		// The end of the file after an error is where the parser's
+		// recovery ran out, not a mistake of its own.
+		return
+	}
+	b.lastError = line
+	b.markLine(line)
+	pos := diag.Pos{File: b.file, Line: line, Col: col + 1}
 	if !ok {
 		// The lexer cannot fail (BAD_CHAR matches any character); keep
 		// ANTLR's message if it ever does.
@@ -975,16 +1089,14 @@ func (b *builder) SyntaxError(rec antlr.Recognizer, sym any, line, col int, msg 
 	}
 	m := "unexpected " + describeToken(t)
 	if p, ok := rec.(antlr.Parser); ok {
-		if what := b.assignedExpr(p, t, ex); what != "" {
-			b.errorf(pos, CodeSyntax, "cannot assign to %s; the target must be a variable, *p, a[i], s.f or p->f", what)
-			return
-		}
 		expected := expectedAt(p, t, ex)
 		switch {
 		case isComparisonToken(t.GetTokenType()) && !hasToken(expected, t.GetTokenType()) && endsOperand(p.GetTokenStream(), t):
 			m += "; comparison operators do not chain, use parentheses or &&"
 		case onlyToken(expected, parser.GenesisLexerELSE):
 			m += ", expected 'else': an if used as a value needs an else branch"
+		case afterAssignment(p.GetParserRuleContext()):
+			m += ", expected ';'"
 		default:
 			if want := describeExpected(expected); want != "" {
 				m += ", expected " + want
@@ -992,6 +1104,22 @@ func (b *builder) SyntaxError(rec antlr.Recognizer, sym any, line, col int, msg 
 		}
 	}
 	b.errorf(pos, CodeSyntax, "%s", m)
+}
+
+// afterAssignment reports whether ctx is a block whose last statement so
+// far is an assignment without its ';' (`a = b = 1` fails at the second
+// '=' there).
+func afterAssignment(ctx antlr.ParserRuleContext) bool {
+	blk, ok := ctx.(*parser.BlockContext)
+	if !ok || blk.GetChildCount() == 0 {
+		return false
+	}
+	st, ok := blk.GetChild(blk.GetChildCount() - 1).(*parser.StatementContext)
+	if !ok {
+		return false
+	}
+	es := st.ExprStmt()
+	return es != nil && es.ASSIGN() != nil && es.SEMI() == nil
 }
 
 // expectedAt is the set of tokens the parser could have accepted instead
@@ -1144,53 +1272,6 @@ func (s probeStrategy) RecoverInline(p antlr.Parser) antlr.Token {
 	return nil
 }
 func (probeStrategy) Sync(antlr.Parser) {}
-
-// assignedExpr recognizes `e = …` where e is an expression that is not a
-// unary one (`x as u8 = 5`, `a + b = c`), which the grammar cannot take
-// as an assignment: it names e for a message like checkLvalue's, or
-// returns "".
-func (b *builder) assignedExpr(p antlr.Parser, t antlr.Token, ex antlr.RecognitionException) string {
-	if _, nva := ex.(*antlr.NoViableAltException); !nva || t.GetTokenType() != parser.GenesisLexerASSIGN {
-		return ""
-	}
-	switch p.GetParserRuleContext().(type) {
-	case *parser.BlockContext, *parser.StatementContext:
-	default:
-		return ""
-	}
-	ts := p.GetTokenStream()
-	lexer, ok := ts.GetTokenSource().(*parser.GenesisLexer)
-	cur := p.GetCurrentToken()
-	if !ok || cur == nil || cur.GetTokenIndex() >= t.GetTokenIndex() {
-		return ""
-	}
-	// Parse the tokens from the statement's start to the '=' as an
-	// expression.
-	var toks []antlr.Token
-	for i := cur.GetTokenIndex(); i < t.GetTokenIndex(); i++ {
-		toks = append(toks, copyToken(ts.Get(i), ts.Get(i).GetTokenType()))
-	}
-	failed := -1
-	var e Expr
-	func() {
-		defer func() {
-			if recover() != nil {
-				e = nil
-			}
-		}()
-		q := parser.NewGenesisParser(antlr.NewCommonTokenStream(&sliceSource{GenesisLexer: lexer, toks: toks, eof: copyToken(t, antlr.TokenEOF)}, antlr.TokenDefaultChannel))
-		newProbeStrategy(q, &failed)
-		tree := q.Expression()
-		if q.GetCurrentToken().GetTokenType() != antlr.TokenEOF {
-			return
-		}
-		e = (&builder{file: b.file}).expr(tree)
-	}()
-	if e == nil {
-		return ""
-	}
-	return describeExpr(e)
-}
 
 // endsOperand reports whether the token before t ends an operand, so
 // that an operator could follow it.

@@ -65,6 +65,8 @@ type checker struct {
 	fn    *Func
 	scope *scope
 	loops int // how many loops enclose the statement being checked
+
+	untyped map[Expr]bool // isUntyped's answers for operator expressions
 }
 
 // scope is one block's variables.

@@ -17,6 +17,12 @@ func FuzzParse(f *testing.F) {
 	for _, n := range names {
 		f.Add(string(srcs[n]))
 	}
+	// Deep nesting of every recursive construct: just past the limit,
+	// and shallow enough to check.
+	for _, c := range nestingCases {
+		f.Add(c.gen(MaxNesting + 1))
+		f.Add(c.gen(20))
+	}
 	f.Fuzz(func(t *testing.T, src string) {
 		s, diags := ParseFile("fuzz.spell", []byte(src))
 		if s == nil {

@@ -28,6 +28,15 @@ func ParseFile(filename string, src []byte) (*Spell, diag.List) {
 		lexer.AddErrorListener(b)
 		source := newTokenSource(lexer, input, b.indentError)
 		tokens := antlr.NewCommonTokenStream(source, antlr.TokenDefaultChannel)
+		tokens.Fill()
+		if d := tooDeep(tokens.GetAllTokens()); d != nil {
+			if d.chain {
+				b.reporter.errorf(b.pos(d.tok), CodeSyntax, "expression longer than %d operators; split it", MaxChain)
+			} else {
+				b.reporter.errorf(b.pos(d.tok), CodeSyntax, "nesting deeper than %d levels (brackets, indented blocks, prefix operators, ?:); split the expression or the block", MaxNesting)
+			}
+			return
+		}
 		b.spell(s, parseSpell(tokens, b))
 		b.misplacedWith(s)
 	}()

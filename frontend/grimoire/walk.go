@@ -10,11 +10,16 @@ func Inspect(n Node, f func(Node) bool) {
 	if isNil(n) || !f(n) {
 		return
 	}
-	walk := func(ns ...Node) {
-		for _, c := range ns {
-			Inspect(c, f)
-		}
+	// The recursion keeps only this small frame per level, never
+	// children's: a chain 1 + 1 + … + 1 is as deep as it is long.
+	for _, c := range children(n) {
+		Inspect(c, f)
 	}
+}
+
+// children returns the children of n, in source order.
+func children(n Node) (out []Node) {
+	walk := func(ns ...Node) { out = append(out, ns...) }
 	switch n := n.(type) {
 	case *Spell:
 		walk(n.Name)
@@ -169,6 +174,7 @@ func Inspect(n Node, f func(Node) bool) {
 	case *Arg:
 		walk(n.Name, n.Value)
 	}
+	return out
 }
 
 // nodes converts a slice of nodes of one type to []Node.

@@ -65,39 +65,36 @@ type
 
 // ── Blocks and statements ──
 
-// block: a statement list and an optional tail expression, the block's
-// value. A statement that is an expression ends with ';', so whether an
-// expression is a statement or the tail is decided by what follows it.
+// block: a statement list whose last statement, when it is an
+// expression without ';', is the block's value. The grammar reads every
+// expression statement alike (an optional '=' and value, an optional
+// ';'), so that each choice here is made from the next token or two:
+// telling `x = 1;`, `x;` and a tail `x` apart any earlier would need the
+// parser to look past the whole expression, which on nested input costs
+// time quadratic in its depth. Package genesis then checks the ';' rules
+// (only an `if` may end a statement without one) and the target of an
+// assignment (§13's lvalue forms), and names the mistake precisely.
 block
-    : LBRACE statement* expression? RBRACE
+    : LBRACE statement* RBRACE
     ;
 
 statement
     : letStmt
-    | ifStmt
     | whileStmt
     | returnStmt
     | BREAK SEMI
     | CONTINUE SEMI
     | asmStmt
-    | assignStmt
-    | expression SEMI
+    | exprStmt
     ;
 
 letStmt
     : LET MUT? IDENT COLON type ASSIGN expression SEMI
     ;
 
-// assignStmt takes any unary expression on the left, where §13 lists the
-// lvalue forms: package genesis checks the form and names the mistake
-// precisely. Prediction also stays short: the EBNF's `postfix "[" ...`
-// alternatives compete with the postfix loop itself.
-assignStmt
-    : unary ASSIGN expression SEMI
-    ;
-
-ifStmt
-    : IF expression block (ELSE (block | ifStmt))? SEMI?
+// exprStmt is an expression statement, an assignment or a block's tail.
+exprStmt
+    : expression (ASSIGN expression)? SEMI?
     ;
 
 whileStmt
@@ -149,8 +146,10 @@ expression
     | block
     ;
 
+// ifExpr is an `if` statement or expression: package genesis requires
+// the else where the if is used as a value.
 ifExpr
-    : IF expression block ELSE (block | ifExpr)
+    : IF expression block (ELSE (block | ifExpr))?
     ;
 
 matchExpr
