@@ -8,9 +8,11 @@
 package diag
 
 import (
+	"bytes"
 	"fmt"
 	"sort"
 	"strings"
+	"unicode/utf8"
 )
 
 // Severity orders diagnostics by how bad they are.
@@ -54,8 +56,12 @@ type Diagnostic struct {
 	Msg      string
 }
 
+// Error is the diagnostic's first line, "file:line:col: error[CODE]:
+// message", with the file name and message escaped as Render escapes
+// source lines, so that printing it never sends the terminal a control
+// character.
 func (d Diagnostic) Error() string {
-	return fmt.Sprintf("%s: %s[%s]: %s", d.Pos, d.Severity, d.Code, d.Msg)
+	return Escape(fmt.Sprintf("%s: %s[%s]: %s", d.Pos, d.Severity, d.Code, d.Msg))
 }
 
 // List collects diagnostics. It implements error when it holds any error.
@@ -112,51 +118,220 @@ type Sources map[string][]byte
 
 // Render writes each diagnostic followed by its source line and a caret
 // under the column, when the source is known.
+//
+// What reaches the terminal is bounded and inert, whatever the source
+// holds: a line longer than MaxShownWidth columns shows only a window
+// around the caret, with "..." where it was cut, and control characters,
+// bidirectional-text controls and bytes that are not UTF-8 show as
+// escapes (\x1b, \u202e, \xff) in the line and in the message, with the
+// caret still under the column the diagnostic names. Rendering takes
+// time linear in the sources and the output, and the output of each
+// diagnostic is bounded, however long its line.
 func (l List) Render(src Sources) string {
+	shown := l.shownLines(src)
 	var b strings.Builder
-	for _, d := range l {
+	for i, d := range l {
 		b.WriteString(d.Error())
 		b.WriteByte('\n')
-		if line, ok := sourceLine(src[d.Pos.File], d.Pos.Line); ok {
+		if s := shown[i]; s.ok {
 			b.WriteString("    ")
-			b.WriteString(line)
+			b.WriteString(s.text)
 			b.WriteString("\n    ")
-			b.WriteString(caretPad(line, d.Pos.Col))
+			b.WriteString(s.pad)
 			b.WriteString("^\n")
 		}
 	}
 	return b.String()
 }
 
-func sourceLine(src []byte, line int) (string, bool) {
-	if src == nil || line < 1 {
-		return "", false
-	}
-	lines := strings.Split(string(src), "\n")
-	if line > len(lines) {
-		return "", false
-	}
-	return strings.TrimRight(lines[line-1], "\r"), true
+// MaxShownWidth is the most columns of a source line a rendered
+// diagnostic shows: a longer line shows a window of it around the caret.
+const MaxShownWidth = 160
+
+// shownLine is what a rendered diagnostic shows of its line: the
+// (escaped, windowed) text, and the blanks that put the caret under
+// its column. ok is false when the line is not known.
+type shownLine struct {
+	text, pad string
+	ok        bool
 }
 
-// caretPad returns the blanks that put a caret under column col, keeping
-// the line's tabs so the caret lines up in any terminal.
-func caretPad(line string, col int) string {
-	var b strings.Builder
-	n := 1
-	for _, r := range line {
-		if n >= col {
+// shownLines finds the line of every diagnostic. The diagnostics are
+// visited in source order, so that one forward pass over each file finds
+// all their lines, however many there are.
+func (l List) shownLines(src Sources) []shownLine {
+	shown := make([]shownLine, len(l))
+	order := make([]int, 0, len(l))
+	for i, d := range l {
+		if src[d.Pos.File] != nil && d.Pos.Line >= 1 {
+			order = append(order, i)
+		}
+	}
+	sort.SliceStable(order, func(i, j int) bool {
+		a, b := l[order[i]].Pos, l[order[j]].Pos
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		return a.Line < b.Line
+	})
+	var (
+		file      string
+		line, off int // the line that starts at byte off of file
+	)
+	for _, i := range order {
+		d := l[i]
+		data := src[d.Pos.File]
+		if d.Pos.File != file {
+			file, line, off = d.Pos.File, 1, 0
+		}
+		for line < d.Pos.Line && off <= len(data) {
+			nl := bytes.IndexByte(data[off:], '\n')
+			if nl < 0 {
+				off = len(data) + 1 // past the last line
+				break
+			}
+			off += nl + 1
+			line++
+		}
+		if line != d.Pos.Line || off > len(data) {
+			continue // the file has fewer lines
+		}
+		text := data[off:]
+		if nl := bytes.IndexByte(text, '\n'); nl >= 0 {
+			text = text[:nl]
+		}
+		text = bytes.TrimSuffix(text, []byte{'\r'})
+		shown[i] = window(text, d.Pos.Col)
+	}
+	return shown
+}
+
+// window returns what is shown of line for a caret at column col
+// (counting code points from 1, an invalid byte counting as one): the
+// whole line when it fits in MaxShownWidth columns, else a window around
+// the caret. A column past the end of the line puts the caret just after
+// it. Only the shown part and what precedes the caret are decoded.
+func window(line []byte, col int) shownLine {
+	type glyph struct {
+		start, end int    // bytes of the line
+		text       string // what shows, escaped
+	}
+	next := func(off int) glyph {
+		r, n := utf8.DecodeRune(line[off:])
+		return glyph{off, off + n, showRune(r, line[off:off+n])}
+	}
+	// A line that fits is shown whole; else what precedes the caret gets
+	// at most half the window.
+	limit := MaxShownWidth
+	for off, width := 0, 0; off < len(line); {
+		g := next(off)
+		if width += len(g.text); width > MaxShownWidth {
+			limit = MaxShownWidth / 2
 			break
 		}
-		if r == '\t' {
-			b.WriteByte('\t')
-		} else {
-			b.WriteByte(' ')
-		}
-		n++
+		off = g.end
 	}
-	for ; n < col; n++ {
-		b.WriteByte(' ')
+	var before []glyph // the glyphs shown before the caret
+	width, off := 0, 0
+	for n := 1; n < col && off < len(line); n++ {
+		g := next(off)
+		before = append(before, g)
+		width += len(g.text)
+		for width > limit && len(before) > 1 {
+			width -= len(before[0].text)
+			before = before[1:]
+		}
+		off = g.end
+	}
+	var b, pad strings.Builder
+	if len(before) > 0 && before[0].start > 0 {
+		b.WriteString("...")
+		pad.WriteString("   ")
+	}
+	for _, g := range before {
+		b.WriteString(g.text)
+		if g.text == "\t" {
+			pad.WriteByte('\t')
+		} else {
+			pad.WriteString(strings.Repeat(" ", len(g.text)))
+		}
+	}
+	// The rest of the window shows what follows the caret.
+	for budget := MaxShownWidth - width; off < len(line); {
+		g := next(off)
+		if budget -= len(g.text); budget < 0 {
+			b.WriteString("...")
+			break
+		}
+		b.WriteString(g.text)
+		off = g.end
+	}
+	return shownLine{text: b.String(), pad: pad.String(), ok: true}
+}
+
+// showRune is how a code point of a source line or a message shows:
+// itself, or an escape when a terminal would act on it rather than print
+// it (control characters but the tab, bidirectional-text controls, line
+// and paragraph separators), or when raw is not UTF-8 (one byte, shown
+// as \xNN).
+func showRune(r rune, raw []byte) string {
+	switch {
+	case r == utf8.RuneError && len(raw) == 1:
+		return fmt.Sprintf("\\x%02x", raw[0])
+	case r == '\t':
+		return "\t"
+	case r < 0x20 || r == 0x7f:
+		return fmt.Sprintf("\\x%02x", r)
+	case unsafeRune(r):
+		return fmt.Sprintf("\\u%04x", r)
+	}
+	return string(raw)
+}
+
+// unsafeRune reports whether a terminal may act on r instead of showing
+// it: C1 controls, and the format characters that reorder or break text
+// (the "trojan source" characters).
+func unsafeRune(r rune) bool {
+	switch {
+	case r >= 0x80 && r <= 0x9f:
+		return true
+	case r == 0x200e || r == 0x200f: // left-to-right and right-to-left marks
+		return true
+	case r >= 0x202a && r <= 0x202e: // embeddings and overrides
+		return true
+	case r >= 0x2066 && r <= 0x2069: // isolates
+		return true
+	case r == 0x2028 || r == 0x2029: // line and paragraph separators
+		return true
+	}
+	return false
+}
+
+// Escape returns s with what showRune escapes escaped; line breaks and
+// tabs stay (a message may have several lines).
+func Escape(s string) string {
+	clean := true
+	for i, r := range s {
+		if r == utf8.RuneError || r != '\n' && r != '\t' && (r < 0x20 || r == 0x7f || unsafeRune(r)) {
+			_, n := utf8.DecodeRuneInString(s[i:])
+			if r != utf8.RuneError || n == 1 {
+				clean = false
+				break
+			}
+		}
+	}
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == '\n' {
+			b.WriteByte('\n')
+		} else {
+			b.WriteString(showRune(r, []byte(s[i:i+n])))
+		}
+		i += n
 	}
 	return b.String()
 }

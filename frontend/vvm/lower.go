@@ -1,6 +1,7 @@
 package vvm
 
 import (
+	"bytes"
 	_ "embed"
 	"fmt"
 	"runtime/debug"
@@ -79,6 +80,7 @@ type lowerer struct {
 	fnList []*fnInfo        // in order of id
 	mods   map[*Module]*modInfo
 	labels int
+	lines  map[*File][]int // where each line of a file starts, for sourceLine
 }
 
 // modInfo is what the lowering knows of a module.
@@ -704,20 +706,43 @@ func (fl *funcLowerer) assign(sym *Symbol, v *ir.Value) {
 	fl.b.Set(l, v)
 }
 
-// sourceLine returns the text of the line at pos, trimmed, for notes.
-func sourceLine(f *File, pos diag.Pos) string {
+// sourceLine returns the text of the line at pos, trimmed and at most
+// 100 code points, for notes. It indexes the file's lines once, so that
+// a note per statement costs the length of its line, not of the file.
+func (l *lowerer) sourceLine(f *File, pos diag.Pos) string {
 	if f == nil || pos.Line < 1 {
 		return ""
 	}
-	lines := strings.SplitN(string(f.Src), "\n", pos.Line+1)
-	if pos.Line > len(lines) {
+	starts, ok := l.lines[f]
+	if !ok {
+		starts = []int{0}
+		for i, c := range f.Src {
+			if c == '\n' {
+				starts = append(starts, i+1)
+			}
+		}
+		if l.lines == nil {
+			l.lines = map[*File][]int{}
+		}
+		l.lines[f] = starts
+	}
+	if pos.Line > len(starts) {
 		return ""
 	}
-	line := strings.TrimSpace(lines[pos.Line-1])
-	if r := []rune(line); len(r) > 100 {
-		line = string(r[:97]) + "..."
+	line := f.Src[starts[pos.Line-1]:]
+	if i := bytes.IndexByte(line, '\n'); i >= 0 {
+		line = line[:i]
 	}
-	return line
+	// Only the first 100 code points are kept: cut before converting.
+	line = bytes.TrimLeft(line, " \t")
+	if len(line) > 4*100+4 {
+		line = line[:4*100+4]
+	}
+	text := strings.TrimSpace(string(line))
+	if r := []rune(text); len(r) > 100 {
+		text = string(r[:97]) + "..."
+	}
+	return text
 }
 
 // Compile loads, validates and lowers the program whose entry is path,
