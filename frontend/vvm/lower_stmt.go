@@ -119,6 +119,16 @@ func (fl *funcLowerer) thrown(msg string) {
 	fl.raise(fl.b.CallSym("vvm.thrown", dyn, fl.b.StringValue(msg))[0])
 }
 
+// thrownInExpr raises a thrown error with a constant message from the
+// middle of an expression, such as a call whose arguments do not fit
+// its def: the raise sits in an if on a constant true, so that the rest
+// of the expression and its statement, never run, still build on a
+// point the IR can reach. (A bare raise would end the region there, and
+// whatever the expression's caller emitted after it would not verify.)
+func (fl *funcLowerer) thrownInExpr(msg string) {
+	fl.b.If(fl.b.Bool(true), nil, func() { fl.thrown(msg) }, nil)
+}
+
 // ── Statements ──
 
 // stmts lowers a statement list; statements after one that always
