@@ -172,11 +172,15 @@ func (l List) shownLines(src Sources) []shownLine {
 		if a.File != b.File {
 			return a.File < b.File
 		}
-		return a.Line < b.Line
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		return a.Col < b.Col
 	})
 	var (
 		file      string
 		line, off int // the line that starts at byte off of file
+		walk      *walker
 	)
 	for _, i := range order {
 		d := l[i]
@@ -201,50 +205,83 @@ func (l List) shownLines(src Sources) []shownLine {
 			text = text[:nl]
 		}
 		text = bytes.TrimSuffix(text, []byte{'\r'})
-		shown[i] = window(text, d.Pos.Col)
+		if walk == nil || walk.file != file || walk.lineNo != line {
+			walk = &walker{file: file, lineNo: line, line: text, col: 1}
+		}
+		shown[i] = walk.window(d.Pos.Col)
 	}
 	return shown
 }
 
-// window returns what is shown of line for a caret at column col
+// A walker finds the columns of one line, for the diagnostics of that
+// line in column order: each walk goes on from where the previous one
+// stopped, so that diagnostics far along a long line cost the line once,
+// not once each. It remembers where the last MaxShownWidth columns it
+// passed start, which is all a window can show before a caret.
+type walker struct {
+	file   string
+	lineNo int
+	line   []byte
+	col    int                // the column walked to, from 1
+	off    int                // where it starts in line
+	starts [MaxShownWidth]int // starts[c%MaxShownWidth]: where column c starts, for the last columns passed
+}
+
+// glyph is one code point of a line (or one byte that is not UTF-8) as
+// shown.
+type glyph struct {
+	end  int    // just past it in the line
+	text string // what shows, escaped
+}
+
+func (w *walker) glyph(off int) glyph {
+	r, n := utf8.DecodeRune(w.line[off:])
+	return glyph{off + n, showRune(r, w.line[off:off+n])}
+}
+
+// window returns what is shown of the line for a caret at column col
 // (counting code points from 1, an invalid byte counting as one): the
 // whole line when it fits in MaxShownWidth columns, else a window around
 // the caret. A column past the end of the line puts the caret just after
-// it. Only the shown part and what precedes the caret are decoded.
-func window(line []byte, col int) shownLine {
-	type glyph struct {
-		start, end int    // bytes of the line
-		text       string // what shows, escaped
-	}
-	next := func(off int) glyph {
-		r, n := utf8.DecodeRune(line[off:])
-		return glyph{off, off + n, showRune(r, line[off:off+n])}
-	}
+// it. col may not be before the column of the walker's last window.
+func (w *walker) window(col int) shownLine {
 	// A line that fits is shown whole; else what precedes the caret gets
 	// at most half the window.
 	limit := MaxShownWidth
-	for off, width := 0, 0; off < len(line); {
-		g := next(off)
+	for off, width := 0, 0; off < len(w.line); {
+		g := w.glyph(off)
 		if width += len(g.text); width > MaxShownWidth {
 			limit = MaxShownWidth / 2
 			break
 		}
 		off = g.end
 	}
-	var before []glyph // the glyphs shown before the caret
-	width, off := 0, 0
-	for n := 1; n < col && off < len(line); n++ {
-		g := next(off)
+	for w.col < col && w.off < len(w.line) {
+		w.starts[w.col%MaxShownWidth] = w.off
+		_, n := utf8.DecodeRune(w.line[w.off:])
+		w.off += n
+		w.col++
+	}
+	// The columns before the caret that fit in limit, at most
+	// MaxShownWidth of them (each is at least one wide).
+	first := w.col - MaxShownWidth
+	if first < 1 {
+		first = 1
+	}
+	var before []glyph
+	width := 0
+	for c := first; c < w.col; c++ {
+		g := w.glyph(w.starts[c%MaxShownWidth])
 		before = append(before, g)
 		width += len(g.text)
-		for width > limit && len(before) > 1 {
-			width -= len(before[0].text)
-			before = before[1:]
-		}
-		off = g.end
+	}
+	for width > limit && len(before) > 1 {
+		width -= len(before[0].text)
+		before = before[1:]
+		first++
 	}
 	var b, pad strings.Builder
-	if len(before) > 0 && before[0].start > 0 {
+	if first > 1 {
 		b.WriteString("...")
 		pad.WriteString("   ")
 	}
@@ -257,8 +294,8 @@ func window(line []byte, col int) shownLine {
 		}
 	}
 	// The rest of the window shows what follows the caret.
-	for budget := MaxShownWidth - width; off < len(line); {
-		g := next(off)
+	for budget, off := MaxShownWidth-width, w.off; off < len(w.line); {
+		g := w.glyph(off)
 		if budget -= len(g.text); budget < 0 {
 			b.WriteString("...")
 			break

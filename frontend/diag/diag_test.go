@@ -1,6 +1,7 @@
 package diag
 
 import (
+	"runtime"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -124,5 +125,26 @@ func TestRenderIsLinearInTheLines(t *testing.T) {
 	out := l.Render(Sources{"f": []byte(src.String())})
 	if got := strings.Count(out, "    line\n     ^\n"); got != n {
 		t.Fatalf("%d lines rendered with their caret, want %d", got, n)
+	}
+}
+
+func TestRenderOfALongLineDoesNotRescanIt(t *testing.T) {
+	// 200 diagnostics along one line of 4 MB: each costs its window,
+	// not the line up to its column (which allocated gigabytes).
+	line := strings.Repeat("x", 4<<20)
+	var l List
+	for i := 0; i < 200; i++ {
+		l.Errorf(Pos{File: "f", Line: 1, Col: 1 + i*(len(line)/200)}, "N002", "error %d", i)
+	}
+	src := Sources{"f": []byte(line + "\n")}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	out := l.Render(src)
+	runtime.ReadMemStats(&after)
+	if got := strings.Count(out, "^\n"); got != 200 {
+		t.Fatalf("%d carets, want 200", got)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 200*64<<10 {
+		t.Errorf("rendering allocated %d bytes, %d per diagnostic", alloc, alloc/200)
 	}
 }
