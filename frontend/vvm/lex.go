@@ -42,9 +42,11 @@ const (
 // (E002), an unterminated string or template (E003, E004), a character
 // no token starts with (E001), and brackets never closed. Hidden tokens
 // (blanks, comments) and bad characters are dropped here: the parser
-// never needs them. Nesting is bounded, as in Python (maxBrackets,
-// maxBlocks): deeper, the file ends there, with an error, which keeps the
-// parser's time linear in the size of any input.
+// never needs them. Nesting is bounded: brackets and blocks as in Python
+// (maxBrackets, maxBlocks), and the brackets, `not`s and `=>`s the
+// parser recurses on together (maxDepth): deeper, the file ends there,
+// with an error, which keeps the parser within its stack and its time
+// linear in the size of any input.
 type tokenSource struct {
 	*parser.VVMLexer
 	r    *reporter

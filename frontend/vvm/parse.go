@@ -835,8 +835,7 @@ func (b *builder) treePos(t antlr.Tree) diag.Pos {
 }
 
 // operators returns the children of c that are operators between its
-// operands: its terminals of the given token types, or its rules of
-// type T.
+// operands: its terminals of the given token types, in order.
 func operators(c antlr.ParserRuleContext, types ...int) []antlr.Tree {
 	var ops []antlr.Tree
 	for _, ch := range c.GetChildren() {
