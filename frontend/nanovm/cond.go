@@ -25,6 +25,7 @@ type LogicalExpr struct {
 	Op    string // "and" or "or"
 	X, Y  Expr
 	OpOff int
+	off   int // X's: kept, so that Off does not walk down the chain
 }
 
 // NotExpr is not X.
@@ -38,6 +39,7 @@ type CompareExpr struct {
 	Op    string
 	X, Y  Expr
 	OpOff int
+	off   int // X's
 }
 
 // VarRef is $root.path.to.field.
@@ -56,9 +58,9 @@ type Literal struct {
 	off  int
 }
 
-func (e *LogicalExpr) Off() int { return e.X.Off() }
+func (e *LogicalExpr) Off() int { return e.off }
 func (e *NotExpr) Off() int     { return e.off }
-func (e *CompareExpr) Off() int { return e.X.Off() }
+func (e *CompareExpr) Off() int { return e.off }
 func (e *VarRef) Off() int      { return e.off }
 func (e *Literal) Off() int     { return e.off }
 
@@ -89,6 +91,9 @@ func ParseCondition(src string) (e Expr, err *CondError) {
 			e, err = nil, &CondError{Msg: fmt.Sprintf("internal error parsing the condition: %v", r)}
 		}
 	}()
+	if err := condTooDeep(src); err != nil {
+		return nil, err
+	}
 	lexer := parser.NewConditionLexer(antlr.NewInputStream(src))
 	lexer.RemoveErrorListeners()
 	tokens := antlr.NewCommonTokenStream(lexer, antlr.TokenDefaultChannel)
@@ -107,7 +112,11 @@ func ParseCondition(src string) (e Expr, err *CondError) {
 		// Full LL found no error where SLL did: not expected of this
 		// grammar, but then the LL tree is the parse.
 	}
-	e = buildOr(tree.OrExpr())
+	b := &condBuilder{}
+	e = b.or(tree.OrExpr())
+	if b.err != nil {
+		return nil, b.err
+	}
 	walkExpr(e, func(x Expr) {
 		if l, ok := x.(*Literal); ok && l.Kind == Number && math.IsInf(l.Num, 0) && err == nil {
 			err = &CondError{Off: l.off, Msg: "number out of range"}
@@ -300,34 +309,124 @@ func expectedIn(rec antlr.Recognizer) string {
 
 // ── Parse tree to AST ──
 
-func buildOr(c parser.IOrExprContext) Expr {
+// maxCondDepth bounds how deep a condition nests: each parenthesis,
+// `not` and and/or operator of a chain is a level (`$a or $b or $c` is
+// two). The parser recurses on parentheses and `not`s, and the tree is as
+// deep as its chains are long; every phase after recurses on it, so the
+// bound keeps them within the stack and linear in the condition's length
+// (docs/nanovm.md, Limits).
+const maxCondDepth = maxDepth
+
+// tooDeepMsg is the message of a condition nested deeper than
+// maxCondDepth.
+var tooDeepMsg = fmt.Sprintf("the condition nests deeper than %d levels (parentheses, not, and/or operators)", maxCondDepth)
+
+// condTooDeep finds, before the parser runs, where src's parentheses and
+// runs of `not` nest deeper than maxCondDepth: there the parser would
+// recurse that deep. A `not` is open until the next and/or, or the end
+// of its parentheses.
+func condTooDeep(src string) *CondError {
+	lexer := parser.NewConditionLexer(antlr.NewInputStream(src))
+	lexer.RemoveErrorListeners()
+	nots := []int{0} // per open parenthesis (and the whole, first)
+	depth := 0
+	for t := lexer.NextToken(); t.GetTokenType() != antlr.TokenEOF; t = lexer.NextToken() {
+		top := len(nots) - 1
+		switch t.GetTokenType() {
+		case parser.ConditionLexerLPAREN:
+			nots = append(nots, 0)
+			depth++
+		case parser.ConditionLexerRPAREN:
+			if top > 0 {
+				depth -= 1 + nots[top]
+				nots = nots[:top]
+			}
+		case parser.ConditionLexerNOT:
+			nots[top]++
+			depth++
+		case parser.ConditionLexerAND, parser.ConditionLexerOR:
+			depth -= nots[top]
+			nots[top] = 0
+		}
+		if depth > maxCondDepth {
+			return &CondError{Off: t.GetStart(), Msg: tooDeepMsg}
+		}
+	}
+	return nil
+}
+
+// condBuilder turns the parse tree into the AST, counting its depth:
+// err is set, at the level past maxCondDepth, when it goes deeper.
+type condBuilder struct {
+	depth int
+	err   *CondError
+}
+
+// deeper enters n levels, the i-th at offset off(i); false, with err
+// set, past maxCondDepth.
+func (b *condBuilder) deeper(n int, off func(i int) int) bool {
+	if b.err != nil {
+		return false
+	}
+	if b.depth+n > maxCondDepth {
+		b.err = &CondError{Off: off(maxCondDepth - b.depth), Msg: tooDeepMsg}
+		return false
+	}
+	b.depth += n
+	return true
+}
+
+// chain builds a left-associative and/or chain: the operands, and the
+// operator tokens of c between them.
+func (b *condBuilder) chain(op string, c antlr.ParserRuleContext, typ int, n int, operand func(i int) Expr) Expr {
+	var offs []int
+	for _, ch := range c.GetChildren() {
+		if t, ok := ch.(antlr.TerminalNode); ok && t.GetSymbol().GetTokenType() == typ {
+			offs = append(offs, t.GetSymbol().GetStart())
+		}
+	}
+	if n < 1 {
+		return &Literal{Kind: Null} // no operand: the parser reported it
+	}
+	if len(offs) > n-1 {
+		offs = offs[:n-1]
+	}
+	if !b.deeper(len(offs), func(i int) int { return offs[i] }) {
+		return &Literal{Kind: Null}
+	}
+	defer func() { b.depth -= len(offs) }()
+	e := operand(0)
+	for i, off := range offs {
+		e = &LogicalExpr{Op: op, X: e, Y: operand(i + 1), OpOff: off, off: e.Off()}
+	}
+	return e
+}
+
+func (b *condBuilder) or(c parser.IOrExprContext) Expr {
 	ands := c.AllAndExpr()
-	e := buildAnd(ands[0])
-	for i, a := range ands[1:] {
-		e = &LogicalExpr{Op: "or", X: e, Y: buildAnd(a), OpOff: c.OR(i).GetSymbol().GetStart()}
-	}
-	return e
+	return b.chain("or", c, parser.ConditionLexerOR, len(ands), func(i int) Expr { return b.and(ands[i]) })
 }
 
-func buildAnd(c parser.IAndExprContext) Expr {
+func (b *condBuilder) and(c parser.IAndExprContext) Expr {
 	nots := c.AllNotExpr()
-	e := buildNot(nots[0])
-	for i, n := range nots[1:] {
-		e = &LogicalExpr{Op: "and", X: e, Y: buildNot(n), OpOff: c.AND(i).GetSymbol().GetStart()}
-	}
-	return e
+	return b.chain("and", c, parser.ConditionLexerAND, len(nots), func(i int) Expr { return b.not(nots[i]) })
 }
 
-func buildNot(c parser.INotExprContext) Expr {
+func (b *condBuilder) not(c parser.INotExprContext) Expr {
 	if n := c.NOT(); n != nil {
-		return &NotExpr{X: buildNot(c.NotExpr()), off: n.GetSymbol().GetStart()}
+		off := n.GetSymbol().GetStart()
+		if !b.deeper(1, func(int) int { return off }) {
+			return &Literal{Kind: Null}
+		}
+		defer func() { b.depth-- }()
+		return &NotExpr{X: b.not(c.NotExpr()), off: off}
 	}
-	return buildComparison(c.Comparison())
+	return b.comparison(c.Comparison())
 }
 
-func buildComparison(c parser.IComparisonContext) Expr {
+func (b *condBuilder) comparison(c parser.IComparisonContext) Expr {
 	ops := c.AllOperand()
-	x := buildOperand(ops[0])
+	x := b.operand(ops[0])
 	op := c.CompOp()
 	if op == nil {
 		return x
@@ -336,10 +435,10 @@ func buildComparison(c parser.IComparisonContext) Expr {
 	if op.NOT() != nil {
 		name = "not in"
 	}
-	return &CompareExpr{Op: name, X: x, Y: buildOperand(ops[1]), OpOff: op.GetStart().GetStart()}
+	return &CompareExpr{Op: name, X: x, Y: b.operand(ops[1]), OpOff: op.GetStart().GetStart(), off: x.Off()}
 }
 
-func buildOperand(c parser.IOperandContext) Expr {
+func (b *condBuilder) operand(c parser.IOperandContext) Expr {
 	off := c.GetStart().GetStart()
 	switch {
 	case c.VAR() != nil:
@@ -358,7 +457,11 @@ func buildOperand(c parser.IOperandContext) Expr {
 	case c.NONE() != nil:
 		return &Literal{Kind: Null, off: off}
 	}
-	return buildOr(c.OrExpr())
+	if !b.deeper(1, func(int) int { return off }) {
+		return &Literal{Kind: Null}
+	}
+	defer func() { b.depth-- }()
+	return b.or(c.OrExpr())
 }
 
 // quotedRef finds a $reference inside a string literal.

@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/genesis-toolchain/genesis/frontend/diag"
 	"github.com/genesis-toolchain/genesis/ir"
@@ -122,6 +123,23 @@ func load(file string, src []byte, r *reporter) *Node {
 	return parseJSON(file, src, r)
 }
 
+// ShortPath returns a JSON path for a message: as it is, or, past 80
+// bytes (a value nested hundreds of levels deep), its first and last 36
+// bytes around "...", so that a message stays a line long.
+func ShortPath(path string) string {
+	if len(path) <= 80 {
+		return path
+	}
+	head, tail := path[:36], path[len(path)-36:]
+	for !utf8.ValidString(head) {
+		head = head[:len(head)-1]
+	}
+	for !utf8.ValidString(tail) {
+		tail = tail[1:]
+	}
+	return head + "..." + tail
+}
+
 // reporter collects the diagnostics of one program.
 type reporter struct {
 	diags diag.List
@@ -130,7 +148,7 @@ type reporter struct {
 func (r *reporter) add(pos diag.Pos, sev diag.Severity, path, code, format string, args ...any) {
 	msg := fmt.Sprintf(format, args...)
 	if path != "" {
-		msg = path + ": " + msg
+		msg = ShortPath(path) + ": " + msg
 	}
 	r.diags = append(r.diags, diag.Diagnostic{Pos: pos, Severity: sev, Code: code, Msg: msg})
 }

@@ -36,7 +36,7 @@ func parseYAML(file string, src []byte, r *reporter) (root *Node) {
 		if errors.Is(err, io.EOF) {
 			r.errorAt(diag.Pos{File: file, Line: 1, Col: 1}, "$", CodeSyntax, "the document is empty")
 		} else {
-			reportYAMLError(file, err, r)
+			reportYAMLError(file, src, err, r)
 		}
 		return nil
 	}
@@ -73,11 +73,49 @@ func decodeYAML(dec *yaml.Decoder, n *yaml.Node) (err error) {
 	return dec.Decode(n)
 }
 
+// flowTooDeep returns where the flow collections ([…], {…}) of src
+// first nest deeper than maxDepth, skipping quoted scalars and comments;
+// the start of the file if they never do.
+func flowTooDeep(file string, src []byte) diag.Pos {
+	line, col, depth := 1, 1, 0
+	var quote byte
+	comment := false
+	for i := 0; i < len(src); i++ {
+		c := src[i]
+		switch {
+		case c == '\n':
+			line, col, comment = line+1, 0, false // a quoted scalar may go on
+		case comment:
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			} else if c == '\\' && quote == '"' && i+1 < len(src) {
+				i++
+				col++
+			}
+		case c == '\'' || c == '"':
+			quote = c
+		case c == '#':
+			comment = true
+		case c == '[' || c == '{':
+			if depth++; depth > maxDepth {
+				return diag.Pos{File: file, Line: line, Col: col}
+			}
+		case c == ']' || c == '}':
+			depth--
+		}
+		if c&0xC0 != 0x80 {
+			col++
+		}
+	}
+	return diag.Pos{File: file, Line: 1, Col: 1}
+}
+
 var yamlLine = regexp.MustCompile(`^yaml: (?:line (\d+): )?(.*)$`)
 
 // reportYAMLError turns a yaml.v3 error ("yaml: line 3: mapping values
 // are not allowed in this context") into a diagnostic at that line.
-func reportYAMLError(file string, err error, r *reporter) {
+func reportYAMLError(file string, src []byte, err error, r *reporter) {
 	msg := err.Error()
 	pos := diag.Pos{File: file, Line: 1, Col: 1}
 	if m := yamlLine.FindStringSubmatch(msg); m != nil {
@@ -87,6 +125,12 @@ func reportYAMLError(file string, err error, r *reporter) {
 				pos.Line = n
 			}
 		}
+	}
+	if strings.HasPrefix(msg, "exceeded max depth") {
+		// The library's own bound, past ours: say ours, where the
+		// flow collections first nest past it.
+		r.errorAt(flowTooDeep(file, src), "$", CodeSyntax, "sequences and mappings nest deeper than %d levels", maxDepth)
+		return
 	}
 	r.errorAt(pos, "$", CodeSyntax, "invalid YAML: %s", msg)
 }

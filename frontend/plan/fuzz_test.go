@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/genesis-toolchain/genesis/frontend/nanovm"
@@ -43,6 +44,9 @@ func FuzzCompile(f *testing.F) {
 		f.Add(s)
 	}
 	f.Add([]byte(`{"groups": [{"operations": ["a {$x}"], "dependencies": [0]}], "steps": []}`))
+	// Plans at and past the documents' nesting limit (256 levels).
+	f.Add([]byte(`{"groups": ` + strings.Repeat("[", 257) + strings.Repeat("]", 257) + `}`))
+	f.Add([]byte(`{"groups": [{"id": "g", "operations": [` + strings.Repeat(`{"a": `, 250) + "1" + strings.Repeat("}", 250) + `]}]}`))
 	f.Add([]byte(`{"groups": [{"id": "a", "operations": [{"operation": "q", "output": "x"}]}, {"operations": ["{$x}"], "dependencies": ["a", 0]}]}`))
 	f.Fuzz(func(t *testing.T, src []byte) {
 		m, diags := Compile("fuzz.json", src)

@@ -81,6 +81,9 @@ type lowerer struct {
 	// the order lists.
 	shared  map[string]bool
 	fetched map[string]bool
+	// sharedAbove holds, per group, the shared contracts its ancestors
+	// list (sharedAbove).
+	sharedAbove map[*Group]map[string]bool
 }
 
 func (l *lowerer) main() {
@@ -101,6 +104,7 @@ func (l *lowerer) main() {
 		l.failure = l.f.NewVar("failure", ir.Dyn, pos)
 	}
 	l.shared = sharedContracts(p)
+	l.sharedAbove = sharedAbove(p, l.shared)
 	if len(l.shared) > 0 {
 		l.sources = l.f.NewVar("sources", ir.Dyn, pos)
 	}
@@ -309,12 +313,8 @@ func (l *lowerer) groupFunc(g *Group, waits bool) string {
 	// A shared contract is looked up in the sources before it is fetched
 	// when an ancestor lists it: a group sees only its ancestors' sources.
 	l.fetched = map[string]bool{}
-	for _, a := range ancestors(g) {
-		for _, c := range a.Contracts {
-			if !c.Dup {
-				l.fetched[c.key()] = true
-			}
-		}
+	for key := range l.sharedAbove[g] {
+		l.fetched[key] = true
 	}
 
 	l.group(g)
@@ -335,22 +335,62 @@ func (l *lowerer) groupFunc(g *Group, waits bool) string {
 	return name
 }
 
-// ancestors returns the groups g depends on, directly or not.
-func ancestors(g *Group) []*Group {
-	var out []*Group
-	seen := map[*Group]bool{}
-	var visit func(*Group)
-	visit = func(x *Group) {
-		for _, d := range x.Deps {
-			if !seen[d.Group] {
-				seen[d.Group] = true
-				out = append(out, d.Group)
-				visit(d.Group)
+// sharedAbove returns, for each group, the shared contracts (keys of
+// shared) that its ancestors, the groups it depends on directly or not,
+// list. Only a shared contract can be listed by an ancestor, so with
+// none nothing is computed; else the sets are built once, in the
+// order's topological order, each from its dependencies' (a group with
+// one dependency that lists none shares that dependency's set): the
+// work is linear in the plan for a few shared contracts, where walking
+// every group's ancestors was quadratic in a long chain.
+func sharedAbove(p *Plan, shared map[string]bool) map[*Group]map[string]bool {
+	above := map[*Group]map[string]bool{}
+	if len(shared) == 0 {
+		return above
+	}
+	listed := func(g *Group) []string {
+		var keys []string
+		for _, c := range g.Contracts {
+			if !c.Dup && shared[c.key()] {
+				keys = append(keys, c.key())
 			}
 		}
+		return keys
 	}
-	visit(g)
-	return out
+	for _, g := range p.Order {
+		var set map[string]bool
+		owned := false // set is g's own, not a dependency's shared set
+		add := func(key string) {
+			if set[key] {
+				return
+			}
+			if !owned {
+				copied := make(map[string]bool, len(set)+1)
+				for k := range set {
+					copied[k] = true
+				}
+				set, owned = copied, true
+			}
+			set[key] = true
+		}
+		for _, d := range g.Deps {
+			if d.Group == nil {
+				continue
+			}
+			if set == nil {
+				set = above[d.Group]
+			} else {
+				for k := range above[d.Group] {
+					add(k)
+				}
+			}
+			for _, k := range listed(d.Group) {
+				add(k)
+			}
+		}
+		above[g] = set
+	}
+	return above
 }
 
 // canFail reports whether a group can end Failed: it has dependencies

@@ -120,7 +120,7 @@ type reporter struct {
 func (r *reporter) add(pos diag.Pos, sev diag.Severity, path, code, format string, args ...any) {
 	msg := fmt.Sprintf(format, args...)
 	if path != "" {
-		msg = path + ": " + msg
+		msg = nanovm.ShortPath(path) + ": " + msg
 	}
 	r.diags = append(r.diags, diag.Diagnostic{Pos: pos, Severity: sev, Code: code, Msg: msg})
 }

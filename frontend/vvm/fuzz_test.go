@@ -23,6 +23,9 @@ func FuzzParse(f *testing.F) {
 	for _, src := range seeds(f) {
 		f.Add(src)
 	}
+	for _, src := range deepSeeds() {
+		f.Add(src)
+	}
 	f.Fuzz(func(t *testing.T, src string) {
 		file, diags := ParseFile("fuzz.vvm", []byte(src))
 		if file == nil {
@@ -86,7 +89,7 @@ func seeds(tb testing.TB) []string {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	for _, dir := range []string{"parse", "errors"} {
+	for _, dir := range []string{"parse", "errors", "lower", "run"} {
 		for _, path := range golden.Files(tb, filepath.Join(root, dir, "*.txtar")) {
 			c, err := golden.Load(path)
 			if err != nil {
@@ -104,4 +107,36 @@ func seeds(tb testing.TB) []string {
 	}
 	sort.Strings(srcs)
 	return srcs
+}
+
+// deepSeeds are programs at and just past the nesting limits (lex.go):
+// the fuzzer mutates them into every mix of deep brackets, blocks,
+// operators, `not`s, lambdas and postfixes.
+func deepSeeds() []string {
+	var blocks strings.Builder
+	for i := 0; i <= maxBlocks; i++ {
+		blocks.WriteString(strings.Repeat(" ", i) + "if x:\n")
+	}
+	blocks.WriteString(strings.Repeat(" ", maxBlocks+1) + "pass\n")
+	var elifs strings.Builder
+	elifs.WriteString("x = 1\nif x == 0:\n  y = 0\n")
+	for i := 1; i < 300; i++ {
+		elifs.WriteString("elif x == 1:\n  y = f(1, 2)\n")
+	}
+	return []string{
+		"x = " + strings.Repeat("(", maxBrackets+1) + "1" + strings.Repeat(")", maxBrackets+1) + "\n",
+		"x = " + strings.Repeat("[", maxBrackets) + strings.Repeat("]", maxBrackets) + "\n",
+		"x = " + strings.Repeat("not ", maxDepth+1) + "true\n",
+		"x = " + strings.Repeat("not ", maxDepth-1) + "true\nexport x\n",
+		"f = " + strings.Repeat("x => ", maxDepth+1) + "x\n",
+		"x = 1" + strings.Repeat(" + 1", maxDepth+1) + "\n",
+		"x = 1" + strings.Repeat(" - 1", maxDepth-2) + "\nexport x\n",
+		"x = true" + strings.Repeat(" or false and not true", maxDepth/2) + "\n",
+		"o = {a: 1}\nx = o" + strings.Repeat(".a", maxDepth+1) + "\n",
+		"o = [1]\nx = o" + strings.Repeat("[0]", maxDepth+1) + "\n",
+		"x = " + strings.Repeat("not (", maxBrackets) + "true" + strings.Repeat(")", maxBrackets) + "\n",
+		blocks.String(),
+		"def f(a):\n  return a\n\n" + elifs.String(),
+		"def f(a, b):\n  return a\n\nx = f(1)\ny = f(1, 2, 3)\nz = f(1, c=2)\nw = f(1, a=2)\nl = len\n",
+	}
 }

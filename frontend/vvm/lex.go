@@ -9,11 +9,17 @@ import (
 	"github.com/genesis-toolchain/genesis/frontend/vvm/parser"
 )
 
-// The deepest nesting the token source accepts: of brackets, and of
-// blocks (Python's limits).
+// The deepest nesting a file may have: of brackets, and of blocks
+// (Python's limits), and of an expression (maxDepth, in levels: each
+// bracket, `not`, lambda, operator of a chain and postfix is one). The
+// token source bounds what the parser recurses on (brackets, blocks,
+// runs of `not` and `=>`), the builder what the tree holds: every later
+// phase recurses on the tree, so this keeps them all within the stack
+// and in time linear in the input (docs/vvm.md, Limits).
 const (
 	maxBrackets = 200
 	maxBlocks   = 100
+	maxDepth    = 1000
 )
 
 // tokenSource sits between the generated lexer and the parser and gives
@@ -36,9 +42,11 @@ const (
 // (E002), an unterminated string or template (E003, E004), a character
 // no token starts with (E001), and brackets never closed. Hidden tokens
 // (blanks, comments) and bad characters are dropped here: the parser
-// never needs them. Nesting is bounded, as in Python (maxBrackets,
-// maxBlocks): deeper, the file ends there, with an error, which keeps the
-// parser's time linear in the size of any input.
+// never needs them. Nesting is bounded: brackets and blocks as in Python
+// (maxBrackets, maxBlocks), and the brackets, `not`s and `=>`s the
+// parser recurses on together (maxDepth): deeper, the file ends there,
+// with an error, which keeps the parser within its stack and its time
+// linear in the size of any input.
 type tokenSource struct {
 	*parser.VVMLexer
 	r    *reporter
@@ -47,9 +55,13 @@ type tokenSource struct {
 	queue     []antlr.Token
 	indents   []int         // columns of the open blocks, from 0
 	brackets  []antlr.Token // the open brackets, innermost last
+	prefixes  []int         // per open bracket (and the line, first): the `not`s and `=>`s still open in it
+	depth     int           // open brackets plus every open `not` and `=>`: how deep the parser recurses
 	lineStart bool          // the next token starts a logical line
 	tab       diag.Pos      // a tab in the blanks that start the line; Line 0 if none
 	done      bool          // the lexer reached the end (or tooDeep ended the input)
+
+	deep bool // tooDeep ended the input at an expression too deep
 
 	// runaway is the first token after which every syntax error of the
 	// parser is a consequence of a lexical one: a bracket never closed,
@@ -58,7 +70,7 @@ type tokenSource struct {
 }
 
 func newTokenSource(lexer *parser.VVMLexer, r *reporter, file string) *tokenSource {
-	return &tokenSource{VVMLexer: lexer, r: r, file: file, indents: []int{0}, lineStart: true}
+	return &tokenSource{VVMLexer: lexer, r: r, file: file, indents: []int{0}, prefixes: []int{0}, lineStart: true}
 }
 
 // NextToken returns the next token for the parser.
@@ -99,6 +111,7 @@ func (s *tokenSource) fill() {
 		if len(s.brackets) == 0 && !s.lineStart {
 			s.lineStart = true
 			s.queue = append(s.queue, t)
+			s.prefix(t)
 		}
 	case antlr.TokenEOF:
 		s.done = true
@@ -126,8 +139,9 @@ func (s *tokenSource) fill() {
 		}
 		t = s.checkLiteral(t)
 		s.bracket(t)
+		s.prefix(t)
 		s.queue = append(s.queue, t)
-		if len(s.brackets) > maxBrackets || len(s.indents) > maxBlocks+1 {
+		if len(s.brackets) > maxBrackets || len(s.indents) > maxBlocks+1 || s.depth > maxDepth {
 			s.tooDeep(t)
 		}
 	}
@@ -136,13 +150,17 @@ func (s *tokenSource) fill() {
 // tooDeep ends the input at t, nested too deeply: the parser sees the
 // end of the file after it, and reports nothing about it.
 func (s *tokenSource) tooDeep(t antlr.Token) {
-	what := "brackets"
-	if len(s.brackets) <= maxBrackets {
-		what = "blocks"
+	switch {
+	case len(s.brackets) > maxBrackets:
+		s.r.syntaxErrorf(s.tokPos(t), CodeSyntax, "brackets nested too deeply (the limits are %d brackets and %d blocks)", maxBrackets, maxBlocks)
+	case len(s.indents) > maxBlocks+1:
+		s.r.syntaxErrorf(s.tokPos(t), CodeSyntax, "blocks nested too deeply (the limits are %d brackets and %d blocks)", maxBrackets, maxBlocks)
+	default:
+		s.deep = true
+		s.r.syntaxErrorf(s.tokPos(t), CodeSyntax, "expression nested too deeply: more than %d levels of brackets, not, lambdas, operators and postfixes", maxDepth)
 	}
-	s.r.syntaxErrorf(s.tokPos(t), CodeSyntax, "%s nested too deeply (the limits are %d brackets and %d blocks)", what, maxBrackets, maxBlocks)
 	s.setRunaway(t)
-	s.brackets = nil
+	s.brackets, s.prefixes, s.depth = nil, []int{0}, 0
 	s.done = true
 	s.queue = append(s.queue, s.layoutToken(parser.VVMParserNEWLINE, t))
 	for len(s.indents) > 1 {
@@ -181,12 +199,34 @@ func (s *tokenSource) bracket(t antlr.Token) {
 	switch t.GetTokenType() {
 	case parser.VVMLexerLPAREN, parser.VVMLexerLBRACK, parser.VVMLexerLBRACE:
 		s.brackets = append(s.brackets, t)
+		s.prefixes = append(s.prefixes, 0)
+		s.depth++
 	case parser.VVMLexerRPAREN, parser.VVMLexerRBRACK, parser.VVMLexerRBRACE:
 		// A closing bracket that closes nothing, or the wrong kind, is the
 		// parser's to report.
 		if n := len(s.brackets); n > 0 {
 			s.brackets = s.brackets[:n-1]
+			s.depth -= 1 + s.prefixes[n]
+			s.prefixes = s.prefixes[:n]
 		}
+	}
+}
+
+// prefix tracks the `not`s and `=>`s whose operand or body t may still
+// be in: the parser recurses once for each (notExpr : NOT notExpr, expr :
+// lambdaParams ARROW expr). One ends, at the latest, with an `and` or
+// `or`, a comma, a colon, an `=`, the logical line or its bracket, so
+// counting them from there over-counts at worst, and never misses one.
+func (s *tokenSource) prefix(t antlr.Token) {
+	top := len(s.prefixes) - 1
+	switch t.GetTokenType() {
+	case parser.VVMLexerNOT, parser.VVMLexerARROW:
+		s.prefixes[top]++
+		s.depth++
+	case parser.VVMLexerAND, parser.VVMLexerOR, parser.VVMLexerCOMMA, parser.VVMLexerCOLON,
+		parser.VVMLexerASSIGN, parser.VVMLexerNEWLINE:
+		s.depth -= s.prefixes[top]
+		s.prefixes[top] = 0
 	}
 }
 

@@ -1,6 +1,7 @@
 package vvm
 
 import (
+	"bytes"
 	_ "embed"
 	"fmt"
 	"runtime/debug"
@@ -79,6 +80,7 @@ type lowerer struct {
 	fnList []*fnInfo        // in order of id
 	mods   map[*Module]*modInfo
 	labels int
+	lines  map[*File][]int // where each line of a file starts, for sourceLine
 }
 
 // modInfo is what the lowering knows of a module.
@@ -284,6 +286,7 @@ func (l *lowerer) module(mod *Module) {
 	fl.envs = f.Params[2]
 	fl.top = true
 	fl.declareLocals()
+	fl.keepModuleEnv(pos)
 	fl.inputs(f.Params[0])
 	fl.imports()
 	fl.body(mod.File.Stmts)
@@ -467,6 +470,14 @@ type funcLowerer struct {
 	env    *ir.Value             // a function's module globals
 	envs   *ir.Value             // a top level's: the earlier modules' globals
 
+	// A top level's env, kept up to date: envVar holds it, and each
+	// assignment of a symbol of envSyms updates its key. A call then
+	// reads it, where building it afresh would cost the module's globals
+	// and exports at every call (and a program's IR would grow with
+	// calls times globals).
+	envVar  *ir.Local
+	envSyms map[*Symbol]bool
+
 	frames []*frame
 	caught *ir.Value // the error an except block handles, for a bare raise
 
@@ -607,25 +618,38 @@ func (fl *funcLowerer) imports() {
 	}
 }
 
-// moduleEnv builds the module's env at this point of its top level: the
-// globals functions read, and $envs.
-func (fl *funcLowerer) moduleEnv() *ir.Value {
+// keepModuleEnv builds the module's env at the start of its top level,
+// with every variable unbound, into envVar, which assign keeps up to
+// date from then on.
+func (fl *funcLowerer) keepModuleEnv(pos diag.Pos) {
 	b := fl.b
+	b.SetPos(pos)
 	env := b.Builtin("obj.new")
+	fl.envSyms = map[*Symbol]bool{}
 	for _, sym := range fl.mi.globals {
 		env = b.Builtin("obj.set", env, b.StringValue(sym.Name), b.Get(fl.vars[sym]))
+		fl.envSyms[sym] = true
 	}
 	// Every name a module exports by value is in its env too, for its
 	// importers.
 	for _, e := range fl.mod.Exports {
-		if e.Agent || e.Value.Sym == nil || fl.mi.inEnv[e.Value.Sym] {
+		if e.Agent || e.Value.Sym == nil || fl.envSyms[e.Value.Sym] {
 			continue
 		}
 		if l, ok := fl.vars[e.Value.Sym]; ok {
 			env = b.Builtin("obj.set", env, b.StringValue(e.Value.Sym.Name), b.Get(l))
+			fl.envSyms[e.Value.Sym] = true
 		}
 	}
-	return b.Builtin("obj.set", env, b.StringValue("$envs"), fl.envs)
+	env = b.Builtin("obj.set", env, b.StringValue("$envs"), fl.envs)
+	fl.envVar = fl.f.NewVar(varName(fl.f, "env"), ir.Dyn, pos)
+	b.Set(fl.envVar, env)
+}
+
+// moduleEnv is the module's env at this point of its top level: the
+// globals functions read, the names it exports by value, and $envs.
+func (fl *funcLowerer) moduleEnv() *ir.Value {
+	return fl.b.Get(fl.envVar)
 }
 
 // currentEnv is the env to call a function of module mod with.
@@ -702,22 +726,49 @@ func (fl *funcLowerer) assign(sym *Symbol, v *ir.Value) {
 		panic(fmt.Sprintf("vvm: assignment to %s, which is not a local here", sym.Name))
 	}
 	fl.b.Set(l, v)
+	if fl.envSyms[sym] {
+		b := fl.b
+		b.Set(fl.envVar, b.Builtin("obj.set", b.Get(fl.envVar), b.StringValue(sym.Name), v))
+	}
 }
 
-// sourceLine returns the text of the line at pos, trimmed, for notes.
-func sourceLine(f *File, pos diag.Pos) string {
+// sourceLine returns the text of the line at pos, trimmed and at most
+// 100 code points, for notes. It indexes the file's lines once, so that
+// a note per statement costs the length of its line, not of the file.
+func (l *lowerer) sourceLine(f *File, pos diag.Pos) string {
 	if f == nil || pos.Line < 1 {
 		return ""
 	}
-	lines := strings.SplitN(string(f.Src), "\n", pos.Line+1)
-	if pos.Line > len(lines) {
+	starts, ok := l.lines[f]
+	if !ok {
+		starts = []int{0}
+		for i, c := range f.Src {
+			if c == '\n' {
+				starts = append(starts, i+1)
+			}
+		}
+		if l.lines == nil {
+			l.lines = map[*File][]int{}
+		}
+		l.lines[f] = starts
+	}
+	if pos.Line > len(starts) {
 		return ""
 	}
-	line := strings.TrimSpace(lines[pos.Line-1])
-	if r := []rune(line); len(r) > 100 {
-		line = string(r[:97]) + "..."
+	line := f.Src[starts[pos.Line-1]:]
+	if i := bytes.IndexByte(line, '\n'); i >= 0 {
+		line = line[:i]
 	}
-	return line
+	// Only the first 100 code points are kept: cut before converting.
+	line = bytes.TrimLeft(line, " \t")
+	if len(line) > 4*100+4 {
+		line = line[:4*100+4]
+	}
+	text := strings.TrimSpace(string(line))
+	if r := []rune(text); len(r) > 100 {
+		text = string(r[:97]) + "..."
+	}
+	return text
 }
 
 // Compile loads, validates and lowers the program whose entry is path,

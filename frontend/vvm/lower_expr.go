@@ -102,10 +102,10 @@ func (fl *funcLowerer) read(id *Ident) *ir.Value {
 			return fl.agentConfig(sym)
 		}
 	case SymBuiltin:
-		fl.thrown(id.Name + " is a standard-library function: call it, or wrap it in a lambda to pass it")
+		fl.thrownInExpr(id.Name + " is a standard-library function: call it, or wrap it in a lambda to pass it")
 		return b.UnitValue()
 	case SymModule:
-		fl.thrown(id.Name + " is a module: call it with its inputs, " + id.Name + "(name=value, …)")
+		fl.thrownInExpr(id.Name + " is a module: call it with its inputs, " + id.Name + "(name=value, …)")
 		return b.UnitValue()
 	}
 	if isHoisted(sym) || sym.Kind == SymParam {
@@ -482,7 +482,7 @@ func (fl *funcLowerer) bindArgs(e *CallExpr, name string, params []string) (vals
 	}
 	if problem != "" {
 		fl.b.SetPos(e.Lparen)
-		fl.thrown(problem)
+		fl.thrownInExpr(problem)
 		return nil, false
 	}
 	return vals, true

@@ -119,6 +119,16 @@ func (fl *funcLowerer) thrown(msg string) {
 	fl.raise(fl.b.CallSym("vvm.thrown", dyn, fl.b.StringValue(msg))[0])
 }
 
+// thrownInExpr raises a thrown error with a constant message from the
+// middle of an expression, such as a call whose arguments do not fit
+// its def: the raise sits in an if on a constant true, so that the rest
+// of the expression and its statement, never run, still build on a
+// point the IR can reach. (A bare raise would end the region there, and
+// whatever the expression's caller emitted after it would not verify.)
+func (fl *funcLowerer) thrownInExpr(msg string) {
+	fl.b.If(fl.b.Bool(true), nil, func() { fl.thrown(msg) }, nil)
+}
+
 // ── Statements ──
 
 // stmts lowers a statement list; statements after one that always
@@ -234,7 +244,7 @@ func (fl *funcLowerer) stmt(s Stmt) {
 
 // statementNote notes that a statement starts, with its first line.
 func (fl *funcLowerer) statementNote(s Stmt) {
-	text := sourceLine(fl.mod.File, s.Pos())
+	text := fl.l.sourceLine(fl.mod.File, s.Pos())
 	if text == "" {
 		return
 	}
@@ -253,15 +263,39 @@ func (fl *funcLowerer) checkedBool(res []*ir.Value) *ir.Value {
 	return res[0]
 }
 
+// ifStmt lowers an if statement. With elif clauses it is a block that
+// the first branch whose condition holds leaves, rather than ifs nested
+// in elses: the IR is no deeper than the source, however many elifs, so
+// every later phase stays within its stack and linear (docs/vvm.md,
+// Limits).
 func (fl *funcLowerer) ifStmt(cond Expr, then []Stmt, elifs []*ElifClause, els []Stmt, what string) {
-	c := fl.cond(cond, what)
-	fl.b.If(c, nil, func() { fl.stmts(then) }, func() {
-		if len(elifs) > 0 {
-			fl.b.SetPos(elifs[0].ElifPos)
-			fl.ifStmt(elifs[0].Cond, elifs[0].Body, elifs[1:], els, "the condition of elif")
-			return
+	b := fl.b
+	if len(elifs) == 0 {
+		c := fl.cond(cond, what)
+		b.If(c, nil, func() { fl.stmts(then) }, func() { fl.stmts(els) })
+		return
+	}
+	b.Block(fl.label("if"), nil, func(label string) {
+		branch := func(cond Expr, body []Stmt, what string) {
+			c := fl.cond(cond, what)
+			b.If(c, nil, func() {
+				fl.stmts(body)
+				if !b.Terminated() {
+					b.Break(label)
+				}
+			}, nil)
 		}
-		fl.stmts(els)
+		branch(cond, then, what)
+		for _, e := range elifs {
+			if b.Terminated() {
+				return
+			}
+			b.SetPos(e.ElifPos)
+			branch(e.Cond, e.Body, "the condition of elif")
+		}
+		if !b.Terminated() {
+			fl.stmts(els)
+		}
 	})
 }
 
@@ -338,7 +372,7 @@ func (fl *funcLowerer) matchStmt(s *MatchStmt) {
 			c := c
 			b.SetPos(c.CasePos)
 			body := func() {
-				fl.note(c.CasePos, "decision", b.StringValue("match: "+sourceLine(fl.mod.File, c.CasePos)))
+				fl.note(c.CasePos, "decision", b.StringValue("match: "+fl.l.sourceLine(fl.mod.File, c.CasePos)))
 				fl.stmts(c.Body)
 				if !b.Terminated() {
 					b.Break(label)

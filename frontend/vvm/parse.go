@@ -38,6 +38,7 @@ func parseFile(filename string, src []byte, r *reporter) *File {
 			pos := b.pos(ts.runaway)
 			b.runaway = &pos
 		}
+		b.deep = ts.deep
 		f.Stmts = b.stmts(tree.AllStmt())
 	}()
 	return f
@@ -84,6 +85,8 @@ type builder struct {
 	strayIndents int           // unexpected INDENTs reported, whose DEDENTs are not reported again
 	runaway      *diag.Pos     // the token source's runaway token: the tree after it is garbage
 
+	depth      int  // levels of the expression being built, up to maxDepth
+	deep       bool // an expression nested too deeply was reported (once a file)
 	nested     int  // how many statements the current one is inside
 	defs       int  // how many defs
 	loops      int  // how many loops of the innermost def (or the module)
@@ -747,7 +750,31 @@ func (b *builder) bad(c antlr.ParserRuleContext) Expr {
 	return &BadExpr{BadPos: b.cpos(c)}
 }
 
+// deeper enters n more levels of an expression, the first of them at
+// pos(0), the last at pos(n-1), unless that goes past maxDepth: then it
+// reports the level that does (once a file) and returns false, and the
+// caller builds a *BadExpr instead of the subtree. A caller that
+// entered leaves with b.depth -= n.
+func (b *builder) deeper(n int, pos func(i int) diag.Pos) bool {
+	if b.depth+n <= maxDepth {
+		b.depth += n
+		return true
+	}
+	if !b.deep {
+		b.deep = true
+		b.r.syntaxErrorf(pos(maxDepth-b.depth), CodeSyntax, "expression nested too deeply: more than %d levels of brackets, not, lambdas, operators and postfixes", maxDepth)
+	}
+	return false
+}
+
 func (b *builder) expr(c parser.IExprContext) Expr {
+	if c == nil {
+		return b.bad(c)
+	}
+	if !b.deeper(1, func(int) diag.Pos { return b.cpos(c) }) {
+		return b.bad(c)
+	}
+	defer func() { b.depth-- }()
 	switch c := c.(type) {
 	case *parser.LambdaExprContext:
 		return b.lambda(c)
@@ -776,6 +803,53 @@ func (b *builder) lambda(c *parser.LambdaExprContext) Expr {
 	return l
 }
 
+// chain builds `x op y op z …`, left-associative: operands are the
+// operand contexts, ops the operator nodes between them (terminals, or
+// the cmpOp contexts), op the Op of each, build an operand. The tree is
+// as deep as the chain is long, and counts so against maxDepth.
+func (b *builder) chain(operands []antlr.ParserRuleContext, ops []antlr.Tree, op func(antlr.Tree) Op, build func(antlr.ParserRuleContext) Expr) Expr {
+	n := len(operands) - 1
+	if n > len(ops) {
+		n = len(ops) // the parser's recovery left an operator out
+	}
+	if !b.deeper(n, func(i int) diag.Pos { return b.treePos(ops[i]) }) {
+		return b.bad(operands[0])
+	}
+	defer func() { b.depth -= n }()
+	x := build(operands[0])
+	for i := 0; i < n; i++ {
+		x = &BinaryExpr{X: x, OpPos: b.treePos(ops[i]), Op: op(ops[i]), Y: build(operands[i+1])}
+	}
+	return x
+}
+
+// treePos is where a terminal or rule node of the parse tree starts.
+func (b *builder) treePos(t antlr.Tree) diag.Pos {
+	switch t := t.(type) {
+	case antlr.TerminalNode:
+		return b.tpos(t)
+	case antlr.ParserRuleContext:
+		return b.cpos(t)
+	}
+	return diag.Pos{File: b.file}
+}
+
+// operators returns the children of c that are operators between its
+// operands: its terminals of the given token types, in order.
+func operators(c antlr.ParserRuleContext, types ...int) []antlr.Tree {
+	var ops []antlr.Tree
+	for _, ch := range c.GetChildren() {
+		if t, ok := ch.(antlr.TerminalNode); ok {
+			for _, typ := range types {
+				if t.GetSymbol().GetTokenType() == typ {
+					ops = append(ops, t)
+				}
+			}
+		}
+	}
+	return ops
+}
+
 func (b *builder) or(c parser.IOrExprContext) Expr {
 	if c == nil {
 		return b.bad(c)
@@ -784,11 +858,12 @@ func (b *builder) or(c parser.IOrExprContext) Expr {
 	if len(ands) == 0 {
 		return b.bad(c)
 	}
-	x := b.and(ands[0])
-	for i, a := range ands[1:] {
-		x = &BinaryExpr{X: x, OpPos: b.tpos(c.OR(i)), Op: OpOr, Y: b.and(a)}
+	operands := make([]antlr.ParserRuleContext, len(ands))
+	for i, a := range ands {
+		operands[i] = a
 	}
-	return x
+	return b.chain(operands, operators(c, parser.VVMLexerOR), func(antlr.Tree) Op { return OpOr },
+		func(a antlr.ParserRuleContext) Expr { return b.and(a.(parser.IAndExprContext)) })
 }
 
 func (b *builder) and(c parser.IAndExprContext) Expr {
@@ -796,21 +871,27 @@ func (b *builder) and(c parser.IAndExprContext) Expr {
 	if len(nots) == 0 {
 		return b.bad(c)
 	}
-	x := b.not(nots[0])
-	for i, n := range nots[1:] {
-		x = &BinaryExpr{X: x, OpPos: b.tpos(c.AND(i)), Op: OpAnd, Y: b.not(n)}
+	operands := make([]antlr.ParserRuleContext, len(nots))
+	for i, n := range nots {
+		operands[i] = n
 	}
-	return x
+	return b.chain(operands, operators(c, parser.VVMLexerAND), func(antlr.Tree) Op { return OpAnd },
+		func(n antlr.ParserRuleContext) Expr { return b.not(n.(parser.INotExprContext)) })
 }
 
 func (b *builder) not(c parser.INotExprContext) Expr {
 	if c == nil {
 		return b.bad(c)
 	}
-	if n := c.NOT(); n != nil {
-		return &UnaryExpr{OpPos: b.tpos(n), Op: OpNot, X: b.not(c.NotExpr())}
+	n := c.NOT()
+	if n == nil {
+		return b.cmp(c.CmpExpr())
 	}
-	return b.cmp(c.CmpExpr())
+	if !b.deeper(1, func(int) diag.Pos { return b.tpos(n) }) {
+		return b.bad(c)
+	}
+	defer func() { b.depth-- }()
+	return &UnaryExpr{OpPos: b.tpos(n), Op: OpNot, X: b.not(c.NotExpr())}
 }
 
 var cmpOps = map[int]Op{
@@ -826,19 +907,24 @@ func (b *builder) cmp(c parser.ICmpExprContext) Expr {
 	if len(adds) == 0 {
 		return b.bad(c)
 	}
-	x := b.add(adds[0])
-	for i, a := range adds[1:] {
-		oc := c.CmpOp(i)
-		if oc == nil {
-			return b.bad(c)
-		}
-		op := cmpOps[oc.GetStart().GetTokenType()]
-		if i == 1 {
-			b.errorf(b.cpos(oc), CodeSyntax, "comparisons do not chain: write a %s b and b %s c", c.CmpOp(0).GetText(), oc.GetText())
-		}
-		x = &BinaryExpr{X: x, OpPos: b.cpos(oc), Op: op, Y: b.add(a)}
+	operands := make([]antlr.ParserRuleContext, len(adds))
+	for i, a := range adds {
+		operands[i] = a
 	}
-	return x
+	var ops []antlr.Tree
+	for _, ch := range c.GetChildren() {
+		if oc, ok := ch.(parser.ICmpOpContext); ok {
+			ops = append(ops, oc)
+		}
+	}
+	if len(ops) < len(adds)-1 {
+		return b.bad(c)
+	}
+	if len(ops) > 1 {
+		b.errorf(b.treePos(ops[1]), CodeSyntax, "comparisons do not chain: write a %s b and b %s c", ops[0].(parser.ICmpOpContext).GetText(), ops[1].(parser.ICmpOpContext).GetText())
+	}
+	return b.chain(operands, ops, func(t antlr.Tree) Op { return cmpOps[t.(parser.ICmpOpContext).GetStart().GetTokenType()] },
+		func(a antlr.ParserRuleContext) Expr { return b.add(a.(parser.IAddExprContext)) })
 }
 
 func (b *builder) add(c parser.IAddExprContext) Expr {
@@ -849,33 +935,29 @@ func (b *builder) add(c parser.IAddExprContext) Expr {
 	if len(ops) == 0 {
 		return b.bad(c)
 	}
-	x := b.postfix(ops[0])
-	// The operators are the children between the operands.
-	i := 0
-	for _, ch := range c.GetChildren() {
-		t, ok := ch.(antlr.TerminalNode)
-		if !ok {
-			continue
-		}
-		i++
-		if i >= len(ops) {
-			break
-		}
-		op := OpAdd
-		if t.GetSymbol().GetTokenType() == parser.VVMLexerMINUS {
-			op = OpSub
-		}
-		x = &BinaryExpr{X: x, OpPos: b.tpos(t), Op: op, Y: b.postfix(ops[i])}
+	operands := make([]antlr.ParserRuleContext, len(ops))
+	for i, o := range ops {
+		operands[i] = o
 	}
-	return x
+	return b.chain(operands, operators(c, parser.VVMLexerPLUS, parser.VVMLexerMINUS), func(t antlr.Tree) Op {
+		if t.(antlr.TerminalNode).GetSymbol().GetTokenType() == parser.VVMLexerMINUS {
+			return OpSub
+		}
+		return OpAdd
+	}, func(o antlr.ParserRuleContext) Expr { return b.postfix(o.(parser.IPostfixExprContext)) })
 }
 
 func (b *builder) postfix(c parser.IPostfixExprContext) Expr {
 	if c == nil {
 		return b.bad(c)
 	}
+	pcs := c.AllPostfix()
+	if !b.deeper(len(pcs), func(i int) diag.Pos { return b.cpos(pcs[i]) }) {
+		return b.bad(c)
+	}
+	defer func() { b.depth -= len(pcs) }()
 	x := b.primary(c.Primary())
-	for _, pc := range c.AllPostfix() {
+	for _, pc := range pcs {
 		switch pc := pc.(type) {
 		case *parser.WithPostfixContext:
 			x = &WithExpr{X: x, Dot: b.tpos(pc.DOT()), Args: b.kwargsOnly(pc.ArgList(), ".with takes keyword arguments key=value")}

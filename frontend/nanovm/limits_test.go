@@ -1,0 +1,180 @@
+package nanovm
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/genesis-toolchain/genesis/frontend/diag"
+)
+
+// renderedError matches one rendered error of file f: its first line, a
+// window of its source line and the caret.
+func renderedError(f string) *regexp.Regexp {
+	return regexp.MustCompile(`^` + regexp.QuoteMeta(f) + `:\d+:\d+: error\[N00[17]\]: [^\n]+\n    [^\n]*\n    [ \t]*\^\n$`)
+}
+
+// conditionProgram is a program whose one condition step has cond.
+func conditionProgram(cond string) string {
+	data, _ := json.Marshal(map[string]any{"steps": []any{
+		map[string]any{"id": "c", "type": "condition", "condition": cond, "then": "end", "otherwise": "end"},
+		map[string]any{"id": "end", "type": "tool", "tool": "noop"},
+	}})
+	return string(data)
+}
+
+// TestNestingLimits feeds documents and conditions nested far past the
+// limits (docs/nanovm.md): each must get exactly one error (N001 for a
+// document, N007 for a condition), rendered with a bounded window of its
+// line and a caret, and no internal error.
+func TestNestingLimits(t *testing.T) {
+	const n = 100000
+	var block strings.Builder
+	for i := 0; i < 2*maxDepth; i++ {
+		fmt.Fprintf(&block, "%sa:\n", strings.Repeat(" ", i))
+	}
+	block.WriteString(strings.Repeat(" ", 2*maxDepth) + "b: 1\n")
+	for _, c := range []struct{ name, file, src, msg string }{
+		{"json arrays", "p.json", strings.Repeat("[", n) + strings.Repeat("]", n), "nest deeper than 256 levels"},
+		{"json objects", "p.json", strings.Repeat(`{"a":`, n) + "1" + strings.Repeat("}", n), "nest deeper than 256 levels"},
+		{"yaml flow", "p.yaml", strings.Repeat("[", n) + strings.Repeat("]", n) + "\n", "nest"},
+		{"yaml block", "p.yaml", block.String(), "nest deeper than 256 levels"},
+		{"condition parentheses", "p.json", conditionProgram(strings.Repeat("(", n) + "$a" + strings.Repeat(")", n)), "nests deeper than 256 levels"},
+		{"condition not", "p.json", conditionProgram(strings.Repeat("not ", n) + "$a"), "nests deeper than 256 levels"},
+		{"condition or", "p.json", conditionProgram("$a" + strings.Repeat(" or $a", 20*maxDepth)), "nests deeper than 256 levels"},
+		{"condition and", "p.json", conditionProgram("$a == 1" + strings.Repeat(" and $a == 1", 20*maxDepth)), "nests deeper than 256 levels"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, diags := Compile(c.file, []byte(c.src))
+			if len(diags) != 1 {
+				t.Fatalf("%d diagnostics, want 1:\n%s", len(diags), diags.Error())
+			}
+			d := diags[0]
+			if d.Severity != diag.Error || d.Code != CodeSyntax && d.Code != CodeCondition || !strings.Contains(d.Msg, c.msg) {
+				t.Fatalf("got %s, want an error %q", d, c.msg)
+			}
+			out := diags.Render(diag.Sources{c.file: []byte(c.src)})
+			if !renderedError(c.file).MatchString(out) {
+				t.Errorf("rendered:\n%s", out)
+			}
+			if len(out) > 2*diag.MaxShownWidth+300 {
+				t.Errorf("the diagnostic renders as %d bytes", len(out))
+			}
+		})
+	}
+}
+
+// TestConditionWithinTheLimit checks that a condition just under the
+// limit parses.
+func TestConditionWithinTheLimit(t *testing.T) {
+	for _, src := range []string{
+		"$a" + strings.Repeat(" or $a", maxCondDepth),
+		strings.Repeat("not ", maxCondDepth) + "$a",
+		strings.Repeat("(", maxCondDepth) + "$a" + strings.Repeat(")", maxCondDepth),
+	} {
+		if _, err := ParseCondition(src); err != nil {
+			t.Errorf("%.40s…: %s", src, err.Msg)
+		}
+	}
+}
+
+// TestErrorsOnALongLine is the case of a 50 MB program on one line with
+// 13 errors, which printed 650 MB: each error reprinted the line. Each
+// now shows a window of it.
+func TestErrorsOnALongLine(t *testing.T) {
+	var steps []string
+	bad, size := 0, 0
+	for i := 0; size < 2<<20; i++ {
+		step := fmt.Sprintf(`{"id": "s%d", "type": "tool", "tool": "t", "next_step": "s%d"}`, i, i+1)
+		if i%2000 == 0 && bad < 13 {
+			step = fmt.Sprintf(`{"id": "s%d", "type": "tool", "tool": "t", "next_step": "s%d", "max_retries": "many"}`, i, i+1)
+			bad++
+		}
+		steps = append(steps, step)
+		size += len(step) + 2
+	}
+	src := `{"steps": [` + strings.Join(steps, ", ") + `]}`
+	_, diags := Compile("one.json", []byte(src))
+	errs := 0
+	for _, d := range diags {
+		if d.Severity == diag.Error {
+			errs++
+		}
+	}
+	if errs < 13 {
+		t.Fatalf("%d errors, want at least 13:\n%s", errs, diags.Error())
+	}
+	out := diags.Render(diag.Sources{"one.json": []byte(src)})
+	if max := len(diags) * (2*diag.MaxShownWidth + 300); len(out) > max {
+		t.Errorf("%d diagnostics of a %d-byte line render as %d bytes, over %d", len(diags), len(src), len(out), max)
+	}
+}
+
+// program returns a nano-vm program of about size bytes: tool steps with
+// arguments and condition steps between them.
+func program(size int) string {
+	var b strings.Builder
+	b.WriteString(`{"steps": [`)
+	for i := 0; b.Len() < size; i++ {
+		fmt.Fprintf(&b, `{"id": "s%d", "type": "tool", "tool": "get_order", "args": {"id": "$order_id", "note": "refund for $order.customer.name", "tags": ["auto", "$order_id"]}, "output_key": "o%d", "next_step": "c%d"},
+{"id": "c%d", "type": "condition", "condition": "$o%d.amount > 10 and ($o%d.status == 'ok' or not $flag)", "then": "s%d", "otherwise": "s%d"},
+`, i, i, i, i, i, i, i+1, i+1)
+		if b.Len() >= size {
+			fmt.Fprintf(&b, `{"id": "s%d", "type": "tool", "tool": "noop"}`, i+1)
+		}
+	}
+	b.WriteString("]}")
+	return b.String()
+}
+
+// allocs returns the heap objects and bytes compiling src allocates.
+func allocs(t *testing.T, src string) (objects, bytes uint64) {
+	t.Helper()
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	m, diags := Compile("p.json", []byte(src))
+	runtime.ReadMemStats(&after)
+	if diags.HasErrors() || m == nil {
+		t.Fatalf("does not compile: %.2000s", diags.Error())
+	}
+	return after.Mallocs - before.Mallocs, after.TotalAlloc - before.TotalAlloc
+}
+
+// TestTimeIsLinear checks, by counting allocations rather than timing,
+// that four times a program costs about four times the work.
+func TestTimeIsLinear(t *testing.T) {
+	small, large := program(100<<10), program(400<<10)
+	o1, b1 := allocs(t, small)
+	o4, b4 := allocs(t, large)
+	t.Logf("%d bytes: %d objects, %d bytes; %d bytes: %d objects, %d bytes", len(small), o1, b1, len(large), o4, b4)
+	ratio := float64(len(large)) / float64(len(small))
+	if r := float64(o4) / float64(o1); r > ratio*1.25 {
+		t.Errorf("%.1fx the input allocates %.1fx the objects", ratio, r)
+	}
+	if r := float64(b4) / float64(b1); r > ratio*1.25 {
+		t.Errorf("%.1fx the input allocates %.1fx the bytes", ratio, r)
+	}
+}
+
+// maxAllocPerByte is the documented bound (docs/nanovm.md, Limits) on
+// what Compile allocates in all per byte of a program, which bounds its
+// peak heap; the IR is most of it.
+const maxAllocPerByte = 400
+
+// TestMemoryIsBounded compiles a program of 1 MB and checks the bound.
+func TestMemoryIsBounded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("allocates about 300 MB")
+	}
+	src := program(1 << 20)
+	_, allocated := allocs(t, src)
+	perByte := float64(allocated) / float64(len(src))
+	t.Logf("%d bytes: %d MB allocated, %.0f bytes per byte", len(src), allocated>>20, perByte)
+	if perByte > maxAllocPerByte {
+		t.Errorf("%.0f bytes allocated per byte of program, the bound is %d", perByte, maxAllocPerByte)
+	}
+}

@@ -1,0 +1,201 @@
+package vvm
+
+import (
+	"fmt"
+	"regexp"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/genesis-toolchain/genesis/frontend/diag"
+	"github.com/genesis-toolchain/genesis/ir"
+)
+
+// compile runs the whole frontend on src as the file t.vvm: Load, Lower,
+// and the IR verifier (Compile).
+func compile(src string) (*ir.Module, diag.List) {
+	return Compile("t.vvm", func(string) ([]byte, error) { return []byte(src), nil })
+}
+
+// renderedDiag matches one rendered diagnostic: its first line, the
+// source line (or a window of it) and the caret.
+var renderedDiag = regexp.MustCompile(`^t\.vvm:\d+:\d+: error\[E001\]: [^\n]+\n    [^\n]*\n    [ \t]*\^\n$`)
+
+// TestNestingLimits feeds the frontend constructs nested far past the
+// limits (docs/vvm.md, Limits): each must get exactly one E001, rendered
+// with its line and a caret, and no internal error, however deep the
+// input (100,000 levels here, which crashed the compiler with a stack
+// overflow before the limits).
+func TestNestingLimits(t *testing.T) {
+	const n = 100000
+	var blocks strings.Builder
+	for i := 0; i < maxBlocks+5; i++ {
+		fmt.Fprintf(&blocks, "%sif true:\n", strings.Repeat("  ", i))
+	}
+	blocks.WriteString(strings.Repeat("  ", maxBlocks+5) + "x = 1\n")
+	for _, c := range []struct {
+		name, src, msg string
+	}{
+		{"parentheses", "x = " + strings.Repeat("(", n) + "1" + strings.Repeat(")", n) + "\n", "brackets nested too deeply"},
+		{"lists", "x = " + strings.Repeat("[", n) + strings.Repeat("]", n) + "\n", "brackets nested too deeply"},
+		{"objects", "x = " + strings.Repeat("{a: ", n) + "1" + strings.Repeat("}", n) + "\n", "brackets nested too deeply"},
+		{"blocks", blocks.String(), "blocks nested too deeply"},
+		{"not", "x = " + strings.Repeat("not ", n) + "true\n", "expression nested too deeply"},
+		{"lambdas", "f = " + strings.Repeat("x => ", n) + "1\n", "expression nested too deeply"},
+		// Chains parse flat, in time linear in their length: 20 times
+		// the limit makes the point in less time than 100,000.
+		{"sum", "x = 1" + strings.Repeat(" + 1", 20*maxDepth) + "\n", "expression nested too deeply"},
+		{"or", "x = true" + strings.Repeat(" or false", 20*maxDepth) + "\n", "expression nested too deeply"},
+		{"and", "x = true" + strings.Repeat(" and true", 20*maxDepth) + "\n", "expression nested too deeply"},
+		{"members", "o = {a: 1}\nx = o" + strings.Repeat(".a", 20*maxDepth) + "\n", "expression nested too deeply"},
+		{"indexes", "o = [1]\nx = o" + strings.Repeat("[0]", 20*maxDepth) + "\n", "expression nested too deeply"},
+		{"mixed", "x = " + strings.Repeat("not (", n/10) + "true" + strings.Repeat(")", n/10) + "\n", "nested too deeply"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, diags := compile(c.src)
+			if len(diags) != 1 {
+				t.Fatalf("%d diagnostics, want 1:\n%s", len(diags), diags.Error())
+			}
+			d := diags[0]
+			if d.Code != CodeSyntax || !strings.Contains(d.Msg, c.msg) || d.Pos.Line < 1 || d.Pos.Col < 1 {
+				t.Fatalf("got %s, want an E001 %q with a position", d, c.msg)
+			}
+			out := diags.Render(diag.Sources{"t.vvm": []byte(c.src)})
+			if !renderedDiag.MatchString(out) {
+				t.Errorf("rendered:\n%s", out)
+			}
+			if len(out) > 2*diag.MaxShownWidth+200 {
+				t.Errorf("the diagnostic renders as %d bytes", len(out))
+			}
+		})
+	}
+}
+
+// TestWithinTheLimits checks that what the limits allow compiles: an
+// expression just under maxDepth levels, the deepest brackets and
+// blocks, and an elif chain longer than any limit (it lowers flat).
+func TestWithinTheLimits(t *testing.T) {
+	var blocks, elifs strings.Builder
+	for i := 0; i < maxBlocks; i++ {
+		fmt.Fprintf(&blocks, "%sif x == %d:\n", strings.Repeat("  ", i), i)
+	}
+	blocks.WriteString(strings.Repeat("  ", maxBlocks) + "y = 1\n")
+	elifs.WriteString("if x == 0:\n  y = 0\n")
+	for i := 1; i < 5000; i++ {
+		fmt.Fprintf(&elifs, "elif x == %d:\n  y = %d\n", i, i)
+	}
+	elifs.WriteString("else:\n  y = 5000\n")
+	for _, c := range []struct{ name, src string }{
+		{"sum", "x = 1" + strings.Repeat(" + 1", maxDepth-2) + "\nexport x\n"},
+		{"not", "x = " + strings.Repeat("not ", maxDepth-1) + "true\nexport x\n"},
+		{"brackets", "x = " + strings.Repeat("[", maxBrackets) + strings.Repeat("]", maxBrackets) + "\nexport x\n"},
+		{"blocks", "x = 1\ny = 0\n" + blocks.String() + "export y\n"},
+		{"elifs", "x = 3\ny = 0\n" + elifs.String() + "export y\n"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			m, diags := compile(c.src)
+			if diags.HasErrors() || m == nil {
+				t.Fatalf("does not compile:\n%s", diags.Render(diag.Sources{"t.vvm": []byte(c.src)}))
+			}
+		})
+	}
+}
+
+// mallocs returns how many heap objects compiling src allocates, and
+// how many bytes.
+func mallocs(t *testing.T, src string) (objects, bytes uint64) {
+	t.Helper()
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	m, diags := compile(src)
+	runtime.ReadMemStats(&after)
+	if diags.HasErrors() || m == nil {
+		t.Fatalf("does not compile: %s", diags.Error())
+	}
+	return after.Mallocs - before.Mallocs, after.TotalAlloc - before.TotalAlloc
+}
+
+// deepProgram returns a program of n copies of statements nested as deep
+// as the limits allow, and long: a sum of maxDepth-2 terms, a run of
+// `not`s, the deepest brackets, an elif chain and a long list.
+func deepProgram(n int) string {
+	var b strings.Builder
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, "s%d = 1%s\n", i, strings.Repeat(" + 1", maxDepth-2))
+		fmt.Fprintf(&b, "b%d = %strue\n", i, strings.Repeat("not ", maxDepth-1))
+		fmt.Fprintf(&b, "l%d = %s%s\n", i, strings.Repeat("[", maxBrackets), strings.Repeat("]", maxBrackets))
+		fmt.Fprintf(&b, "if s%d == 0:\n  e%d = 0\n", i, i)
+		for j := 1; j < 200; j++ {
+			fmt.Fprintf(&b, "elif s%d == %d:\n  e%d = %d\n", i, j, i, j)
+		}
+		fmt.Fprintf(&b, "x%d = [%s1]\n", i, strings.Repeat("1, ", 2000))
+		fmt.Fprintf(&b, "export s%d\nexport b%d\nexport l%d\nexport x%d\n", i, i, i, i)
+	}
+	return b.String()
+}
+
+// TestTimeIsLinear checks, by counting allocations rather than timing,
+// that the frontend's work grows linearly with input nested as deep as
+// the limits allow: four times the input may not cost more than about
+// four times the allocations. (Before the limits, a sum of 100,000 terms
+// took minutes and gigabytes.)
+func TestTimeIsLinear(t *testing.T) {
+	small, large := deepProgram(2), deepProgram(8)
+	o1, b1 := mallocs(t, small)
+	o4, b4 := mallocs(t, large)
+	t.Logf("%d bytes: %d objects, %d bytes allocated; %d bytes: %d objects, %d bytes", len(small), o1, b1, len(large), o4, b4)
+	if r := float64(o4) / float64(o1); r > 4*1.25 {
+		t.Errorf("4x the input allocates %.1fx the objects", r)
+	}
+	if r := float64(b4) / float64(b1); r > 4*1.25 {
+		t.Errorf("4x the input allocates %.1fx the bytes", r)
+	}
+}
+
+// maxAllocPerByte is the documented bound (docs/vvm.md, Limits) on what
+// the frontend allocates in all, per byte of a program: Load, Lower and
+// the IR verifier. The heap at its peak is at most that (it is about
+// two thirds of it); the IR, some 350 bytes per byte of source, is most
+// of it.
+const maxAllocPerByte = 1000
+
+// bigProgram returns a realistic program of about size bytes: defs with
+// agent calls, predicates, if/elif/else, literals, and calls of them.
+func bigProgram(size int) string {
+	var b strings.Builder
+	b.WriteString("agent classifier(model=\"haiku\", prompt=\"Classify emails by intent.\")\n")
+	for i := 0; b.Len() < size; i++ {
+		fmt.Fprintf(&b, `def f%d(email, tone):
+  c = @classifier `+"`Classify this email: {email} {tone}`"+`(email)
+  if ?`+"`complaint or frustrated customer`"+`(c):
+    tone = "empathetic and apologetic"
+  elif c == "x" or tone != "y":
+    tone = "friendly" + " and " + "helpful"
+  else:
+    tone = [1, 2, 3, {a: 1, b: "two"}]
+  return {original: email, classification: c, response: tone}
+
+r%d = f%d("hello", "calm")
+export r%d
+`, i, i, i, i)
+	}
+	return b.String()
+}
+
+// TestMemoryIsBounded compiles a program of 512 KB and checks that the
+// frontend allocates at most maxAllocPerByte bytes per byte of it, which
+// bounds its peak heap. (genesisc check of a 50 MB program exhausted
+// 8 GB before: quadratic work per statement.)
+func TestMemoryIsBounded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("allocates about 400 MB")
+	}
+	src := bigProgram(512 << 10)
+	_, allocated := mallocs(t, src)
+	perByte := float64(allocated) / float64(len(src))
+	t.Logf("%d bytes of source: %d MB allocated, %.0f bytes per byte", len(src), allocated>>20, perByte)
+	if perByte > maxAllocPerByte {
+		t.Errorf("%.0f bytes allocated per byte of source, the bound is %d", perByte, maxAllocPerByte)
+	}
+}
