@@ -14,6 +14,8 @@ package golang
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"go/format"
 	"math"
@@ -356,6 +358,10 @@ func (g *generator) program() []byte {
 	}
 	g.printf("\n\trt %q\n)\n\n", RuntimePath)
 	g.printf("// Program is the compiled program's identity, which journals record.\nconst Program = %q\n\n", filepath.Base(source))
+	// The hash of the program's code goes into its effects' idempotency
+	// keys (docs/runtime.md): the hash of the whole file, this constant
+	// standing as a placeholder, filled in at the end.
+	g.printf("// ProgramHash identifies the program's code (its idempotency keys derive from it).\nconst ProgramHash = %q\n\n", programHashPlaceholder)
 
 	main := g.funcs["main"]
 	g.printf(`// Run runs the program once on host h with opts (input, journal, trace,
@@ -363,6 +369,9 @@ func (g *generator) program() []byte {
 func Run(h *rt.Host, opts rt.RunOptions) *rt.Result {
 	if opts.Program == "" {
 		opts.Program = Program
+	}
+	if opts.ProgramHash == "" {
+		opts.ProgramHash = ProgramHash
 	}
 	return h.Execute(opts, func(r *rt.Run) rt.Value {
 `)
@@ -437,8 +446,15 @@ func Run(h *rt.Host, opts rt.RunOptions) *rt.Result {
 		g.printf("}\n}\n\n")
 	}
 	g.b.Write(body.Bytes())
-	return g.b.Bytes()
+	src := g.b.Bytes()
+	sum := sha256.Sum256(src)
+	return bytes.Replace(src, []byte(programHashPlaceholder), []byte(hex.EncodeToString(sum[:])), 1)
 }
+
+// programHashPlaceholder stands for ProgramHash in the file being hashed.
+// The constant comes before any text of the program, so replacing the
+// first occurrence replaces it.
+const programHashPlaceholder = "genesis-program-hash-placeholder-genesis-program-hash-placeholder"
 
 // helpers writes the small functions every package uses.
 func (g *generator) helpers() {
