@@ -47,7 +47,13 @@ var runCache string
 
 // TestMain makes the run cache shared by the tests of this process (each
 // distinct program is built once) and removes it at the end.
+//
+// With GENESISC_TEST_MAIN=1 the test binary is genesisc itself (tests
+// that signal a genesisc process run it so).
 func TestMain(m *testing.M) {
+	if os.Getenv("GENESISC_TEST_MAIN") == "1" {
+		os.Exit(run(os.Args, os.Stdout, os.Stderr))
+	}
 	dir, err := os.MkdirTemp("", "genesis-run-cache-")
 	if err != nil {
 		panic(err)
