@@ -126,7 +126,21 @@ func unlocked(path string) bool {
 	return true
 }
 
-func dead(pid int) bool { return syscall.Kill(pid, 0) == syscall.ESRCH }
+// dead reports whether process pid has ended: it does not exist, or is a
+// zombie that its new parent has not reaped yet.
+func dead(pid int) bool {
+	if syscall.Kill(pid, 0) == syscall.ESRCH {
+		return true
+	}
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return true
+	}
+	// pid (comm) STATE …: comm may hold spaces, the state follows its ')'.
+	s := string(data)
+	i := strings.LastIndexByte(s, ')')
+	return i >= 0 && i+2 < len(s) && s[i+2] == 'Z'
+}
 
 var headerRunID = regexp.MustCompile(`"run":"([0-9a-f]{32})"`)
 
