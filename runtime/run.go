@@ -49,6 +49,7 @@ type Run struct {
 
 	lastSite *Site  // the site of the latest step begun
 	lastStep string // and its identity
+	lastStmt *Site  // the site of the latest "statement" note
 	path     string // call path prefix: "site > " per Enter, "block/i > " per branch
 	occSites []siteCount
 	occBuf   [4]siteCount
@@ -1293,10 +1294,17 @@ func (r *Run) Stop(st Step, status, err Value) {
 // journaled — and a frontend gives it a position of its own (the IR wants
 // (name, position) unique), so when the latest step begun has the stop's
 // name, the stop ends that step and names it as the trace and the
-// journal do; otherwise it names st's latest execution.
+// journal do. Otherwise, in a program that notes its statements (VVM), a
+// stop is where an error nobody caught ends the run, at a position of
+// the program's entry: it names the statement that was running, the
+// latest one noted ("raise @ prog.vvm:4:1"). Else it names st's latest
+// execution.
 func (r *Run) stopID(st Step) string {
 	if st.Site != nil && r.lastSite != nil && (r.lastSite == st.Site || r.lastSite.Name == st.Site.Name) {
 		return r.lastStep
+	}
+	if st.Site != nil && r.lastStmt != nil {
+		return NewSite(st.Site.Name, r.lastStmt.File, r.lastStmt.Line, r.lastStmt.Col).ID()
 	}
 	return r.lastID(st)
 }
@@ -1330,6 +1338,9 @@ func (r *Run) Trace(st Step, event, payload Value) {
 // of the trace (VVM's narration: a statement starts, a loop iterates, a
 // match decides) — when the run is traced. It is no step.
 func (r *Run) note(st Step, data Value) {
+	if st.Site != nil && data.k == KindObject && ObjGet(data, String("kind")).Str() == "statement" {
+		r.lastStmt = st.Site
+	}
 	if !r.tracing {
 		return
 	}
