@@ -257,3 +257,31 @@ func TestStopNamesTheStepItEnds(t *testing.T) {
 		t.Errorf("error %+v, want b @ t.json:2:1", res.Error)
 	}
 }
+
+// TestBranchKeys: the calls of parallel branches derive their keys from
+// the run's id and program hash, with the branch in the step identity.
+func TestBranchKeys(t *testing.T) {
+	var mu sync.Mutex
+	keys := map[string]string{}
+	h := NewHost(Config{})
+	h.RegisterTool("t", func(ctx context.Context, args Value) (Value, error) {
+		c, _ := CallFromContext(ctx)
+		mu.Lock()
+		keys[c.Step] = c.IdempotencyKey()
+		mu.Unlock()
+		return Unit(), nil
+	})
+	branch := func(r *Run) Value { return r.Tool(siteA.At(), String("t"), ObjNew()) }
+	res := h.Execute(RunOptions{RunID: "r", ProgramHash: "h"}, func(r *Run) Value {
+		r.Parallel(siteB.At(), 2, branch, branch)
+		return Unit()
+	})
+	if res.Status != StatusSuccess || len(keys) != 2 {
+		t.Fatalf("%s, keys %v", resultJSON(res), keys)
+	}
+	for step, key := range keys {
+		if key != IdempotencyKey("r", "h", step, 1) {
+			t.Errorf("branch step %s: key %s, want the run's derivation", step, key)
+		}
+	}
+}
