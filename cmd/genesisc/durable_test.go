@@ -69,11 +69,14 @@ func durableDir(t *testing.T) string {
 	return dir
 }
 
-// runArgs are the genesisc run arguments of a run in dir.
+// runArgs are the genesisc run arguments of a run in dir, which must be
+// the working directory: the program is named relative to it, so that its
+// generated code, and its build in the cache, is the same in every
+// directory.
 func runArgs(dir string, more ...string) []string {
 	args := []string{"run", "--tools", "exec:" + filepath.Join(dir, "tool.sh"),
 		"--journal", filepath.Join(dir, "run.journal"), "--result", filepath.Join(dir, "result.json")}
-	return append(append(args, more...), filepath.Join(dir, "prog.json"))
+	return append(append(args, more...), "prog.json")
 }
 
 // waitFor polls cond until it holds; the deadline only guards against a
@@ -157,9 +160,8 @@ func TestKilledRunResumes(t *testing.T) {
 	// The uninterrupted run: its result is what every resumed run must
 	// give (this run also builds the program into the shared cache).
 	ref := durableDir(t)
-	var stdout, stderr bytes.Buffer
-	if code := run(append([]string{"genesisc"}, runArgs(ref)...), &stdout, &stderr); code != 0 {
-		t.Fatalf("uninterrupted run: exit %d\n%s", code, stderr.String())
+	if code, _, stderr := genesisc(t, ref, runArgs(ref)...); code != 0 {
+		t.Fatalf("uninterrupted run: exit %d\n%s", code, stderr)
 	}
 	want, err := os.ReadFile(filepath.Join(ref, "result.json"))
 	if err != nil {
@@ -168,6 +170,19 @@ func TestKilledRunResumes(t *testing.T) {
 	if !strings.Contains(string(want), `"status":"success"`) || len(logEntries(t, filepath.Join(ref, "effects.log"))) != 6 {
 		t.Fatalf("uninterrupted run: %s", want)
 	}
+	// The program's hash, as genesisc run compiles it (in its directory).
+	wd, _ := os.Getwd()
+	os.Chdir(ref)
+	files, err := compileForRun(t, "prog.json")
+	os.Chdir(wd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	programHash := regexp.MustCompile(`const ProgramHash = "([0-9a-f]{64})"`).FindStringSubmatch(string(files[0].Data))
+	if programHash == nil {
+		t.Fatal("the generated program has no ProgramHash")
+	}
+
 	for _, c := range []struct {
 		sig  syscall.Signal
 		at   string // the step in flight when the signal comes
@@ -181,16 +196,6 @@ func TestKilledRunResumes(t *testing.T) {
 		t.Run(fmt.Sprintf("%v at %s", c.sig, c.at), func(t *testing.T) {
 			dir := durableDir(t)
 			journal := filepath.Join(dir, "run.journal")
-			// The program's code names its file (a fault message): the
-			// hash is this directory's program's.
-			files, err := compileForRun(t, filepath.Join(dir, "prog.json"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			programHash := regexp.MustCompile(`const ProgramHash = "([0-9a-f]{64})"`).FindStringSubmatch(string(files[0].Data))
-			if programHash == nil {
-				t.Fatal("the generated program has no ProgramHash")
-			}
 			block := filepath.Join(dir, "block-"+c.at)
 			writeFile(t, dir, "block-"+c.at, "")
 			cmd := exec.Command(self, runArgs(dir)...)
@@ -218,10 +223,9 @@ func TestKilledRunResumes(t *testing.T) {
 
 			// One writer per journal: a second run is refused while this
 			// one holds it.
-			var out2, err2 bytes.Buffer
-			code := run(append([]string{"genesisc"}, runArgs(dir, "--resume")...), &out2, &err2)
-			if code != 1 || !strings.Contains(err2.String(), "in use") {
-				t.Errorf("a second run of the journal in use: exit %d\n%s", code, err2.String())
+			code, _, err2 := genesisc(t, dir, runArgs(dir, "--resume")...)
+			if code != 1 || !strings.Contains(err2, "in use") {
+				t.Errorf("a second run of the journal in use: exit %d\n%s", code, err2)
 			}
 
 			cmd.Process.Signal(c.sig)
@@ -262,9 +266,8 @@ func TestKilledRunResumes(t *testing.T) {
 			// Resume: the result is the uninterrupted run's; the call in
 			// flight ran again with the same key, its effect happened
 			// once, every other call ran once.
-			var out3, err3 bytes.Buffer
-			if code := run(append([]string{"genesisc"}, runArgs(dir, "--resume")...), &out3, &err3); code != 0 {
-				t.Fatalf("resume: exit %d\n%s", code, err3.String())
+			if code, _, err3 := genesisc(t, dir, runArgs(dir, "--resume")...); code != 0 {
+				t.Fatalf("resume: exit %d\n%s", code, err3)
 			}
 			got, _ := os.ReadFile(filepath.Join(dir, "result.json"))
 			if string(got) != string(want) {
@@ -305,19 +308,18 @@ func TestKilledRunResumes(t *testing.T) {
 			// runs nothing and leaves the file alone; --overwrite starts
 			// over.
 			before, _ := os.ReadFile(journal)
-			var out4, err4 bytes.Buffer
-			code = run(append([]string{"genesisc"}, runArgs(dir)...), &out4, &err4)
+			code, _, err4 := genesisc(t, dir, runArgs(dir)...)
 			for _, s := range []string{"already holds a run", "--resume", "--replay", "--overwrite"} {
-				if !strings.Contains(err4.String(), s) {
-					t.Errorf("the refusal does not say %q: %s", s, err4.String())
+				if !strings.Contains(err4, s) {
+					t.Errorf("the refusal does not say %q: %s", s, err4)
 				}
 			}
 			after, _ := os.ReadFile(journal)
 			if code != 2 || !bytes.Equal(before, after) || len(logEntries(t, filepath.Join(dir, "calls.log"))) != 7 {
 				t.Errorf("a new run on a finished journal: exit %d, journal changed %v", code, !bytes.Equal(before, after))
 			}
-			if code := run(append([]string{"genesisc"}, runArgs(dir, "--overwrite")...), &out4, &err4); code != 0 {
-				t.Errorf("--overwrite: exit %d\n%s", code, err4.String())
+			if code, _, err5 := genesisc(t, dir, runArgs(dir, "--overwrite")...); code != 0 {
+				t.Errorf("--overwrite: exit %d\n%s", code, err5)
 			}
 			if after, _ := os.ReadFile(journal); headerRunID.FindSubmatch(after) == nil || string(headerRunID.FindSubmatch(after)[1]) == string(runID[1]) {
 				t.Errorf("--overwrite did not start a new run:\n%s", after)
