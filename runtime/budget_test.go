@@ -161,7 +161,7 @@ func TestCancelledContext(t *testing.T) {
 		r.LLM(siteB.At(), String("go"), ObjNew())
 		return Unit()
 	})
-	if res.Status != StatusFailed || res.Error.Kind != "cancelled" || len(res.Steps) != 1 {
+	if res.Status != StatusCancelled || res.Error.Kind != "cancelled" || len(res.Steps) != 1 {
 		t.Errorf("%s", resultJSON(res))
 	}
 }

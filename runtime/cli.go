@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -20,7 +21,11 @@ import (
 //	                             parses as JSON is that JSON, else a string
 //	--trace FILE                 the JSON Lines trace
 //	--journal FILE               the effect journal (new unless --resume
-//	                             or --replay)
+//	                             or --replay; a FILE that already holds a
+//	                             run is refused, and a journal in use by
+//	                             another process too)
+//	--overwrite                  with --journal: start a new run in FILE
+//	                             even if it holds one (its record is lost)
 //	--resume                     continue the journal's crashed or
 //	                             suspended run
 //	--payload JSON               with --resume: the payload the suspended
@@ -61,8 +66,15 @@ import (
 //
 // args are the arguments after the command name; program is the program's
 // identity (journals check it) and run runs it once. The exit status is 0
-// when the run succeeded, 3 when it is suspended, 1 for any other
-// status or an error, and 2 for a usage error.
+// when the run succeeded, 3 when it is suspended, 128 plus the signal's
+// number when SIGINT (130) or SIGTERM (143) cancelled it, 1 for any other
+// status or an error, and 2 for a usage error (a journal that holds a run
+// without --resume, --replay or --overwrite included).
+//
+// The first SIGINT or SIGTERM cancels the run: the call in flight is
+// aborted (a tool's process group killed), nothing more starts, the
+// journal gets its end line, and the result, status "cancelled", is
+// written as usual; --resume continues the run.
 func Main(args []string, program string, run func(*Host, RunOptions) *Result) int {
 	return mainIO(args, program, run, os.Stdout, os.Stderr)
 }
@@ -94,6 +106,7 @@ func mainIO(args []string, program string, run func(*Host, RunOptions) *Result, 
 		state                           string
 		payload, source                 string
 		resume, replay, narrate         bool
+		overwrite                       bool
 		repeat                          int
 		params                          inputFlags
 		trigger, event, eventPayload    string
@@ -109,6 +122,7 @@ func mainIO(args []string, program string, run func(*Host, RunOptions) *Result, 
 	fs.StringVar(&payload, "payload", "", "with --resume: the `JSON` payload the suspended step resumes with")
 	fs.StringVar(&source, "source", "OPERATOR", "with --payload: where the payload comes from (WEBHOOK, OPERATOR, TIMER)")
 	fs.BoolVar(&replay, "replay", false, "serve every effect from the journal")
+	fs.BoolVar(&overwrite, "overwrite", false, "with --journal: start a new run even if the journal holds one (its record is lost)")
 	fs.StringVar(&res, "result", "", "write the result JSON to `FILE` (default: standard output)")
 	fs.IntVar(&repeat, "repeat", 1, "run `N` times in this process and write the last result")
 	fs.BoolVar(&narrate, "narrate", false, "narrate the run on standard error as it goes")
@@ -169,6 +183,8 @@ func mainIO(args []string, program string, run func(*Host, RunOptions) *Result, 
 		return usage("--resume and --replay need --journal")
 	case payload != "" && !resume:
 		return usage("--payload needs --resume")
+	case overwrite && (journal == "" || resume || replay):
+		return usage("--overwrite starts a new run in --journal FILE: it needs --journal and excludes --resume and --replay")
 	case repeat > 1 && journal != "":
 		return usage("--repeat cannot be used with --journal: each run would need its own")
 	}
@@ -220,8 +236,13 @@ func mainIO(args []string, program string, run func(*Host, RunOptions) *Result, 
 		case replay:
 			j, err = OpenJournal(journal)
 			opts.Mode = JournalReplay
+		case overwrite:
+			j, err = OverwriteJournal(journal, program)
 		default:
 			j, err = CreateJournal(journal, program)
+		}
+		if errors.Is(err, ErrJournalExists) {
+			return usage("%v: continue that run with --resume, replay it with --replay, or start over with --overwrite (its record is lost, and a new run repeats every side effect)", err)
 		}
 		if err != nil {
 			return fail(err)
@@ -247,8 +268,11 @@ func mainIO(args []string, program string, run func(*Host, RunOptions) *Result, 
 		}
 	}
 
+	ctx, received, stopSignals := signalContext(context.Background())
+	defer stopSignals()
+	opts.Context = ctx
 	var result *Result
-	for i := 0; i < repeat; i++ {
+	for i := 0; i < repeat && (i == 0 || ctx.Err() == nil); i++ {
 		result = run(h, opts)
 	}
 	if traceBuf != nil {
@@ -269,6 +293,10 @@ func mainIO(args []string, program string, run func(*Host, RunOptions) *Result, 
 		return 0
 	case StatusSuspended:
 		return 3
+	case StatusCancelled:
+		if s := received(); s != nil {
+			return signalExit(s)
+		}
 	}
 	return 1
 }

@@ -205,10 +205,19 @@ func (h *Host) Store() Store { return h.store }
 
 // RunOptions configure one execution.
 type RunOptions struct {
-	Context context.Context // nil: context.Background()
+	Context context.Context // nil: context.Background(); cancelling it ends the run with status cancelled
 	Program string          // the program's identity (journal header)
-	Input   Value           // what Run.Input returns
-	Budget  Budget          // the program's own budgets (merged with the host's: the tighter wins)
+	// ProgramHash identifies the program's code (the Go backend's
+	// ProgramHash constant); "" means the sha256 of Program. It goes into
+	// every idempotency key.
+	ProgramHash string
+	// RunID is the run's id, from which its idempotency keys derive, for
+	// a run without a journal, or whose journal has none; "" draws a new
+	// random one. A journal's own run id always wins (a resumed run keeps
+	// the original's keys).
+	RunID  string
+	Input  Value  // what Run.Input returns
+	Budget Budget // the program's own budgets (merged with the host's: the tighter wins)
 
 	Trace     io.Writer // JSON Lines trace; nil: none
 	Snapshots bool      // put the state hash after each step in Result.Snapshots
@@ -252,6 +261,7 @@ func (h *Host) NewRun(opts RunOptions) *Run {
 	}
 	r.names = r.namesBuf[:0]
 	r.occSites = r.occBuf[:0]
+	r.progName, r.progHash, r.runIDOpt = opts.Program, opts.ProgramHash, opts.RunID
 	budget := h.cfg.Budget.Merge(opts.Budget)
 	limits := h.cfg.Limits
 	r.limited = budget.limited() || limits.any()

@@ -15,13 +15,19 @@ import (
 // crashed or suspended run can resume without repeating a completed
 // effect, and a run can be replayed. The file is JSON Lines:
 //
-//	{"format":"genesis-journal","version":1,"program":"…"}
+//	{"format":"genesis-journal","version":1,"program":"…","run":"RUNID"}
 //	{"step":ID,"effect":"llm","request":{…},"reply":V,"attempts":1,"usage":{"prompt_tokens":N,"completion_tokens":N,"cost":X},"duration_ms":D}
 //	{"step":ID,"effect":"tool","request":{…},"pending":true}
+//	{"step":ID,"attempt":N}
 //	{"step":ID,"resume":V}
 //	{"end":"suspended","step":ID}
 //
-// The header names the program (RunOptions.Program). An effect line is
+// The header names the program (RunOptions.Program) and the run's id,
+// from which the idempotency keys of its effects derive (a resumed run
+// keeps it, so its keys are the original's). An attempt line records
+// that attempt N (N ≥ 2: a retry) of a call started, so that a run
+// resumed after a crash in that attempt makes it again with the same
+// attempt number, hence the same key. An effect line is
 // appended and fsynced before the effect's step counts as done; "usage"
 // is there for llm and judge; "duration_ms" is the time the step took on
 // the run's clock (a resumed run with the virtual clock advances it by as
@@ -74,9 +80,12 @@ type Journal struct {
 	mu        sync.Mutex
 	f         *os.File // nil: in memory
 	program   string
+	runID     string         // the run's id ("" in a journal written before run ids)
+	inflight  map[string]int // step → the attempt ≥ 2 last started (attempt lines)
 	recs      map[string]*jrec
 	order     []string // step identities in first-seen order
 	suspended string   // the step of the last end line with status suspended
+	ended     string   // the status of the last end line ("" when none)
 	lines     [][]byte // every line of an in-memory journal (Bytes)
 	buf       []byte
 }
@@ -94,9 +103,10 @@ type jrec struct {
 	used     bool
 }
 
-// NewJournal returns an empty journal in memory.
+// NewJournal returns an empty journal in memory, for a new run with a
+// new run id.
 func NewJournal(program string) *Journal {
-	j := &Journal{program: program, recs: make(map[string]*jrec)}
+	j := &Journal{program: program, runID: NewRunID(), recs: make(map[string]*jrec)}
 	j.lines = append(j.lines, j.headerLine())
 	return j
 }
@@ -104,17 +114,64 @@ func NewJournal(program string) *Journal {
 func (j *Journal) headerLine() []byte {
 	b := []byte(`{"format":"` + JournalFormat + `","version":` + strconv.Itoa(JournalVersion) + `,"program":`)
 	b = appendString(b, j.program)
+	if j.runID != "" {
+		b = append(b, `,"run":`...)
+		b = appendString(b, j.runID)
+	}
 	return append(b, "}\n"...)
 }
 
-// CreateJournal creates (or truncates) the journal file path for a new
-// run of program.
+// ErrJournalInUse is the error (wrapped) of opening a journal file that
+// another process, or another Journal of this one, holds open.
+var ErrJournalInUse = errors.New("the journal is in use by another run")
+
+// ErrJournalExists is the error (wrapped) of CreateJournal on a file that
+// already holds a run.
+var ErrJournalExists = errors.New("the journal already holds a run")
+
+// CreateJournal creates the journal file path for a new run of program,
+// with a new run id, and locks it (see OpenJournal). A file that exists
+// and is not empty is left as it is and refused (ErrJournalExists): it
+// holds a run whose effects happened, which --resume continues and
+// --replay replays; OverwriteJournal starts over in it.
 func CreateJournal(path, program string) (*Journal, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644)
+	return createJournal(path, program, false)
+}
+
+// OverwriteJournal is CreateJournal for a file that may hold a run: once
+// the lock is taken, the file is truncated and the new run starts in it.
+// The old run's record is lost (a run resumed from it would repeat every
+// side effect).
+func OverwriteJournal(path, program string) (*Journal, error) {
+	return createJournal(path, program, true)
+}
+
+func createJournal(path, program string, overwrite bool) (*Journal, error) {
+	// Not O_TRUNC: the file is truncated only once it is known to be ours.
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, err
 	}
-	j := &Journal{f: f, program: program, recs: make(map[string]*jrec)}
+	if err := lockFile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("journal %s: %w", path, err)
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if fi.Size() > 0 {
+		if !overwrite {
+			f.Close()
+			return nil, fmt.Errorf("journal %s: %w (%s)", path, ErrJournalExists, describeJournalFile(path))
+		}
+		if err := f.Truncate(0); err != nil {
+			f.Close()
+			return nil, err
+		}
+	}
+	j := &Journal{f: f, program: program, runID: NewRunID(), recs: make(map[string]*jrec)}
 	if err := j.write(j.headerLine()); err != nil {
 		f.Close()
 		return nil, err
@@ -122,12 +179,40 @@ func CreateJournal(path, program string) (*Journal, error) {
 	return j, nil
 }
 
+// describeJournalFile says what a file that CreateJournal refuses holds.
+func describeJournalFile(path string) string {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err.Error()
+	}
+	j, _, err := parseJournal(data)
+	if err != nil {
+		return "it is not a journal this runtime reads: " + err.Error()
+	}
+	s := "a run of " + strconv.Quote(j.program) + " with " + strconv.Itoa(len(j.recs)) + " effects"
+	if j.ended != "" {
+		s += ", which ended " + j.ended
+	} else {
+		s += ", which did not end (a crash or a kill)"
+	}
+	return s
+}
+
 // OpenJournal opens an existing journal file to resume or replay its run.
 // A last line cut short by a crash is dropped and truncated away.
+//
+// The file is locked while the Journal is open (flock(2) on Unix, an
+// exclusive lock that the system releases when the process ends, however
+// it ends): a second opening, by any process, fails with ErrJournalInUse
+// instead of interleaving its writes.
 func OpenJournal(path string) (*Journal, error) {
 	f, err := os.OpenFile(path, os.O_RDWR, 0)
 	if err != nil {
 		return nil, err
+	}
+	if err := lockFile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("journal %s: %w", path, err)
 	}
 	data, err := io.ReadAll(f)
 	if err != nil {
@@ -209,11 +294,19 @@ func (j *Journal) readHeader(v Value) error {
 	}
 	p, _ := v.Get("program")
 	j.program = p.Str()
+	if id, ok := v.Get("run"); ok {
+		s, isStr := id.AsString()
+		if !isStr || s == "" {
+			return errors.New("the run id is not a non-empty string")
+		}
+		j.runID = s
+	}
 	return nil
 }
 
 func (j *Journal) readLine(v Value) error {
 	if end, ok := v.Get("end"); ok {
+		j.ended = end.Str()
 		if end.Str() == string(StatusSuspended) {
 			s, _ := v.Get("step")
 			j.suspended = s.Str()
@@ -233,6 +326,17 @@ func (j *Journal) readLine(v Value) error {
 			return errors.New("a resume line for step " + strconv.Quote(step) + ", which is not pending")
 		}
 		rec.resumed, rec.resume = true, payload
+		return nil
+	}
+	if a, ok := v.Get("attempt"); ok {
+		n, isNum := a.AsNumber()
+		if !isNum || n < 2 || n > maxRetries+1 || n != float64(int(n)) {
+			return errors.New("a bad attempt number for step " + strconv.Quote(step))
+		}
+		if j.inflight == nil {
+			j.inflight = make(map[string]int)
+		}
+		j.inflight[step] = int(n)
 		return nil
 	}
 	eff, _ := v.Get("effect")
@@ -276,6 +380,10 @@ func (j *Journal) put(step string, rec *jrec) {
 
 // Program returns the program the journal's header names.
 func (j *Journal) Program() string { return j.program }
+
+// RunID returns the id of the journal's run ("" for a journal written
+// before runs had ids).
+func (j *Journal) RunID() string { return j.runID }
 
 // Effects returns the number of effects the journal holds.
 func (j *Journal) Effects() int {
@@ -397,6 +505,39 @@ func appendUsage(b []byte, u Usage) []byte {
 	return append(b, '}')
 }
 
+// appendAttempt records that attempt n (≥ 2) of step's call starts. It
+// is not fsynced: it matters after a crash of the process, not of the
+// machine, and the effect line that follows syncs it anyway.
+func (j *Journal) appendAttempt(step string, n int) error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	b := append(j.buf[:0], `{"step":`...)
+	b = appendString(b, step)
+	b = append(b, `,"attempt":`...)
+	b = strconv.AppendInt(b, int64(n), 10)
+	b = append(b, "}\n"...)
+	j.buf = b
+	if j.f != nil {
+		_, err := j.f.Write(b)
+		return err
+	}
+	if j.lines != nil {
+		j.lines = append(j.lines, append([]byte(nil), b...))
+	}
+	return nil
+}
+
+// inflightAttempt returns the attempt of step's call that a previous
+// execution started last without completing (1 when none was recorded).
+func (j *Journal) inflightAttempt(step string) int {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if n := j.inflight[step]; n > 1 {
+		return n
+	}
+	return 1
+}
+
 // appendPending records an effect that suspended the run.
 func (j *Journal) appendPending(step, effect string, request Value) error {
 	j.mu.Lock()
@@ -446,6 +587,7 @@ func (j *Journal) appendEnd(status Status, step string) error {
 	}
 	b = append(b, "}\n"...)
 	j.buf = b
+	j.ended = string(status)
 	return j.write(b)
 }
 

@@ -143,7 +143,7 @@ func (o *OpenAI) Complete(ctx context.Context, c *Call, req *LLMRequest) (LLMRes
 	}
 	backoff := 500 * time.Millisecond
 	for attempt := 0; ; attempt++ {
-		resp, ce, transient := o.post(ctx, timeout, data)
+		resp, ce, transient := o.post(ctx, timeout, data, c.IdempotencyKey())
 		if ce == nil {
 			return resp, nil
 		}
@@ -167,7 +167,11 @@ func (o *OpenAI) Complete(ctx context.Context, c *Call, req *LLMRequest) (LLMRes
 }
 
 // post makes one HTTP request and says whether a failure is transient.
-func (o *OpenAI) post(ctx context.Context, timeout time.Duration, body []byte) (LLMResponse, *CallError, bool) {
+//
+// key, when not empty, is sent as the Idempotency-Key header: the same
+// for the client's own retries of one attempt, and for the attempt a
+// resumed run makes again.
+func (o *OpenAI) post(ctx context.Context, timeout time.Duration, body []byte, key string) (LLMResponse, *CallError, bool) {
 	if timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, timeout)
@@ -179,6 +183,9 @@ func (o *OpenAI) post(ctx context.Context, timeout time.Duration, body []byte) (
 	}
 	hreq.Header.Set("Content-Type", "application/json")
 	hreq.Header.Set("Accept", "application/json")
+	if key != "" {
+		hreq.Header.Set("Idempotency-Key", key)
+	}
 	if o.cfg.APIKey != "" {
 		hreq.Header.Set("Authorization", "Bearer "+o.cfg.APIKey)
 	}

@@ -242,6 +242,7 @@ func (r *Run) newBranch(id string, i int) *Run {
 		c.traceBytes += int64(len(r.tbuf))
 	}
 	c.names = c.namesBuf[:0]
+	c.ident = r.identity0() // one run id and program hash for every branch's keys
 	c.seq = append([]seqCount(nil), r.seq...)
 	c.base = &branchBase{steps: r.steps, usage: r.usage, seq: append([]seqCount(nil), r.seq...)}
 	return c

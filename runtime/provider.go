@@ -71,6 +71,7 @@ type Call struct {
 	Attempt int           // 1 for the first attempt
 	Timeout time.Duration // the provider must give up after it (0: none)
 	run     *Run
+	key     string // IdempotencyKey, once computed
 }
 
 // Seq returns how many times this run asked Seq for key before, and

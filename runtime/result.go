@@ -15,6 +15,7 @@ const (
 	StatusSuspended      Status = "suspended"       // a tool answered PENDING, or a wait needs a resume
 	StatusBudgetExceeded Status = "budget_exceeded" // a budget refused the next step
 	StatusStalled        Status = "stalled"         // too many steps in a row left the state unchanged
+	StatusCancelled      Status = "cancelled"       // the run's context was cancelled (genesisc run: SIGINT, SIGTERM)
 )
 
 // Event is one emitted event.
@@ -42,7 +43,7 @@ func (e *RunError) Error() string {
 // Result is what a run produced (what `genesisc run --result FILE`
 // writes). Its JSON encoding is
 //
-//	{"status": "success"|"failed"|"suspended"|"budget_exceeded"|"stalled",
+//	{"status": "success"|"failed"|"suspended"|"budget_exceeded"|"stalled"|"cancelled",
 //	 "steps": [names of the executed steps, in order; a parallel block's
 //	           sub-steps after the block, branch by branch],
 //	 "output": the program's result (for a run that stopped: the output of
@@ -160,7 +161,7 @@ func ParseResult(data []byte) (*Result, error) {
 	r := &Result{Outputs: emptyObject, Exports: emptyObject}
 	st, ok := ObjGet(v, String("status")).AsString()
 	switch Status(st) {
-	case StatusSuccess, StatusFailed, StatusSuspended, StatusBudgetExceeded, StatusStalled:
+	case StatusSuccess, StatusFailed, StatusSuspended, StatusBudgetExceeded, StatusStalled, StatusCancelled:
 		r.Status = Status(st)
 	default:
 		if !ok {

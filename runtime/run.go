@@ -48,6 +48,9 @@ type Run struct {
 	exports  Value
 	events   []Event
 
+	lastSite *Site  // the site of the latest step begun
+	lastStep string // and its identity
+	lastStmt *Site  // the site of the latest "statement" note
 	path     string // call path prefix: "site > " per Enter, "block/i > " per branch
 	occSites []siteCount
 	occBuf   [4]siteCount
@@ -59,6 +62,10 @@ type Run struct {
 	call   Call
 	llmReq LLMRequest
 	seq    []seqCount
+
+	// idempotency keys: the run's identity, made when a key is first needed
+	ident                        *runIdentity
+	progName, progHash, runIDOpt string
 
 	*runExtra // what only some runs need; nil until then
 }
@@ -107,6 +114,26 @@ type runExtra struct {
 	exportWrites []Field
 	stateWrites  []Field
 }
+
+// identity0 returns the run's identity (run id and program hash), shared
+// with its branches, making it on first use: the run id is the journal's,
+// else RunOptions.RunID, else drawn when the first key needs it.
+func (r *Run) identity0() *runIdentity {
+	if r.ident == nil {
+		ri := &runIdentity{id: r.runIDOpt, programHash: r.progHash}
+		if r.j != nil && r.j.runID != "" {
+			ri.id = r.j.runID
+		}
+		if ri.programHash == "" {
+			ri.programHash = programHashOf(r.progName)
+		}
+		r.ident = ri
+	}
+	return r.ident
+}
+
+// RunID returns the run's id (see RunOptions.RunID).
+func (r *Run) RunID() string { return r.identity0().runID() }
 
 func (r *Run) ext() *runExtra {
 	if r.runExtra == nil {
@@ -543,12 +570,13 @@ func (r *Run) lastID(st Step) string {
 // step_started. It returns the step's identity.
 func (r *Run) begin(st Step, kind string) string {
 	if r.ctx.Err() != nil {
-		r.stop(StatusFailed, "cancelled", "the run was cancelled: "+r.ctx.Err().Error(), r.lastID(st))
+		r.cancelled(r.lastID(st))
 	}
 	if r.tracing && r.traceErr != nil {
 		r.stop(StatusFailed, "trace", "writing the trace: "+r.traceErr.Error(), "")
 	}
 	id := r.identity(st)
+	r.lastSite, r.lastStep = st.Site, id
 	if r.limited {
 		r.checkBudget(id)
 	}
@@ -735,7 +763,7 @@ func (r *Run) Fail(st Step, err Value) {
 	if err.k == KindError {
 		kind, msg = err.s, err.h.msg
 	}
-	r.stop(StatusFailed, kind, msg, r.lastID(st))
+	r.stop(StatusFailed, kind, msg, r.stopID(st))
 }
 
 // Suspend stops the run with status suspended at step st (its latest
@@ -743,7 +771,7 @@ func (r *Run) Fail(st Step, err Value) {
 // what it did; it gets no payload: a suspension that waits for an event
 // is a Wait.
 func (r *Run) Suspend(st Step, reason string) {
-	r.stop(StatusSuspended, "suspended", reason, r.lastID(st))
+	r.stop(StatusSuspended, "suspended", reason, r.stopID(st))
 }
 
 // Bounds of numbers read from options.
@@ -787,7 +815,7 @@ func (r *Run) backoff(d time.Duration) {
 		return
 	}
 	if err := r.h.sleep(r.ctx, d); err != nil {
-		r.stop(StatusFailed, "cancelled", "the run was cancelled: "+err.Error(), "")
+		r.cancelled("")
 	}
 }
 
@@ -852,9 +880,13 @@ func (r *Run) callLLM(id string, req *LLMRequest, pol RetryPolicy) (Value, Usage
 	if p == nil {
 		return Error("config", "no LLM provider is configured"), total, 0
 	}
-	for attempt := 1; ; attempt++ {
+	for attempt := r.firstAttempt(id); ; attempt++ {
+		r.noteAttempt(id, attempt)
 		r.call = Call{Step: id, Attempt: attempt, Timeout: pol.Timeout, run: r}
 		resp, err := p.Complete(r.ctx, &r.call, req)
+		if r.ctx.Err() != nil {
+			r.cancelled(id)
+		}
 		total.add(resp.Usage)
 		var ce *CallError
 		if err != nil {
@@ -941,9 +973,13 @@ func (r *Run) observeTool(id, name string) {
 
 func (r *Run) callTool(id, name string, args Value, pol RetryPolicy) (Value, int) {
 	fn := (*r.h.tools.Load())[name]
-	for attempt := 1; ; attempt++ {
+	for attempt := r.firstAttempt(id); ; attempt++ {
+		r.noteAttempt(id, attempt)
 		r.call = Call{Step: id, Attempt: attempt, Timeout: pol.Timeout, run: r}
 		v, err := r.toolAttempt(fn, name, args, pol)
+		if r.ctx.Err() != nil {
+			r.cancelled(id) // whatever the call answered, it was cut short
+		}
 		if err == nil {
 			return v, attempt
 		}
@@ -965,7 +1001,7 @@ func (r *Run) toolAttempt(fn ToolFunc, name string, args Value, pol RetryPolicy)
 			ctx, cancel = context.WithTimeout(ctx, pol.Timeout)
 			defer cancel()
 		}
-		return fn(ctx, args)
+		return fn(withCall(ctx, &r.call), args)
 	}
 	for _, p := range r.h.cfg.Tools {
 		v, err = p.CallTool(r.ctx, &r.call, name, args)
@@ -1032,6 +1068,37 @@ func (r *Run) fromJournal(id string, st Step, effect string, request Value, star
 		r.vnow += rec.duration // the served effect takes the virtual time it took
 	}
 	return rec
+}
+
+// cancelled stops the run whose context is done: status cancelled. The
+// step in flight, if any, is not journaled: a resumed run makes it again
+// (with the same idempotency key).
+func (r *Run) cancelled(step string) {
+	why := "cancelled"
+	if err := r.ctx.Err(); err != nil {
+		why = err.Error()
+	}
+	if c := context.Cause(r.ctx); c != nil && c != r.ctx.Err() {
+		why = c.Error()
+	}
+	r.stop(StatusCancelled, "cancelled", "the run was cancelled: "+why, step)
+}
+
+// firstAttempt returns the attempt a call of step id starts with: 1, or
+// in a resumed run the attempt ≥ 2 that a previous execution started and
+// did not finish (so that it gets the key it had).
+func (r *Run) firstAttempt(id string) int {
+	if r.j != nil && r.mode == JournalResume {
+		return r.j.inflightAttempt(id)
+	}
+	return 1
+}
+
+// noteAttempt journals that attempt n ≥ 2 of step id's call starts.
+func (r *Run) noteAttempt(id string, n int) {
+	if n > 1 && r.j != nil && r.mode != JournalReplay {
+		r.journal(r.j.appendAttempt(id, n), id)
+	}
 }
 
 // journal stops the run when a journal write failed.
@@ -1166,7 +1233,7 @@ func (r *Run) Wait(st Step, request Value) Value {
 	}
 	if r.real {
 		if err := r.h.sleep(r.ctx, d); err != nil {
-			r.stop(StatusFailed, "cancelled", "the run was cancelled: "+err.Error(), id)
+			r.cancelled(id)
 		}
 	} else {
 		r.vnow += d
@@ -1241,7 +1308,27 @@ func (r *Run) Stop(st Step, status, err Value) {
 	default:
 		msg = err.String()
 	}
-	r.stop(s, kind, msg, r.lastID(st))
+	r.stop(s, kind, msg, r.stopID(st))
+}
+
+// stopID returns the identity a stop at st names: that of the step it
+// ends. A stop is no step of its own — it is neither traced nor
+// journaled — and a frontend gives it a position of its own (the IR wants
+// (name, position) unique), so when the latest step begun has the stop's
+// name, the stop ends that step and names it as the trace and the
+// journal do. Otherwise, in a program that notes its statements (VVM), a
+// stop is where an error nobody caught ends the run, at a position of
+// the program's entry: it names the statement that was running, the
+// latest one noted ("raise @ prog.vvm:4:1"). Else it names st's latest
+// execution.
+func (r *Run) stopID(st Step) string {
+	if st.Site != nil && r.lastSite != nil && (r.lastSite == st.Site || r.lastSite.Name == st.Site.Name) {
+		return r.lastStep
+	}
+	if st.Site != nil && r.lastStmt != nil {
+		return NewSite(st.Site.Name, r.lastStmt.File, r.lastStmt.Line, r.lastStmt.Col).ID()
+	}
+	return r.lastID(st)
 }
 
 // Trace is the effect trace: it records a step that performs no other
@@ -1273,6 +1360,9 @@ func (r *Run) Trace(st Step, event, payload Value) {
 // of the trace (VVM's narration: a statement starts, a loop iterates, a
 // match decides) — when the run is traced. It is no step.
 func (r *Run) note(st Step, data Value) {
+	if st.Site != nil && data.k == KindObject && ObjGet(data, String("kind")).Str() == "statement" {
+		r.lastStmt = st.Site
+	}
 	if !r.tracing {
 		return
 	}

@@ -183,7 +183,7 @@ func TestSuspendResume(t *testing.T) {
 	data, _ := os.ReadFile(path)
 	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
 	wantLines := []string{
-		`{"format":"genesis-journal","version":1,"program":"refund"}`,
+		`{"format":"genesis-journal","version":1,"program":"refund","run":"` + j.RunID() + `"}`,
 		`{"step":"load @ refund.json:2:5","effect":"state.get","request":{"key":"refunds"},"reply":null,"duration_ms":0}`,
 		`{"step":"classify @ refund.json:3:5","effect":"llm","request":{"prompt":"Valid refund? broken on arrival","options":{"model":"m"}},"reply":"yes","attempts":1,"usage":{"prompt_tokens":10,"completion_tokens":1,"cost":0.001},"duration_ms":0}`,
 		`{"step":"pay @ refund.json:5:5","effect":"tool","request":{"name":"pay","args":{"order":"A-17"}},"reply":"PENDING","attempts":1,"duration_ms":0}`,

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"os"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -13,18 +14,31 @@ import (
 // ExecTools runs a command for every tool call (exec:CMD). The command
 // line is run by /bin/sh -c, gets one JSON request on stdin,
 //
-//	{"tool": NAME, "args": {...}}
+//	{"tool": NAME, "args": {...}, "idempotency_key": KEY}
 //
-// and answers one JSON value on stdout (errors as {"$error": {...}}; the
-// string "PENDING" suspends the run). A non-zero exit is a failed call of
-// kind "tool" whose message ends with the last line of stderr; stdout that
-// is not one JSON value is kind "bad_response"; the call's timeout kills
-// the process (kind "timeout").
+// (KEY: Call.IdempotencyKey, the same when a resumed run makes a call
+// again that a killed run had in flight) and answers one JSON value on
+// stdout (errors as {"$error": {...}}; the string "PENDING" suspends the
+// run). A non-zero exit is a failed call of kind "tool" whose message
+// ends with the last line of stderr; stdout that is not one JSON value is
+// kind "bad_response"; the call's timeout kills the process (kind
+// "timeout").
+//
+// On Unix the command runs in a process group of its own, which is
+// killed whole when the command has exited (a background process it left
+// holding its stdout does not hold up the call, which succeeds), when the
+// call times out and when the run is cancelled; on Linux the shell also
+// gets SIGKILL when the process that runs it dies.
 type ExecTools struct {
 	Command string
 	Dir     string   // working directory ("": the current one)
 	Env     []string // environment (nil: the process's)
 }
+
+// execDrainDelay bounds the wait for a tool's output pipes to close once
+// its process group is killed (a process that left the group can still
+// hold them).
+const execDrainDelay = time.Second
 
 // CallTool runs the command for one call.
 func (e *ExecTools) CallTool(ctx context.Context, c *Call, name string, args Value) (Value, error) {
@@ -33,18 +47,12 @@ func (e *ExecTools) CallTool(ctx context.Context, c *Call, name string, args Val
 		ctx, cancel = context.WithTimeout(ctx, c.Timeout)
 		defer cancel()
 	}
-	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", e.Command)
-	cmd.Dir = e.Dir
-	cmd.Env = e.Env
-	cmd.WaitDelay = time.Second
-	killGroup(cmd)
 	req := AppendJSON(append(AppendJSON([]byte(`{"tool":`), String(name)), `,"args":`...), args)
+	if key := c.IdempotencyKey(); key != "" {
+		req = appendString(append(req, `,"idempotency_key":`...), key)
+	}
 	req = append(req, "}\n"...)
-	cmd.Stdin = bytes.NewReader(req)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout = &stdout
-	cmd.Stderr = &stderr
-	err := cmd.Run()
+	stdout, stderr, err := runGroup(ctx, e, req)
 	if ctx.Err() == context.DeadlineExceeded {
 		return Value{}, &CallError{Kind: "timeout", Message: "tool " + name + " timed out"}
 	}
@@ -53,12 +61,12 @@ func (e *ExecTools) CallTool(ctx context.Context, c *Call, name string, args Val
 	}
 	if err != nil {
 		msg := "tool " + name + ": " + err.Error()
-		if line := lastLine(stderr.String()); line != "" {
+		if line := lastLine(string(stderr)); line != "" {
 			msg += ": " + line
 		}
 		return Value{}, &CallError{Kind: "tool", Message: msg}
 	}
-	v, perr := ParseJSONExt(stdout.Bytes())
+	v, perr := ParseJSONExt(stdout)
 	if perr != nil {
 		return Value{}, &CallError{Kind: "bad_response", Message: "tool " + name + " did not answer one JSON value: " + perr.Error()}
 	}
@@ -66,6 +74,72 @@ func (e *ExecTools) CallTool(ctx context.Context, c *Call, name string, args Val
 		return Value{}, &CallError{Kind: v.s, Message: v.h.msg}
 	}
 	return v, nil
+}
+
+// runGroup runs the command with req on stdin and returns what it wrote.
+// The error is the command's exit (or start) failure; output still
+// arriving from processes it left behind is not waited for beyond
+// execDrainDelay once the command's process group has been killed.
+func runGroup(ctx context.Context, e *ExecTools, req []byte) (stdout, stderr []byte, err error) {
+	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", e.Command)
+	cmd.Dir = e.Dir
+	cmd.Env = e.Env
+	killGroup(cmd)
+	// A request too big for the pipe, written to a process that left a
+	// child holding stdin without reading it, must not hold up Wait.
+	cmd.WaitDelay = execDrainDelay
+	cmd.Stdin = bytes.NewReader(req)
+	// Pipes of our own rather than exec's copying goroutines: Wait then
+	// returns when the shell exits, whoever else holds the pipes.
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		return nil, nil, err
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		outR.Close()
+		outW.Close()
+		return nil, nil, err
+	}
+	cmd.Stdout, cmd.Stderr = outW, errW
+	var outBuf, errBuf bytes.Buffer
+	done := make(chan struct{}, 2)
+	drain := func(buf *bytes.Buffer, r *os.File) {
+		buf.ReadFrom(r)
+		done <- struct{}{}
+	}
+	err = cmd.Start()
+	outW.Close()
+	errW.Close()
+	if err != nil {
+		outR.Close()
+		errR.Close()
+		return nil, nil, err
+	}
+	go drain(&outBuf, outR)
+	go drain(&errBuf, errR)
+	err = cmd.Wait()
+	if errors.Is(err, exec.ErrWaitDelay) && cmd.ProcessState != nil && cmd.ProcessState.Success() {
+		err = nil // it answered and exited 0
+	}
+	// The tool has answered (or failed): what it left running in its
+	// group goes with it.
+	endGroup(cmd)
+	timer := time.NewTimer(execDrainDelay)
+	for n := 0; n < 2; n++ {
+		select {
+		case <-done:
+		case <-timer.C:
+			// A process outside the group holds a pipe: stop reading.
+			outR.Close()
+			errR.Close()
+			<-done
+		}
+	}
+	timer.Stop()
+	outR.Close()
+	errR.Close()
+	return outBuf.Bytes(), errBuf.Bytes(), err
 }
 
 func lastLine(s string) string {

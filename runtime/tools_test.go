@@ -66,7 +66,7 @@ func execTools(t *testing.T) ToolProvider {
 func TestExecTools(t *testing.T) {
 	h := NewHost(Config{Tools: []ToolProvider{execTools(t)}})
 	args := Object(Field{"a", Int(2)}, Field{"b", Number(0.5)})
-	res := h.Execute(RunOptions{}, func(r *Run) Value {
+	res := h.Execute(RunOptions{RunID: "run-1", ProgramHash: "p"}, func(r *Run) Value {
 		return List(
 			r.Tool(siteA.At(1), String("echo"), args),
 			r.Tool(siteA.At(2), String("add"), args),
@@ -74,7 +74,8 @@ func TestExecTools(t *testing.T) {
 			r.Tool(siteA.At(4), String("pending"), args),
 		)
 	})
-	want := `[{"tool":"echo","args":{"a":2,"b":0.5}},2.5,{"$error":{"kind":"rejected","message":"over the limit"}},"PENDING"]`
+	key := IdempotencyKey("run-1", "p", "a @ t.json:1:1 # 1", 1)
+	want := `[{"tool":"echo","args":{"a":2,"b":0.5},"idempotency_key":"` + key + `"},2.5,{"$error":{"kind":"rejected","message":"over the limit"}},"PENDING"]`
 	if got := res.Output.String(); got != want {
 		t.Errorf("replies %s\nwant %s", got, want)
 	}

@@ -14,10 +14,13 @@ package golang
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"go/format"
 	"math"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"unicode"
@@ -70,7 +73,7 @@ func Generate(m *ir.Module, opts Options) ([]File, diag.List) {
 		g.diags.Errorf(diag.Pos{File: opts.Source}, "0x08FF", "internal error: the generated Go does not parse: %v", err)
 		return nil, g.diags
 	}
-	return []File{{Name: "program.go", Data: out}}, g.diags
+	return []File{{Name: "program.go", Data: fillProgramHash(out)}}, g.diags
 }
 
 type generator struct {
@@ -356,6 +359,10 @@ func (g *generator) program() []byte {
 	}
 	g.printf("\n\trt %q\n)\n\n", RuntimePath)
 	g.printf("// Program is the compiled program's identity, which journals record.\nconst Program = %q\n\n", filepath.Base(source))
+	// The hash of the program's code goes into its effects' idempotency
+	// keys (docs/runtime.md): the hash of the whole file, this constant
+	// standing as a placeholder, filled in by fillProgramHash.
+	g.printf("// ProgramHash identifies the program's code (its idempotency keys derive from it).\nconst ProgramHash = %q\n\n", programHashPlaceholder)
 
 	main := g.funcs["main"]
 	g.printf(`// Run runs the program once on host h with opts (input, journal, trace,
@@ -363,6 +370,9 @@ func (g *generator) program() []byte {
 func Run(h *rt.Host, opts rt.RunOptions) *rt.Result {
 	if opts.Program == "" {
 		opts.Program = Program
+	}
+	if opts.ProgramHash == "" {
+		opts.ProgramHash = ProgramHash
 	}
 	return h.Execute(opts, func(r *rt.Run) rt.Value {
 `)
@@ -443,6 +453,23 @@ func Run(h *rt.Host, opts rt.RunOptions) *rt.Result {
 	g.b.Write(body.Bytes())
 	return g.b.Bytes()
 }
+
+// fillProgramHash replaces the ProgramHash placeholder of the formatted
+// file src with the hash of src. Line directives name the source file as
+// the command line gave it (relative names only): without them the
+// program's code, and its hash, is the same wherever the source lies.
+func fillProgramHash(src []byte) []byte {
+	sum := sha256.Sum256(lineDirective.ReplaceAll(src, nil))
+	return bytes.Replace(src, []byte(programHashPlaceholder), []byte(hex.EncodeToString(sum[:])), 1)
+}
+
+// lineDirective matches the /*line*/ directives funcGen.line writes.
+var lineDirective = regexp.MustCompile(`(?m)^[ \t]*/\*line [^*\n]*\*/[ \t]*\n|[ \t]*/\*line [^*\n]*\*/`)
+
+// programHashPlaceholder stands for ProgramHash in the file being hashed.
+// The constant comes before any text of the program, so replacing the
+// first occurrence replaces it.
+const programHashPlaceholder = "genesis-program-hash-placeholder-genesis-program-hash-placeholder"
 
 // helpers writes the small functions every package uses.
 func (g *generator) helpers() {

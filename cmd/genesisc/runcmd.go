@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -31,7 +30,7 @@ func runCommand(stdout, stderr io.Writer) *cli.Command {
 	return &cli.Command{
 		Name:      "run",
 		Usage:     "compile and run an agent program",
-		UsageText: "genesisc run [--llm mock:FILE|openai:URL] [--tools mock:FILE|exec:CMD] [--input KEY=VALUE]... [--trace FILE] [--journal FILE [--resume [--payload JSON] | --replay]] [--result FILE] [--repeat N] [--state FILE] [--narrate] [--trigger KIND] [--event NAME [--event-payload JSON]] [--param KEY=VALUE]... [--mode simulate|cast] [--yes] [--max-steps N] [--max-tokens N] [--max-cost USD] [--max-wall DURATION] [--max-memory SIZE] [--max-trace SIZE] [--cache-max SIZE] FILE",
+		UsageText: "genesisc run [--llm mock:FILE|openai:URL] [--tools mock:FILE|exec:CMD] [--input KEY=VALUE]... [--trace FILE] [--journal FILE [--resume [--payload JSON] | --replay | --overwrite]] [--result FILE] [--repeat N] [--state FILE] [--narrate] [--trigger KIND] [--event NAME [--event-payload JSON]] [--param KEY=VALUE]... [--mode simulate|cast] [--yes] [--max-steps N] [--max-tokens N] [--max-cost USD] [--max-wall DURATION] [--max-memory SIZE] [--max-trace SIZE] [--cache-max SIZE] FILE",
 		Description: "Compiles FILE through the Go backend, builds the program with the Go toolchain\n" +
 			"(go in PATH, or $GENESIS_GO) into a cache ($GENESIS_CACHE, default the user cache\n" +
 			"directory's genesis/run) keyed by the program and the runtime, and runs it. A\n" +
@@ -39,8 +38,10 @@ func runCommand(stdout, stderr io.Writer) *cli.Command {
 			"the compiled program's own (docs/runtime.md, Main); the --max-* limits stop a\n" +
 			"runaway run with status budget_exceeded (defaults: 100000 steps, 1000000 tokens,\n" +
 			"1 USD, 1m0s, 1GiB of heap, 256MiB of trace; 0 is no limit). The cache is capped\n" +
-			"(genesisc cache). Exit status: 0 success,\n" +
-			"3 suspended, 1 another status or an error, 2 a usage error.",
+			"(genesisc cache). Exit status: 0 success, 3 suspended, 130 or 143 cancelled by\n" +
+			"SIGINT or SIGTERM, 1 another status or an error, 2 a usage error. SIGINT and\n" +
+			"SIGTERM cancel the run cleanly (--resume continues it); if genesisc itself is\n" +
+			"killed, the program is cancelled too.",
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "llm", Usage: "the LLM provider: mock:FILE or openai:URL"},
 			&cli.StringFlag{Name: "tools", Usage: "the tool provider: mock:FILE or exec:CMD"},
@@ -51,6 +52,7 @@ func runCommand(stdout, stderr io.Writer) *cli.Command {
 			&cli.StringFlag{Name: "payload", Usage: "with --resume: the `JSON` the suspended step resumes with"},
 			&cli.StringFlag{Name: "source", Usage: "with --payload: WEBHOOK, OPERATOR or TIMER"},
 			&cli.BoolFlag{Name: "replay", Usage: "serve every effect from the journal"},
+			&cli.BoolFlag{Name: "overwrite", Usage: "with --journal: start a new run even if the journal holds one (its record is lost)"},
 			&cli.StringFlag{Name: "result", Usage: "write the result JSON to `FILE` (default: standard output)"},
 			&cli.IntFlag{Name: "repeat", Value: 1, Usage: "run `N` times in one process and write the last result"},
 			&cli.StringFlag{Name: "state", Usage: "keep the persistent state (agent memory) in `FILE`, across runs"},
@@ -89,7 +91,7 @@ func runCommand(stdout, stderr io.Writer) *cli.Command {
 			for _, p := range c.StringSlice("param") {
 				args = append(args, "--param", p)
 			}
-			for _, name := range []string{"resume", "replay", "narrate", "yes"} {
+			for _, name := range []string{"resume", "replay", "overwrite", "narrate", "yes"} {
 				if c.Bool(name) {
 					args = append(args, "--"+name)
 				}
@@ -97,15 +99,13 @@ func runCommand(stdout, stderr io.Writer) *cli.Command {
 			if c.IsSet("repeat") {
 				args = append(args, "--repeat", strconv.Itoa(c.Int("repeat")))
 			}
-			cmd := exec.Command(bin, args...)
-			cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, stdout, stderr
-			if err := cmd.Run(); err != nil {
-				var ee *exec.ExitError
-				if errors.As(err, &ee) && ee.ExitCode() >= 0 {
-					return exitError{ee.ExitCode()}
-				}
+			code, err := runProgram(bin, args, stdout, stderr)
+			if err != nil {
 				fmt.Fprintf(stderr, "genesisc run: %v\n", err)
 				return exitError{exitDiag}
+			}
+			if code != 0 {
+				return exitError{code}
 			}
 			return nil
 		},
