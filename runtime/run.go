@@ -1319,8 +1319,9 @@ func (r *Run) Stop(st Step, status, err Value) {
 // journal do. Otherwise, in a program that notes its statements (VVM), a
 // stop is where an error nobody caught ends the run, at a position of
 // the program's entry: it names the statement that was running, the
-// latest one noted ("raise @ prog.vvm:4:1"). Else it names st's latest
-// execution.
+// latest one noted ("raise @ prog.vvm:4:1"), or the latest raise noted
+// (note kind "raised": Grimoire's guards, halts and loop maxima). Else
+// it names st's latest execution.
 func (r *Run) stopID(st Step) string {
 	if st.Site != nil && r.lastSite != nil && (r.lastSite == st.Site || r.lastSite.Name == st.Site.Name) {
 		return r.lastStep
@@ -1360,8 +1361,10 @@ func (r *Run) Trace(st Step, event, payload Value) {
 // of the trace (VVM's narration: a statement starts, a loop iterates, a
 // match decides) — when the run is traced. It is no step.
 func (r *Run) note(st Step, data Value) {
-	if st.Site != nil && data.k == KindObject && ObjGet(data, String("kind")).Str() == "statement" {
-		r.lastStmt = st.Site
+	if st.Site != nil && data.k == KindObject {
+		if k := ObjGet(data, String("kind")).Str(); k == "statement" || k == "raised" {
+			r.lastStmt = st.Site
+		}
 	}
 	if !r.tracing {
 		return

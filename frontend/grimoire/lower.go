@@ -158,8 +158,14 @@ func (fl *funcLowerer) raise(e *ir.Value) {
 	fl.b.Break(fl.handlers[len(fl.handlers)-1])
 }
 
-// fail raises a new error of kind with message.
+// fail raises a new error of kind with message, first noting the raise
+// (kind "raised") at the current position, so that the run's stop names
+// the statement that failed rather than the spell (docs/runtime.md,
+// Step identity).
 func (fl *funcLowerer) fail(kind string, msg *ir.Value) {
+	pos := fl.b.Pos()
+	fl.b.Effect(ir.OpTrace, fl.step("raised", pos), fl.iters, fl.str("note"), fl.obj("kind", fl.str("raised"), "text", msg))
+	fl.b.SetPos(pos)
 	fl.raise(fl.b.Builtin("error.new", fl.b.StringValue(kind), msg))
 }
 
