@@ -52,7 +52,13 @@ func (fg *funcGen) asm(in *ir.Instr) {
 	}
 	for r := 0; r < 256; r++ {
 		if used[r] {
-			fg.printf("var r%d uint64", r)
+			if r == 255 {
+				// Compiled code never writes r255, which holds heap_end
+				// from the start (docs/forge.md, Registers at start).
+				fg.printf("var r255 uint64 = heapEnd")
+			} else {
+				fg.printf("var r%d uint64", r)
+			}
 			fg.printf("_ = r%d", r)
 		}
 	}

@@ -164,7 +164,7 @@ func (fg *funcGen) declareVars() {
 // function, as the Forge program's prologue does: the registers it
 // pushes before checking the frame are charged to the machine stack,
 // then the frame is taken from the shadow stack below fg.act.frame
-// (USER_FAULT 2 past its limit, with r254's wrapping arithmetic) and
+// (USER_FAULT 2 past its limit, compared signed as Forge does) and
 // becomes m.fp for the calls. args are the Go expressions of a copy's
 // arguments, bound to the parameters; nil for the function, whose
 // parameters are Go's.
@@ -177,7 +177,7 @@ func (fg *funcGen) activate(args []string) {
 	if fg.stack.Frame > 0 {
 		frame := "frame" + fg.act.suffix
 		fg.printf("%s := %s - %d", frame, fg.act.frame, fg.stack.Frame)
-		fg.printf("if %s < frameLimit {", frame)
+		fg.printf("if int64(%s) < int64(frameLimit) {", frame) // signed, as the Forge prologue compares
 		fg.printf("\tpanic(fault{%d, %d})", machine.FaultUser, machine.UserFrameOverflow)
 		fg.printf("}")
 		fg.printf("m.fp = %s", frame)

@@ -517,7 +517,7 @@ func Check(progs []*Program, dir string) ([]string, error) {
 				msgs = append(msgs, fmt.Sprintf("%s: %v", t.name, t.errs[i]))
 				continue
 			}
-			got, err := difftest.Run(t.bin, nil, difftest.Arg(i))
+			got, err := difftest.Run(t.bin, nil, append([]string{difftest.Arg(i)}, dps[i].Args()...)...)
 			if err != nil {
 				msgs = append(msgs, fmt.Sprintf("%s: %v", t.name, err))
 			} else if got != want[i] {
