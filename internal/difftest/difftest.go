@@ -105,15 +105,25 @@ func (o Outcome) String() string {
 // Forge compiles p at the optimization level and runs it on the Forge
 // Machine as `forge exec` does, p.Stdin delivered on channel 2.
 func Forge(p Program, level int) (Outcome, error) {
+	img, err := CompileForge(p, level)
+	if err != nil {
+		return Outcome{}, err
+	}
+	return RunForge(img, p.Stdin, p.Limits)
+}
+
+// CompileForge compiles p at the optimization level for the Forge
+// Machine, to run it with RunForge (on several machines, say).
+func CompileForge(p Program, level int) (*vm.Image, error) {
 	res, diags := compiler.Build(p.Sources, compiler.Options{OptLevel: level})
 	if diags.HasErrors() {
-		return Outcome{}, fmt.Errorf("does not compile: %s", diags.Error())
+		return nil, fmt.Errorf("does not compile: %s", diags.Error())
 	}
 	img, err := vm.NewImage(res.Program)
 	if err != nil {
-		return Outcome{}, fmt.Errorf("does not load: %v", err)
+		return nil, fmt.Errorf("does not load: %v", err)
 	}
-	return RunForge(img, p.Stdin, p.Limits)
+	return img, nil
 }
 
 // RunForge runs a program on the Forge Machine as forge exec does with
