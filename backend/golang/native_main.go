@@ -311,57 +311,59 @@ func b2i(b bool) int64 {
 }
 
 // Loads may read anything below the quota; stores only the heap and above.
+// The checks compare with len(m.mem), the quota (which a function small
+// enough for Go to inline has at hand with the slice).
 func (m *machine) load8(a uint64) uint8 {
-	if a >= memory {
+	if a >= uint64(len(m.mem)) {
 		m.faultCode(0x04, 0)
 	}
 	return m.mem[a]
 }
 
 func (m *machine) load16(a uint64) uint16 {
-	if a > memory-2 {
+	if a > uint64(len(m.mem))-2 {
 		m.faultCode(0x04, 0)
 	}
 	return binary.LittleEndian.Uint16(m.mem[a : a+2])
 }
 
 func (m *machine) load32(a uint64) uint32 {
-	if a > memory-4 {
+	if a > uint64(len(m.mem))-4 {
 		m.faultCode(0x04, 0)
 	}
 	return binary.LittleEndian.Uint32(m.mem[a : a+4])
 }
 
 func (m *machine) load64(a uint64) uint64 {
-	if a > memory-8 {
+	if a > uint64(len(m.mem))-8 {
 		m.faultCode(0x04, 0)
 	}
 	return binary.LittleEndian.Uint64(m.mem[a : a+8])
 }
 
 func (m *machine) store8(a uint64, v uint8) {
-	if a-heapStart >= memory-heapStart {
+	if a-heapStart >= uint64(len(m.mem))-heapStart {
 		m.faultCode(0x04, 0)
 	}
 	m.mem[a] = v
 }
 
 func (m *machine) store16(a uint64, v uint16) {
-	if a-heapStart > memory-2-heapStart {
+	if a-heapStart > uint64(len(m.mem))-2-heapStart {
 		m.faultCode(0x04, 0)
 	}
 	binary.LittleEndian.PutUint16(m.mem[a:a+2], v)
 }
 
 func (m *machine) store32(a uint64, v uint32) {
-	if a-heapStart > memory-4-heapStart {
+	if a-heapStart > uint64(len(m.mem))-4-heapStart {
 		m.faultCode(0x04, 0)
 	}
 	binary.LittleEndian.PutUint32(m.mem[a:a+4], v)
 }
 
 func (m *machine) store64(a uint64, v uint64) {
-	if a-heapStart > memory-8-heapStart {
+	if a-heapStart > uint64(len(m.mem))-8-heapStart {
 		m.faultCode(0x04, 0)
 	}
 	binary.LittleEndian.PutUint64(m.mem[a:a+8], v)
