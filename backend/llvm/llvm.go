@@ -7,11 +7,12 @@
 // memory is one region with the same layout (internal/machine lays it
 // out from the Forge program), of the size the executable is given at
 // run time (--memory and --stack, as forge exec takes them), every load
-// and store is checked against it, the machine stack and the frames are charged as the Forge
-// program uses them (so recursion faults at the same depth), a fault
-// prints the fault's name on standard error and exits with status 3, and
-// channels 0, 1 and 2 are standard output, standard error and standard
-// input. Inline asm blocks are translated instruction by instruction.
+// and store is checked against it, the machine stack and the frames are
+// charged as the Forge program uses them (so recursion faults at the
+// same depth), a fault prints the fault's name on standard error and
+// exits with status 3, and channels 0, 1 and 2 are standard output,
+// standard error and standard input. Inline asm blocks are translated
+// instruction by instruction.
 package llvm
 
 import (
@@ -215,12 +216,7 @@ func (g *gen) module() {
 			}
 		})
 	}
-	pure := faultOnly(g.src)
-	for name := range pure {
-		if g.layout.Func(name).Frame > 0 {
-			pure[name] = true // its frame check reads the shadow stack's limit
-		}
-	}
+	pure := faultOnly(g.src, func(name string) bool { return g.layout.Func(name).Frame > 0 })
 	for _, f := range g.src.Funcs {
 		sig := f.Type().Sig()
 		params := []*ir.Param{ir.NewParam("free", types.I64), ir.NewParam("fp", types.I64)}
@@ -268,13 +264,13 @@ func (g *gen) module() {
 	// whose CALL pushes a return address.
 	entry := m.NewFunc(g.prefix+"_main", types.Void)
 	b := entry.NewBlock("")
-	heapEnd := b.NewLoad(types.I64, u(g).heapEnd)
+	heapEnd := b.NewLoad(types.I64, g.heapEnd)
 	top := b.NewAnd(heapEnd, i64(-machine.FrameAlign))
 	limit := b.NewSub(top, i64(machine.FrameSize))
 	hs := i64(int64(g.layout.HeapStart))
 	below := b.NewICmp(enum.IPredSLT, limit, hs)
-	b.NewStore(b.NewSelect(below, hs, limit), u(g).frameLimit)
-	free := b.NewSub(b.NewLoad(types.I64, u(g).memory), heapEnd)
+	b.NewStore(b.NewSelect(below, hs, limit), g.frameLimit)
+	free := b.NewSub(b.NewLoad(types.I64, g.memory), heapEnd)
 	overflow := b.NewICmp(enum.IPredULT, free, i64(8))
 	fail, run := entry.NewBlock(""), entry.NewBlock("")
 	b.NewCondBr(overflow, fail, run)
@@ -284,18 +280,16 @@ func (g *gen) module() {
 	run.NewRet(nil)
 }
 
-// u returns the unit of g's program.
-func u(g *gen) *Unit { return g.Unit }
-
 // faultOnly returns the functions whose only effect is to fault: they
 // store nothing, run no asm and make no indirect call, and call only such
-// functions. Each maps to whether it reads memory (loads, itself or in a
-// callee).
-func faultOnly(m *gir.Module) map[string]bool {
+// functions. Each maps to whether it reads memory (loads, or takes a
+// frame, whose check reads the shadow stack's limit: framed says which
+// do; itself or in a callee).
+func faultOnly(m *gir.Module, framed func(string) bool) map[string]bool {
 	reads := map[string]bool{} // the candidates
 	callees := map[string][]string{}
 	for _, f := range m.Funcs {
-		ok, loads := true, false
+		ok, loads := true, framed(f.Name)
 		gir.Walk(f.Body, func(in *gir.Instr) {
 			switch in.Op {
 			case gir.OpStore, gir.OpCopy, gir.OpAsm, gir.OpCallIndirect:
