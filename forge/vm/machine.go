@@ -164,29 +164,9 @@ func New(img *Image, cfg Config, out Sender) *Machine {
 	copy(m.mem, img.memory)
 	m.sp = cfg.Memory
 	m.heapEnd = cfg.Memory - cfg.Stack
-	// The machine tells the program where its heap is (docs/forge.md,
-	// Registers at start): code compiled for no particular quota keeps
-	// its own stacks inside [RegHeapStart, RegHeapEnd) and so runs under
-	// any quota and stack size that hold it.
-	m.regs[RegHeapStart] = img.heapStart
-	m.regs[RegHeapEnd] = m.heapEnd
+	m.startRegisters()
 	m.state = Ready
 	return m
-}
-
-// The registers that are not zero when a program starts: the bounds of
-// its writable heap. Everything else is zero.
-const (
-	RegHeapStart = 254 // heap_start: the first multiple of 8 after the data
-	RegHeapEnd   = 255 // heap_end = memory − stack: where the machine stack's region begins
-)
-
-// Need returns the smallest memory quota that holds img's code and data
-// and a machine stack of stack bytes (creation with less faults
-// OUT_OF_MEMORY), and false when no quota up to MaxMemory does.
-func Need(img *Image, stack uint64) (uint64, bool) {
-	need := img.heapStart + stack
-	return need, need >= stack && need <= MaxMemory
 }
 
 // State returns the machine's state.
