@@ -111,6 +111,10 @@ func (fg *funcGen) function() {
 			fg.printf("_ = %s", fg.name(p))
 		}
 	}
+	if fg.g.standalone {
+		fg.printf("mem := m.mem") // see access
+		fg.printf("_ = mem")
+	}
 	// The frame of the slots.
 	fg.slots = map[string]int64{}
 	var size int64
@@ -846,31 +850,43 @@ func floatLit(f float64) string {
 func (fg *funcGen) load(t ir.Type, addr string) string {
 	switch t.Kind() {
 	case ir.KindBool:
-		return "m.load8(" + addr + ") != 0"
+		return fg.access("load8", addr) + " != 0"
 	case ir.KindI8:
-		return "int8(m.load8(" + addr + "))"
+		return "int8(" + fg.access("load8", addr) + ")"
 	case ir.KindI16:
-		return "int16(m.load16(" + addr + "))"
+		return "int16(" + fg.access("load16", addr) + ")"
 	case ir.KindI32:
-		return "int32(m.load32(" + addr + "))"
+		return "int32(" + fg.access("load32", addr) + ")"
 	case ir.KindI64, ir.KindFunc:
-		return "int64(m.load64(" + addr + "))"
+		return "int64(" + fg.access("load64", addr) + ")"
 	}
-	return "m.load64(" + addr + ")"
+	return fg.access("load64", addr)
 }
 
 // store writes the store of val of type t at address addr.
 func (fg *funcGen) store(t ir.Type, addr, val string) {
 	switch t.Kind() {
 	case ir.KindBool:
-		fg.printf("m.store8(%s, uint8(b2i(%s)))", addr, val)
+		fg.printf("%s", fg.access("store8", addr+", uint8(b2i("+val+"))"))
 	case ir.KindI8:
-		fg.printf("m.store8(%s, uint8(%s))", addr, val)
+		fg.printf("%s", fg.access("store8", addr+", uint8("+val+")"))
 	case ir.KindI16:
-		fg.printf("m.store16(%s, uint16(%s))", addr, val)
+		fg.printf("%s", fg.access("store16", addr+", uint16("+val+")"))
 	case ir.KindI32:
-		fg.printf("m.store32(%s, uint32(%s))", addr, val)
+		fg.printf("%s", fg.access("store32", addr+", uint32("+val+")"))
 	default:
-		fg.printf("m.store64(%s, uint64(%s))", addr, val)
+		fg.printf("%s", fg.access("store64", addr+", uint64("+val+")"))
 	}
+}
+
+// access is the call of the memory access fn (load8, store64, …) with
+// args. A standalone program's accesses take the function's local copy
+// of the memory slice, mem, which Go keeps in registers through a loop
+// (m.mem would be read again at every access); an agent program's are
+// methods of its machine.
+func (fg *funcGen) access(fn, args string) string {
+	if fg.g.standalone {
+		return fn + "(mem, " + args + ")"
+	}
+	return "m." + fn + "(" + args + ")"
 }

@@ -266,6 +266,7 @@ func newMachine(args []string) *machine {
 	debug.SetGCPercent(-1)
 	m := &machine{mem: make([]byte, memory), fp: frameTop, out: bufio.NewWriterSize(os.Stdout, 64<<10)}
 	copy(m.mem, image)
+	run = m
 	return m
 }
 
@@ -311,62 +312,67 @@ func b2i(b bool) int64 {
 }
 
 // Loads may read anything below the quota; stores only the heap and above.
-// The checks compare with len(m.mem), the quota (which a function small
-// enough for Go to inline has at hand with the slice).
-func (m *machine) load8(a uint64) uint8 {
-	if a >= uint64(len(m.mem)) {
-		m.faultCode(0x04, 0)
+// They take the memory slice (a function's local copy of m.mem, which Go
+// keeps in registers through a loop) and compare with its length, the
+// quota; a fault ends the run of the machine run.
+var run *machine
+
+func addressFault() { run.faultCode(0x04, 0) }
+
+func load8(mem []byte, a uint64) uint8 {
+	if a >= uint64(len(mem)) {
+		addressFault()
 	}
-	return m.mem[a]
+	return mem[a]
 }
 
-func (m *machine) load16(a uint64) uint16 {
-	if a > uint64(len(m.mem))-2 {
-		m.faultCode(0x04, 0)
+func load16(mem []byte, a uint64) uint16 {
+	if a > uint64(len(mem))-2 {
+		addressFault()
 	}
-	return binary.LittleEndian.Uint16(m.mem[a : a+2])
+	return binary.LittleEndian.Uint16(mem[a : a+2])
 }
 
-func (m *machine) load32(a uint64) uint32 {
-	if a > uint64(len(m.mem))-4 {
-		m.faultCode(0x04, 0)
+func load32(mem []byte, a uint64) uint32 {
+	if a > uint64(len(mem))-4 {
+		addressFault()
 	}
-	return binary.LittleEndian.Uint32(m.mem[a : a+4])
+	return binary.LittleEndian.Uint32(mem[a : a+4])
 }
 
-func (m *machine) load64(a uint64) uint64 {
-	if a > uint64(len(m.mem))-8 {
-		m.faultCode(0x04, 0)
+func load64(mem []byte, a uint64) uint64 {
+	if a > uint64(len(mem))-8 {
+		addressFault()
 	}
-	return binary.LittleEndian.Uint64(m.mem[a : a+8])
+	return binary.LittleEndian.Uint64(mem[a : a+8])
 }
 
-func (m *machine) store8(a uint64, v uint8) {
-	if a-heapStart >= uint64(len(m.mem))-heapStart {
-		m.faultCode(0x04, 0)
+func store8(mem []byte, a uint64, v uint8) {
+	if a-heapStart >= uint64(len(mem))-heapStart {
+		addressFault()
 	}
-	m.mem[a] = v
+	mem[a] = v
 }
 
-func (m *machine) store16(a uint64, v uint16) {
-	if a-heapStart > uint64(len(m.mem))-2-heapStart {
-		m.faultCode(0x04, 0)
+func store16(mem []byte, a uint64, v uint16) {
+	if a-heapStart > uint64(len(mem))-2-heapStart {
+		addressFault()
 	}
-	binary.LittleEndian.PutUint16(m.mem[a:a+2], v)
+	binary.LittleEndian.PutUint16(mem[a:a+2], v)
 }
 
-func (m *machine) store32(a uint64, v uint32) {
-	if a-heapStart > uint64(len(m.mem))-4-heapStart {
-		m.faultCode(0x04, 0)
+func store32(mem []byte, a uint64, v uint32) {
+	if a-heapStart > uint64(len(mem))-4-heapStart {
+		addressFault()
 	}
-	binary.LittleEndian.PutUint32(m.mem[a:a+4], v)
+	binary.LittleEndian.PutUint32(mem[a:a+4], v)
 }
 
-func (m *machine) store64(a uint64, v uint64) {
-	if a-heapStart > uint64(len(m.mem))-8-heapStart {
-		m.faultCode(0x04, 0)
+func store64(mem []byte, a uint64, v uint64) {
+	if a-heapStart > uint64(len(mem))-8-heapStart {
+		addressFault()
 	}
-	binary.LittleEndian.PutUint64(m.mem[a:a+8], v)
+	binary.LittleEndian.PutUint64(mem[a:a+8], v)
 }
 
 // copyMem copies n bytes from src to dst as if through a buffer.
