@@ -45,7 +45,8 @@ vet:
 
 # fuzz: a short run of every fuzz target (go test runs their seed corpora
 # as part of `make test`), then GENFUZZ_N random Genesis programs on the
-# three targets (forge, native, Go; CI runs 12 from a fixed seed).
+# three targets (forge, native, Go; CI runs 12 from a fixed seed), each
+# on the default machine and on three of random memory quotas and stacks.
 FUZZTIME ?= 30s
 GENFUZZ_N ?= 500
 GENFUZZ_SEED ?= $(shell date +%s)

@@ -43,22 +43,18 @@ const maxArgs = 64
 
 // Options are the target parameters of compiled programs.
 type Options struct {
-	// FrameTop is where the shadow stack of slot frames starts, growing
-	// down: the top of the heap, heap_end = memory − stack. Programs with
-	// slots must run with a memory quota and stack size that put heap_end
-	// here or above. Zero means DefaultFrameTop.
-	FrameTop uint64
-	// FrameSize is the size of the shadow stack; a deeper nesting of
-	// frames faults USER_FAULT with code 2. Zero means DefaultFrameSize.
+	// FrameSize bounds the shadow stack of slot frames, which starts at
+	// the top of the heap (heap_end, which the machine reports in r255
+	// at start) and grows down, never below heap_start (r254 at start):
+	// a deeper nesting of frames faults USER_FAULT with code 2. Zero
+	// means DefaultFrameSize.
 	FrameSize uint64
 }
 
-// The defaults match forge exec's default memory (16 MiB) and stack
-// (64 KiB).
-const (
-	DefaultFrameTop  = 16<<20 - 64<<10
-	DefaultFrameSize = 1 << 20
-)
+// DefaultFrameSize is the default bound of the shadow stack: the frames
+// take at most the top 1 MiB of the heap, leaving the rest below to the
+// program's own use of raw memory.
+const DefaultFrameSize = 1 << 20
 
 // Compile lowers m, which must have passed ir.Verify, to Forge assembly
 // with the default Options. The program starts at _start, which calls the
@@ -74,12 +70,10 @@ func CompileOptions(m *ir.Module, opts Options) (string, diag.List) {
 }
 
 func newCompiler(m *ir.Module, opts Options) *compiler {
-	if opts.FrameTop == 0 {
-		opts.FrameTop = DefaultFrameTop
-	}
 	if opts.FrameSize == 0 {
 		opts.FrameSize = DefaultFrameSize
 	}
+	opts.FrameSize = min(opts.FrameSize, 1<<32) // no heap is larger: the machine's memory is at most 4 GiB
 	return &compiler{m: m, opts: opts, names: newNames(m), clobbers: map[string]regSet{}, done: map[string]bool{}, stacks: map[string]*FuncStack{}}
 }
 
@@ -223,8 +217,20 @@ func (c *compiler) compile() (string, diag.List) {
 	w.line(".text")
 	w.label(start)
 	if c.usesFrames {
-		w.ins("LI %s, %d", rFrame, c.opts.FrameTop&^(maxFrameAlign-1))
-		w.ins("LI %s, %d", rShadowLimit, c.opts.FrameTop-c.opts.FrameSize)
+		// The shadow stack's place comes from the machine (docs/forge.md,
+		// Registers at start): its top is heap_end (r255) rounded down
+		// to the frames' alignment, and its limit FrameSize below, but
+		// not below heap_start (r254 until here). Signed: with a heap of
+		// less than FrameSize, top − FrameSize is negative.
+		ok := c.names.unique(start + ".frames")
+		w.ins("OR %s, %s, %s", rShadowLimit, rFrame, rFrame)
+		w.ins("LI %s, %d", rScratch0, -maxFrameAlign)
+		w.ins("AND %s, %s, %s", rFrame, rReserved, rScratch0)
+		w.ins("LI %s, %d", rScratch0, c.opts.FrameSize)
+		w.ins("SUB %s, %s, %s", rScratch1, rFrame, rScratch0)
+		w.ins("JLTS %s, %s, %s", rScratch1, rShadowLimit, quoteName(ok))
+		w.ins("OR %s, %s, %s", rShadowLimit, rScratch1, rScratch1)
+		w.label(ok)
 	}
 	w.ins("CALL %s", quoteName("main"))
 	w.ins("HALT")

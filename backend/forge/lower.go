@@ -106,13 +106,17 @@ func (l *fnLower) emit(in *minst) {
 
 // emitPrologue emits the frame's allocation: rFrame moves down by the
 // frame size, checked against the shadow stack's limit. The size is
-// l.frameLI's immediate, which spilling may raise later.
+// l.frameLI's immediate, which spilling may raise later. The comparison
+// is signed: the shadow stack's addresses are below MaxMemory (2^32) and
+// a frame is below 2^31 bytes, so a frame larger than what is left of
+// a small heap makes rFrame negative rather than wrap to a huge address
+// that would pass an unsigned check.
 func (l *fnLower) emitPrologue() {
 	l.usesFrames, l.usesOverflow = true, true
 	l.frameLI = &minst{op: mLI, defs: []reg{rScratch0}, imm: l.frameSize}
 	l.emit(l.frameLI)
 	l.alu("SUB", rFrame, rFrame, rScratch0)
-	l.emit(&minst{op: mJcc, name: "JLT", uses: []reg{rFrame, rShadowLimit}, sym: l.c.overflow})
+	l.emit(&minst{op: mJcc, name: "JLTS", uses: []reg{rFrame, rShadowLimit}, sym: l.c.overflow})
 }
 
 func (l *fnLower) move(d, s reg) {

@@ -52,7 +52,13 @@ func (fg *funcGen) asm(in *ir.Instr) {
 	}
 	for r := 0; r < 256; r++ {
 		if used[r] {
-			fg.printf("var r%d uint64", r)
+			if r == 255 {
+				// Compiled code never writes r255, which holds heap_end
+				// from the start (docs/forge.md, Registers at start).
+				fg.printf("var r255 uint64 = heapEnd")
+			} else {
+				fg.printf("var r%d uint64", r)
+			}
 			fg.printf("_ = r%d", r)
 		}
 	}
@@ -120,13 +126,13 @@ func (fg *funcGen) asmInst(in *ir.Instr, x machine.AsmInst) {
 	case bytecode.SAR:
 		fg.printf("r%d = uint64(int64(r%d) >> (r%d & 63))", x.A, x.B, x.C)
 	case bytecode.LOAD:
-		fg.printf("r%d = uint64(m.load8(r%d + %d))", x.A, x.B, uint64(x.Offset()))
+		fg.printf("r%d = uint64(load8(mem, r%d + %d))", x.A, x.B, uint64(x.Offset()))
 	case bytecode.LOADW:
-		fg.printf("r%d = m.load64(r%d + %d)", x.A, x.B, uint64(x.Offset()))
+		fg.printf("r%d = load64(mem, r%d + %d)", x.A, x.B, uint64(x.Offset()))
 	case bytecode.STORE:
-		fg.printf("m.store8(r%d + %d, uint8(r%d))", x.B, uint64(x.Offset()), x.A)
+		fg.printf("store8(mem, r%d + %d, uint8(r%d))", x.B, uint64(x.Offset()), x.A)
 	case bytecode.STOREW:
-		fg.printf("m.store64(r%d + %d, r%d)", x.B, uint64(x.Offset()), x.A)
+		fg.printf("store64(mem, r%d + %d, r%d)", x.B, uint64(x.Offset()), x.A)
 	case bytecode.PUSH:
 		fg.printf("asp = m.push(asp, r%d)", x.A)
 	case bytecode.POP:

@@ -111,6 +111,10 @@ func (fg *funcGen) function() {
 			fg.printf("_ = %s", fg.name(p))
 		}
 	}
+	if fg.g.standalone {
+		fg.printf("mem := m.mem") // see access
+		fg.printf("_ = mem")
+	}
 	// The frame of the slots.
 	fg.slots = map[string]int64{}
 	var size int64
@@ -171,7 +175,7 @@ func (fg *funcGen) declareVars() {
 // function, as the Forge program's prologue does: the registers it
 // pushes before checking the frame are charged to the machine stack,
 // then the frame is taken from the shadow stack below fg.act.frame
-// (USER_FAULT 2 past its limit, with r254's wrapping arithmetic) and
+// (USER_FAULT 2 past its limit, compared signed as Forge does) and
 // becomes m.fp for the calls. args are the Go expressions of a copy's
 // arguments, bound to the parameters; nil for the function, whose
 // parameters are Go's.
@@ -184,7 +188,7 @@ func (fg *funcGen) activate(args []string) {
 	if fg.stack.Frame > 0 {
 		frame := "frame" + fg.act.suffix
 		fg.printf("%s := %s - %d", frame, fg.act.frame, fg.stack.Frame)
-		fg.printf("if %s < frameLimit {", frame)
+		fg.printf("if int64(%s) < int64(frameLimit) {", frame) // signed, as the Forge prologue compares
 		fg.printf("\tpanic(fault{%d, %d})", machine.FaultUser, machine.UserFrameOverflow)
 		fg.printf("}")
 		fg.printf("m.fp = %s", frame)
@@ -862,31 +866,43 @@ func floatLit(f float64) string {
 func (fg *funcGen) load(t ir.Type, addr string) string {
 	switch t.Kind() {
 	case ir.KindBool:
-		return "m.load8(" + addr + ") != 0"
+		return fg.access("load8", addr) + " != 0"
 	case ir.KindI8:
-		return "int8(m.load8(" + addr + "))"
+		return "int8(" + fg.access("load8", addr) + ")"
 	case ir.KindI16:
-		return "int16(m.load16(" + addr + "))"
+		return "int16(" + fg.access("load16", addr) + ")"
 	case ir.KindI32:
-		return "int32(m.load32(" + addr + "))"
+		return "int32(" + fg.access("load32", addr) + ")"
 	case ir.KindI64, ir.KindFunc:
-		return "int64(m.load64(" + addr + "))"
+		return "int64(" + fg.access("load64", addr) + ")"
 	}
-	return "m.load64(" + addr + ")"
+	return fg.access("load64", addr)
 }
 
 // store writes the store of val of type t at address addr.
 func (fg *funcGen) store(t ir.Type, addr, val string) {
 	switch t.Kind() {
 	case ir.KindBool:
-		fg.printf("m.store8(%s, uint8(b2i(%s)))", addr, val)
+		fg.printf("%s", fg.access("store8", addr+", uint8(b2i("+val+"))"))
 	case ir.KindI8:
-		fg.printf("m.store8(%s, uint8(%s))", addr, val)
+		fg.printf("%s", fg.access("store8", addr+", uint8("+val+")"))
 	case ir.KindI16:
-		fg.printf("m.store16(%s, uint16(%s))", addr, val)
+		fg.printf("%s", fg.access("store16", addr+", uint16("+val+")"))
 	case ir.KindI32:
-		fg.printf("m.store32(%s, uint32(%s))", addr, val)
+		fg.printf("%s", fg.access("store32", addr+", uint32("+val+")"))
 	default:
-		fg.printf("m.store64(%s, uint64(%s))", addr, val)
+		fg.printf("%s", fg.access("store64", addr+", uint64("+val+")"))
 	}
+}
+
+// access is the call of the memory access fn (load8, store64, …) with
+// args. A standalone program's accesses take the function's local copy
+// of the memory slice, mem, which Go keeps in registers through a loop
+// (m.mem would be read again at every access); an agent program's are
+// methods of its machine.
+func (fg *funcGen) access(fn, args string) string {
+	if fg.g.standalone {
+		return fn + "(mem, " + args + ")"
+	}
+	return "m." + fn + "(" + args + ")"
 }

@@ -10,6 +10,10 @@ import (
 	"github.com/llir/llvm/ir/value"
 )
 
+// reservedReg is r255, which the Forge backend never writes: it keeps the
+// heap_end the machine put there at start.
+const reservedReg = 255
+
 // codeAsm is the diagnostic code of inline assembly that does not
 // translate (as the Forge backend's for text that does not assemble).
 const codeAsm = "0x0804"
@@ -17,7 +21,7 @@ const codeAsm = "0x0804"
 // asm translates an inline asm block instruction by instruction. The
 // Forge registers are SSA values of the translation (all 64 bits, zero
 // when the block does not bind them, as nothing else can be in them that
-// the program could rely on); in registers start as the operands in their
+// the program could rely on, except r255, which holds heap_end); in registers start as the operands in their
 // canonical 64-bit form, out registers are brought back to the result's
 // type as the IR defines it.
 func (fg *fnGen) asm(in *gir.Instr) {
@@ -31,14 +35,21 @@ func (fg *fnGen) asm(in *gir.Instr) {
 		if v, ok := regs[r]; ok {
 			return v
 		}
+		if r == reservedReg {
+			// Compiled code never writes r255, which holds heap_end
+			// from the start (docs/forge.md, Registers at start).
+			return fg.machineValue(fg.g.heapEnd)
+		}
 		return i64(0)
 	}
 	for i, arg := range in.Args {
 		regs[uint8(in.Regs[i])] = fg.widen(fg.vals[arg], arg.Type)
 	}
 	// The machine stack pointer as the text starts: below what the Forge
-	// code pushed around the block (instr checked that it fits).
-	var sp value.Value = fg.cur.NewSub(fg.sp, i64(fg.stack.Instrs[in].Depth))
+	// code pushed around the block (instr checked that it fits). The
+	// function has it as the bytes free above heap_end.
+	heapEnd := fg.machineValue(fg.g.heapEnd)
+	var sp value.Value = fg.cur.NewAdd(heapEnd, fg.cur.NewSub(fg.sp, i64(fg.stack.Instrs[in].Depth)))
 	for _, x := range insts {
 		b := fg.cur
 		switch x.Op {
@@ -83,11 +94,11 @@ func (fg *fnGen) asm(in *gir.Instr) {
 		case bytecode.STOREW:
 			fg.store(gir.I64, fg.address(reg(x.B), x.Offset(), 8, true), reg(x.A))
 		case bytecode.PUSH:
-			fg.check(b.NewICmp(enum.IPredULT, sp, i64(machine.HeapEnd+8)), machine.FaultStackOverflow, 0)
+			fg.check(b.NewICmp(enum.IPredULT, b.NewSub(sp, heapEnd), i64(8)), machine.FaultStackOverflow, 0)
 			sp = fg.cur.NewSub(sp, i64(8))
 			fg.store(gir.I64, sp, reg(x.A))
 		case bytecode.POP:
-			fg.check(b.NewICmp(enum.IPredUGT, sp, i64(machine.Memory-8)), machine.FaultStackUnderflow, 0)
+			fg.check(b.NewICmp(enum.IPredUGT, sp, b.NewSub(fg.machineValue(fg.g.memory), i64(8))), machine.FaultStackUnderflow, 0)
 			regs[x.A] = fg.load(gir.I64, sp)
 			sp = fg.cur.NewAdd(sp, i64(8))
 		case bytecode.LI:
@@ -119,8 +130,9 @@ func (fg *fnGen) asm(in *gir.Instr) {
 				return
 			}
 			// CALL pushes the return address.
-			fg.check(b.NewICmp(enum.IPredULT, sp, i64(machine.HeapEnd+8)), machine.FaultStackOverflow, 0)
-			args := []value.Value{fg.cur.NewSub(sp, i64(8)), fg.frame}
+			free := b.NewSub(sp, heapEnd)
+			fg.check(b.NewICmp(enum.IPredULT, free, i64(8)), machine.FaultStackOverflow, 0)
+			args := []value.Value{fg.cur.NewSub(free, i64(8)), fg.frame}
 			for i, p := range f.Params {
 				args = append(args, fg.narrow(reg(uint8(i)), p.Type))
 			}

@@ -4,13 +4,15 @@
 // compiler (docs/backend-llvm.md).
 //
 // The program keeps the Forge Machine's semantics (docs/forge.md): its
-// memory is one region of the same size and layout (internal/machine
-// lays it out from the Forge program), every load and store is checked
-// against it, the machine stack and the frames are charged as the Forge
-// program uses them (so recursion faults at the same depth), a fault
-// prints the fault's name on standard error and exits with status 3, and
-// channels 0, 1 and 2 are standard output, standard error and standard
-// input. Inline asm blocks are translated instruction by instruction.
+// memory is one region with the same layout (internal/machine lays it
+// out from the Forge program), of the size the executable is given at
+// run time (--memory and --stack, as forge exec takes them), every load
+// and store is checked against it, the machine stack and the frames are
+// charged as the Forge program uses them (so recursion faults at the
+// same depth), a fault prints the fault's name on standard error and
+// exits with status 3, and channels 0, 1 and 2 are standard output,
+// standard error and standard input. Inline asm blocks are translated
+// instruction by instruction.
 package llvm
 
 import (
@@ -52,10 +54,13 @@ func Compile(m *gir.Module, file string) (string, diag.List) {
 type Unit struct {
 	mod *ir.Module
 
-	mem                     *ir.Global // linear memory
-	fault, send, recv, poll *ir.Func
-	halt, memmove           *ir.Func
-	memType                 *types.ArrayType
+	// The machine of the run, set by the runtime before the program
+	// starts: the base of linear memory, its size (the quota), where the
+	// machine stack's region starts (heap_end), and the shadow stack's
+	// limit (set by the program's entry, which knows heap_start).
+	mem, memory, heapEnd, frameLimit *ir.Global
+	fault, send, recv, poll          *ir.Func
+	halt, memmove                    *ir.Func
 }
 
 // NewUnit starts an empty unit; name is its source file name.
@@ -63,12 +68,19 @@ func NewUnit(name string) *Unit {
 	u := &Unit{mod: ir.NewModule()}
 	m := u.mod
 	m.SourceFilename = name
-	// Linear memory: zero, in the executable's bss; the runtime copies
-	// the image to its start before main runs.
-	u.memType = types.NewArray(machine.Memory, types.I8)
-	u.mem = m.NewGlobal("gen_mem", u.memType) // defined by the runtime
-	u.mem.Linkage = enum.LinkageExternal
-	u.mem.Preemption = enum.PreemptionDSOLocal
+	// The machine, defined by the runtime: linear memory is allocated
+	// (zero) when the run starts, with the quota the executable is given,
+	// and the image copied to its start before main runs.
+	global := func(name string, t types.Type) *ir.Global {
+		g := m.NewGlobal(name, t)
+		g.Linkage = enum.LinkageExternal
+		g.Preemption = enum.PreemptionDSOLocal
+		return g
+	}
+	u.mem = global("gen_mem", types.NewPointer(types.I8))
+	u.memory = global("gen_memory", types.I64)
+	u.heapEnd = global("gen_heap_end", types.I64)
+	u.frameLimit = global("gen_frame_limit", types.I64)
 
 	// The runtime (rt/runtime.c).
 	u.fault = m.NewFunc("gen_fault", types.Void, ir.NewParam("code", types.I64), ir.NewParam("user", types.I64))
@@ -149,7 +161,8 @@ func resultType(rs []gir.Type) types.Type {
 }
 
 // sigType is the LLVM type of functions of signature sig: the machine
-// stack pointer and the frame pointer (stackParams), then the parameters.
+// stack's free bytes and the frame pointer (stackParams), then the
+// parameters.
 func sigType(sig *gir.Signature) *types.FuncType {
 	params := []types.Type{types.I64, types.I64}
 	for _, t := range sig.Params {
@@ -159,8 +172,10 @@ func sigType(sig *gir.Signature) *types.FuncType {
 }
 
 // stackParams is the number of parameters every function has before its
-// own: the Forge Machine's stack pointer on entry and its frame pointer
-// (r254), which the function charges its use of the stacks against.
+// own: the Forge Machine's stack pointer on entry, as the bytes free
+// below it (sp − heap_end, so that a function checks its need against it
+// without reading the machine), and its frame pointer (r254), which the
+// function charges its use of the stacks against.
 const stackParams = 2
 
 func i64(x int64) *constant.Int { return constant.NewInt(types.I64, x) }
@@ -201,10 +216,10 @@ func (g *gen) module() {
 			}
 		})
 	}
-	pure := faultOnly(g.src)
+	pure := faultOnly(g.src, func(name string) bool { return g.layout.Func(name).Frame > 0 })
 	for _, f := range g.src.Funcs {
 		sig := f.Type().Sig()
-		params := []*ir.Param{ir.NewParam("sp", types.I64), ir.NewParam("fp", types.I64)}
+		params := []*ir.Param{ir.NewParam("free", types.I64), ir.NewParam("fp", types.I64)}
 		for i, p := range f.Params {
 			params = append(params, ir.NewParam(fmt.Sprintf("p%d", i), llType(p.Type)))
 		}
@@ -242,22 +257,39 @@ func (g *gen) module() {
 		fg.function()
 	}
 
-	// P_main: what the runtime's main calls.
+	// P_main: what the runtime's main calls, once the machine is set
+	// up. It does what the Forge program's _start does: it places the
+	// shadow stack of frames at the top of the heap (docs/forge.md,
+	// Registers at start; backend/internal/machine), then calls main,
+	// whose CALL pushes a return address.
 	entry := m.NewFunc(g.prefix+"_main", types.Void)
 	b := entry.NewBlock("")
-	b.NewCall(g.funcs["main"], i64(machine.MainSP), i64(machine.FrameTop))
-	b.NewRet(nil)
+	heapEnd := b.NewLoad(types.I64, g.heapEnd)
+	top := b.NewAnd(heapEnd, i64(-machine.FrameAlign))
+	limit := b.NewSub(top, i64(machine.FrameSize))
+	hs := i64(int64(g.layout.HeapStart))
+	below := b.NewICmp(enum.IPredSLT, limit, hs)
+	b.NewStore(b.NewSelect(below, hs, limit), g.frameLimit)
+	free := b.NewSub(b.NewLoad(types.I64, g.memory), heapEnd)
+	overflow := b.NewICmp(enum.IPredULT, free, i64(8))
+	fail, run := entry.NewBlock(""), entry.NewBlock("")
+	b.NewCondBr(overflow, fail, run)
+	fail.NewCall(g.fault, i64(machine.FaultStackOverflow), i64(0))
+	fail.NewUnreachable()
+	run.NewCall(g.funcs["main"], run.NewSub(free, i64(8)), top)
+	run.NewRet(nil)
 }
 
 // faultOnly returns the functions whose only effect is to fault: they
 // store nothing, run no asm and make no indirect call, and call only such
-// functions. Each maps to whether it reads memory (loads, itself or in a
-// callee).
-func faultOnly(m *gir.Module) map[string]bool {
+// functions. Each maps to whether it reads memory (loads, or takes a
+// frame, whose check reads the shadow stack's limit: framed says which
+// do; itself or in a callee).
+func faultOnly(m *gir.Module, framed func(string) bool) map[string]bool {
 	reads := map[string]bool{} // the candidates
 	callees := map[string][]string{}
 	for _, f := range m.Funcs {
-		ok, loads := true, false
+		ok, loads := true, framed(f.Name)
 		gir.Walk(f.Body, func(in *gir.Instr) {
 			switch in.Op {
 			case gir.OpStore, gir.OpCopy, gir.OpAsm, gir.OpCallIndirect:
@@ -326,14 +358,30 @@ type fnGen struct {
 	slots      map[string]int64
 	stack      *forge.FuncStack       // what the Forge program's function takes from the stacks
 	faults     map[[2]int64]*ir.Block // the shared block raising each fault
+	machine    map[*ir.Global]value.Value
 	activation
+}
+
+// machineValue is the value of one of the machine's globals, loaded once
+// at the function's entry, before everything else: the runtime sets them
+// before the program starts and nothing changes them, and a function
+// that needs none reads no memory (its attributes may say so).
+func (fg *fnGen) machineValue(gl *ir.Global) value.Value {
+	if v, ok := fg.machine[gl]; ok {
+		return v
+	}
+	l := ir.NewLoad(gl.ContentType, gl)
+	l.SetName(fmt.Sprintf("m%d", len(fg.machine)))
+	fg.entry.Insts = append([]ir.Instruction{l}, fg.entry.Insts...)
+	fg.machine[gl] = l
+	return l
 }
 
 // activation is one run of the function's body: the function itself, or
 // a copy of it standing for a call to itself (machine.Unrolled), which
 // has stack figures, values, vars and a frame of its own.
 type activation struct {
-	sp      value.Value // the Forge Machine's stack pointer on entry
+	sp      value.Value // the Forge Machine's stack pointer on entry, as the bytes free below it (sp − heap_end)
 	frame   value.Value // the frame base (r254 after the prologue)
 	vals    map[*gir.Value]value.Value
 	vars    map[string]*ir.InstAlloca
@@ -349,6 +397,7 @@ type activation struct {
 func (fg *fnGen) function() {
 	fg.slots = map[string]int64{}
 	fg.faults = map[[2]int64]*ir.Block{}
+	fg.machine = map[*ir.Global]value.Value{}
 	fg.stack = fg.g.layout.Func(fg.f.Name)
 	fg.entry = fg.lf.NewBlock("entry")
 	fg.cur = fg.entry
@@ -382,7 +431,7 @@ func (fg *fnGen) function() {
 }
 
 // activate starts an activation of the function's body with the machine
-// stack pointer sp and the frame pointer fp on entry, and args bound to
+// stack's free bytes sp and the frame pointer fp on entry, and args bound to
 // its parameters, as its prologue does on the Forge Machine: registers
 // pushed before the frame check are charged, then the frame is taken
 // from the shadow stack below fp (USER_FAULT 2 past its limit); its vars
@@ -395,8 +444,10 @@ func (fg *fnGen) activate(sp, fp value.Value, args []value.Value, ret *target, l
 	}
 	fg.stackCheck(fg.stack.Entry)
 	if fg.stack.Frame > 0 {
-		frame := fg.cur.NewSub(fp, i64(fg.stack.Frame)) // wraps as r254 does
-		fg.check(fg.cur.NewICmp(enum.IPredULT, frame, i64(machine.FrameLimit)), machine.FaultUser, machine.UserFrameOverflow)
+		// Signed, as the Forge prologue compares: a frame larger than
+		// what is left takes the pointer below zero.
+		frame := fg.cur.NewSub(fp, i64(fg.stack.Frame))
+		fg.check(fg.cur.NewICmp(enum.IPredSLT, frame, fg.machineValue(fg.g.frameLimit)), machine.FaultUser, machine.UserFrameOverflow)
 		fg.frame = frame
 	}
 	for _, l := range fg.f.Locals {
@@ -413,7 +464,7 @@ func (fg *fnGen) activate(sp, fp value.Value, args []value.Value, ret *target, l
 // Forge program's PUSH or CALL would fault.
 func (fg *fnGen) stackCheck(need int64) {
 	if need > fg.stackChecked {
-		fg.check(fg.cur.NewICmp(enum.IPredULT, fg.sp, i64(machine.HeapEnd+need)), machine.FaultStackOverflow, 0)
+		fg.check(fg.cur.NewICmp(enum.IPredULT, fg.sp, i64(need)), machine.FaultStackOverflow, 0)
 		fg.stackChecked = need
 	}
 }
@@ -878,22 +929,33 @@ func (fg *fnGen) address(base value.Value, off, size int64, store bool) value.Va
 	if off != 0 {
 		addr = fg.cur.NewAdd(base, i64(off))
 	}
+	memory := fg.machineValue(fg.g.memory)
+	hs := int64(0) // the first address the access may touch
 	if store {
-		// One unsigned comparison covers both ends: addr - heap_start
-		// wraps to a huge number below the heap.
-		hs := int64(fg.g.layout.HeapStart)
-		rel := fg.cur.NewSub(addr, i64(hs))
-		fg.check(fg.cur.NewICmp(enum.IPredUGT, rel, i64(machine.Memory-size-hs)), machine.FaultInvalidAddress, 0)
-	} else {
-		fg.check(fg.cur.NewICmp(enum.IPredUGT, addr, i64(machine.Memory-size)), machine.FaultInvalidAddress, 0)
+		hs = int64(fg.g.layout.HeapStart)
 	}
+	// The bytes from hs to the end of memory: at least the machine
+	// stack, which holds 8 bytes once any function runs (main's return
+	// address), so an access of up to 8 bytes needs one comparison;
+	// a longer copy first checks that it fits at all.
+	room := fg.cur.NewSub(memory, i64(hs))
+	if size > 8 {
+		fg.check(fg.cur.NewICmp(enum.IPredULT, room, i64(size)), machine.FaultInvalidAddress, 0)
+	}
+	// One unsigned comparison covers both ends: addr − heap_start wraps
+	// to a huge number below the heap.
+	rel := addr
+	if hs != 0 {
+		rel = fg.cur.NewSub(addr, i64(hs))
+	}
+	fg.check(fg.cur.NewICmp(enum.IPredUGT, rel, fg.cur.NewSub(room, i64(size))), machine.FaultInvalidAddress, 0)
 	return addr
 }
 
 // pointer is the native pointer to memory address addr (already checked),
 // typed as a pointer to t.
 func (fg *fnGen) pointer(addr value.Value, t types.Type) value.Value {
-	p := fg.cur.NewGetElementPtr(fg.g.memType, fg.g.mem, i64(0), addr)
+	p := fg.cur.NewGetElementPtr(types.I8, fg.machineValue(fg.g.mem), addr)
 	p.InBounds = true
 	if t.Equal(types.I8) {
 		return p

@@ -26,7 +26,8 @@ func MultiArg(i int) string { return fmt.Sprintf("p%04d", i) }
 // LinkMulti compiles many programs into one executable, out, which runs
 // program i when its first argument is MultiArg(i). It exists for the
 // differential test, which would otherwise spend much of its time linking
-// each program with cc: here each program becomes an object file (several
+// each program with cc (the arguments after the first are the program's:
+// --memory and --stack): here each program becomes an object file (several
 // at once), and cc links them all once. A program that does not compile
 // gets its diagnostics and is left out; the error is that of the tools.
 func LinkMulti(progs []Program, out string, t Tools) ([]diag.List, error) {
@@ -75,9 +76,9 @@ func LinkMulti(progs []Program, out string, t Tools) ([]diag.List, error) {
 		linked = append(linked, objs[i])
 		name := MultiArg(i)
 		fmt.Fprintf(&decls, "extern const unsigned char %s_image[];\nextern const uint64_t %s_image_len;\nextern void %s_main(void);\n", name, name, name)
-		fmt.Fprintf(&dispatch, "\tif (strcmp(argv[1], %q) == 0)\n\t\treturn gen_start(%s_image, %s_image_len, %s_main);\n", name, name, name, name)
+		fmt.Fprintf(&dispatch, "\tif (strcmp(argv[1], %q) == 0)\n\t\treturn gen_start(%s_image, %s_image_len, %s_main, argc - 1, argv + 1);\n", name, name, name, name)
 	}
-	main := "#include <stdint.h>\n#include <string.h>\n\nint gen_start(const unsigned char *, uint64_t, void (*)(void));\n" + decls.String() +
+	main := "#include <stdint.h>\n#include <string.h>\n\nint gen_start(const unsigned char *, uint64_t, void (*)(void), int, char **);\n" + decls.String() +
 		"\nint main(int argc, char **argv) {\n\tif (argc < 2)\n\t\treturn 2;\n" + dispatch.String() + "\treturn 2;\n}\n"
 	mainC := filepath.Join(dir, "main.c")
 	rtC := filepath.Join(dir, "runtime.c")

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"crypto/ed25519"
+	"fmt"
 
 	"github.com/urfave/cli/v2"
 
@@ -105,7 +106,7 @@ func (e *env) exec(c *cli.Context) error {
 	if proofPath != "" {
 		p, err := proof.New(img.Hash(), lim, r)
 		if err != nil {
-			e.reportEnd(r)
+			e.reportEnd(r, img, lim)
 			return e.fail(exitFail, "no proof written: %v", err)
 		}
 		p.Sign(key)
@@ -113,16 +114,20 @@ func (e *env) exec(c *cli.Context) error {
 			return err
 		}
 	}
-	return e.reportEnd(r)
+	return e.reportEnd(r, img, lim)
 }
 
-// reportEnd prints a line for a run that did not halt and returns the
-// exit status for r.
-func (e *env) reportEnd(r *host.Result) error {
+// reportEnd prints a line for a run of img with the limits lim that did
+// not halt and returns the exit status for r. OUT_OF_MEMORY, which only
+// creation raises, says what the program needs.
+func (e *env) reportEnd(r *host.Result, img *vm.Image, lim host.Limits) error {
 	switch r.State {
 	case vm.Halted:
 		return nil
 	case vm.Faulted:
+		if r.Fault == vm.OutOfMemory {
+			return e.fail(exitFaulted, "%s: %s", r.Summary(), memoryNeed(img, lim))
+		}
 		return e.fail(exitFaulted, "%s", r.Summary())
 	case vm.Blocked:
 		return e.fail(exitBlocked, "%s", r.Summary())
@@ -180,5 +185,16 @@ func (e *env) replay(c *cli.Context) error {
 			return err
 		}
 	}
-	return e.reportEnd(r)
+	return e.reportEnd(r, img, host.Limits{Memory: j.Header.Memory, Stack: j.Header.Stack})
+}
+
+// memoryNeed says why the quota of lim does not hold img: what code and
+// data take, the stack, and the smallest quota that would do.
+func memoryNeed(img *vm.Image, lim host.Limits) string {
+	what := fmt.Sprintf("code and data take %d bytes and the stack %d", img.HeapStart(), lim.Stack)
+	need, ok := vm.Need(img, lim.Stack)
+	if !ok {
+		return fmt.Sprintf("%s: no memory quota holds them (the largest is %d)", what, uint64(vm.MaxMemory))
+	}
+	return fmt.Sprintf("%s: the memory quota (%d) must be at least %d", what, lim.Memory, need)
 }

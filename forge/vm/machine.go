@@ -176,6 +176,7 @@ func New(img *Image, cfg Config, out Sender) *Machine {
 	copy(m.mem, img.memory)
 	m.sp = cfg.Memory
 	m.heapEnd = cfg.Memory - cfg.Stack
+	m.startRegisters()
 	m.state = Ready
 	return m
 }

@@ -88,6 +88,7 @@ func newRef(p *bc.Program, cfg vm.Config) *refMachine {
 	copy(r.mem[len(p.Code):], p.Data)
 	r.sp = cfg.Memory
 	r.heapEnd = cfg.Memory - cfg.Stack
+	r.regs[254], r.regs[255] = r.heapStart, r.heapEnd // the heap's bounds (docs/forge.md)
 	r.state = vm.Ready
 	return r
 }

@@ -30,23 +30,61 @@ import (
 	"github.com/genesis-toolchain/genesis/ir"
 )
 
-// The machine of a Forge run: forge exec's defaults (which the compiled
-// targets reproduce) and a tick budget the programs do not near.
+// The machine of a run: forge exec's defaults, unless the program sets
+// its own (Program.Memory, Program.Stack), and on the Forge Machine a
+// tick budget the programs do not near.
 const (
-	runTicks  = 1 << 32
-	runMemory = 16 << 20
-	runStack  = 64 << 10
+	runTicks      = 1 << 32
+	DefaultMemory = 16 << 20
+	DefaultStack  = 64 << 10
 )
 
 // RunTimeout bounds one run of a compiled program.
 const RunTimeout = 20 * time.Second
 
 // Program is one Genesis program: its files, compiled together in order,
-// and its standard input.
+// its standard input, and the machine it runs on.
 type Program struct {
 	Name    string
 	Sources []compiler.Source
 	Stdin   []byte
+	Limits
+}
+
+// Limits are the memory quota and the machine stack of a run, in bytes;
+// zero means forge exec's default. The Forge Machine gets them as
+// forge exec's --memory and --stack, and the compiled programs as the
+// same arguments.
+type Limits struct {
+	Memory, Stack uint64
+}
+
+func (l Limits) resolve() Limits {
+	if l.Memory == 0 {
+		l.Memory = DefaultMemory
+	}
+	if l.Stack == 0 {
+		l.Stack = DefaultStack
+	}
+	return l
+}
+
+// Args returns the command-line arguments that give a compiled program
+// the limits (none for the defaults).
+func (l Limits) Args() []string {
+	var args []string
+	if l.Memory != 0 {
+		args = append(args, "--memory", fmt.Sprint(l.Memory))
+	}
+	if l.Stack != 0 {
+		args = append(args, "--stack", fmt.Sprint(l.Stack))
+	}
+	return args
+}
+
+func (l Limits) String() string {
+	l = l.resolve()
+	return fmt.Sprintf("memory %d, stack %d", l.Memory, l.Stack)
 }
 
 // Outcome is how a run ended: its standard output, and the fault it
@@ -67,24 +105,35 @@ func (o Outcome) String() string {
 // Forge compiles p at the optimization level and runs it on the Forge
 // Machine as `forge exec` does, p.Stdin delivered on channel 2.
 func Forge(p Program, level int) (Outcome, error) {
+	img, err := CompileForge(p, level)
+	if err != nil {
+		return Outcome{}, err
+	}
+	return RunForge(img, p.Stdin, p.Limits)
+}
+
+// CompileForge compiles p at the optimization level for the Forge
+// Machine, to run it with RunForge (on several machines, say).
+func CompileForge(p Program, level int) (*vm.Image, error) {
 	res, diags := compiler.Build(p.Sources, compiler.Options{OptLevel: level})
 	if diags.HasErrors() {
-		return Outcome{}, fmt.Errorf("does not compile: %s", diags.Error())
+		return nil, fmt.Errorf("does not compile: %s", diags.Error())
 	}
 	img, err := vm.NewImage(res.Program)
 	if err != nil {
-		return Outcome{}, fmt.Errorf("does not load: %v", err)
+		return nil, fmt.Errorf("does not load: %v", err)
 	}
-	return RunForge(img, p.Stdin)
+	return img, nil
 }
 
-// RunForge runs a program on the Forge Machine with forge exec's
-// defaults (docs/forge-cli.md) and a tick budget the programs do not
+// RunForge runs a program on the Forge Machine as forge exec does with
+// the limits (docs/forge-cli.md) and a tick budget the programs do not
 // near: stdin is delivered on channel 2 in forge exec's messages.
-func RunForge(img *vm.Image, stdin []byte) (Outcome, error) {
+func RunForge(img *vm.Image, stdin []byte, lim Limits) (Outcome, error) {
 	var stdout strings.Builder
+	lim = lim.resolve()
 	r, err := host.Run(img, host.Options{
-		Limits: host.Limits{Ticks: runTicks, Memory: runMemory, Stack: runStack},
+		Limits: host.Limits{Ticks: runTicks, Memory: lim.Memory, Stack: lim.Stack},
 		Input:  host.NewStdin(bytes.NewReader(stdin)),
 		Stdout: &stdout,
 	})
@@ -164,7 +213,7 @@ func BuildGo(progs []Program, dir string, level int) (string, []error, error) {
 			}
 		}
 		fmt.Fprintf(&imports, "\t%q\n", "difftest/"+pkg)
-		fmt.Fprintf(&cases, "\tcase %q:\n\t\t%s.Main()\n", pkg, pkg)
+		fmt.Fprintf(&cases, "\tcase %q:\n\t\t%s.Main(os.Args[2:])\n", pkg, pkg)
 	}
 	main := "package main\n\nimport (\n\t\"os\"\n\n" + imports.String() + ")\n\nfunc main() {\n\tswitch os.Args[1] {\n" + cases.String() + "\t}\n\tos.Exit(2)\n}\n"
 	if err := write(filepath.Join(dir, "main.go"), []byte(main)); err != nil {
@@ -190,7 +239,9 @@ func write(path string, data []byte) error {
 	return os.WriteFile(path, data, 0o644)
 }
 
-var faultLine = regexp.MustCompile(`(?m)^genesis: FAULTED: (\w+)(?: \(code (\d+)\))?$`)
+// faultLine is the line a compiled program's fault prints on standard
+// error; OUT_OF_MEMORY goes on to say what the program needs.
+var faultLine = regexp.MustCompile(`(?m)^genesis: FAULTED: (\w+)(?: \(code (\d+)\))?(?:: .*)?$`)
 
 // Run runs a compiled program with stdin as its standard input and reads
 // how it ended: exit status 0 is a halt, 3 a fault named on standard

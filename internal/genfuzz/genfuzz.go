@@ -18,12 +18,19 @@
 // the targets must then fault alike. A cost model bounds the work a
 // program does (calls in loops, recursion), so every run is short.
 //
+// Each program also runs on machines of random sizes (Program.Limits):
+// memory quotas from a few KiB to a few MiB and machine stacks from none
+// to 512 KiB, odd sizes among them, so that the targets must agree on
+// where the heap ends and the stacks run out, and on OUT_OF_MEMORY when
+// the quota does not hold code, data and the stack.
+//
 // The statements form trees that Shrink prunes; it also removes the
 // functions no call is left to.
 package genfuzz
 
 import (
 	"fmt"
+	"math"
 	"math/rand"
 	"strings"
 
@@ -57,6 +64,38 @@ type Program struct {
 	Funcs []*Func
 	Vars  []Var
 	Stmts []*Stmt
+	// Limits are the machines the program runs on besides forge exec's
+	// default one.
+	Limits []difftest.Limits
+}
+
+// randomLimits are n machines of random sizes: a stack of 0 to 512 KiB
+// (log-uniform, a multiple of 8 but sometimes not), and a memory quota
+// that much larger plus 1 KiB to 4 MiB (log-uniform, sometimes odd), so
+// that code and data (a few KiB) sometimes do not fit.
+func randomLimits(r *rand.Rand, n int) []difftest.Limits {
+	logUniform := func(lo, hi float64) uint64 {
+		return uint64(math.Exp(math.Log(lo) + r.Float64()*(math.Log(hi)-math.Log(lo))))
+	}
+	var out []difftest.Limits
+	for i := 0; i < n; i++ {
+		var stack uint64
+		switch r.Intn(8) {
+		case 0:
+			stack = uint64(r.Intn(16)) // nothing, or too little for main's return address
+		default:
+			stack = logUniform(64, 512<<10)
+			if r.Intn(4) > 0 {
+				stack &^= 7
+			}
+		}
+		memory := stack + logUniform(1<<10, 4<<20)
+		if r.Intn(4) > 0 {
+			memory &^= 7
+		}
+		out = append(out, difftest.Limits{Memory: memory, Stack: stack})
+	}
+	return out
 }
 
 // Var is a variable of the program and its initial value.
@@ -133,8 +172,14 @@ func Generate(seed int64, size int) *Program {
 	cost := 0
 	g.vars, g.muts, g.self, g.arr, g.mult, g.cost, g.deep = p.Vars, p.Vars, nil, 0, 1, &cost, false
 	p.Stmts = g.stmts(size, 0)
+	// From a source of their own, so that the programs stay those the
+	// seed gave before machines were drawn.
+	p.Limits = randomLimits(rand.New(rand.NewSource(seed^0x5eed)), limitsPerProgram)
 	return p
 }
+
+// limitsPerProgram is the number of random machines each program runs on.
+const limitsPerProgram = 3
 
 // function generates a function and adds it to g.funcs.
 func (g *gen) function(name string) {
@@ -446,8 +491,15 @@ func writeStmts(b *strings.Builder, ss []*Stmt, depth int) {
 }
 
 // Reproducer is the program as one self-contained file: main.gen
-// followed by the output library.
-func (p *Program) Reproducer() string { return p.Source() + "\n" + printGen }
+// followed by the output library, after a comment listing the machines
+// it runs on (forge exec's --memory and --stack).
+func (p *Program) Reproducer() string {
+	var b strings.Builder
+	for _, l := range p.Limits {
+		fmt.Fprintf(&b, "// also run with --memory %d --stack %d\n", l.Memory, l.Stack)
+	}
+	return b.String() + p.Source() + "\n" + printGen
+}
 
 // Sources is the program as compiler input: main.gen and print.gen.
 func (p *Program) Sources() []compiler.Source {
@@ -481,12 +533,23 @@ func Check(progs []*Program, dir string) ([]string, error) {
 	for i, p := range progs {
 		dps[i] = difftest.Program{Name: fmt.Sprintf("gen%d", i), Sources: p.Sources()}
 	}
+	// The machines of program i: the default one, then its own.
+	machines := func(i int) []difftest.Limits { return append([]difftest.Limits{{}}, progs[i].Limits...) }
 	out := make([]string, len(progs))
-	want := make([]difftest.Outcome, len(progs))
+	want := make([][]difftest.Outcome, len(progs))
 	difftest.Parallel(len(progs), func(i int) {
-		var err error
-		if want[i], err = difftest.Forge(dps[i], 2); err != nil {
+		img, err := difftest.CompileForge(dps[i], 2)
+		if err != nil {
 			out[i] = "forge: " + err.Error()
+			return
+		}
+		for _, lim := range machines(i) {
+			o, err := difftest.RunForge(img, nil, lim)
+			if err != nil {
+				out[i] = fmt.Sprintf("forge (%s): %v", lim, err)
+				return
+			}
+			want[i] = append(want[i], o)
 		}
 	})
 	type target struct {
@@ -517,11 +580,13 @@ func Check(progs []*Program, dir string) ([]string, error) {
 				msgs = append(msgs, fmt.Sprintf("%s: %v", t.name, t.errs[i]))
 				continue
 			}
-			got, err := difftest.Run(t.bin, nil, difftest.Arg(i))
-			if err != nil {
-				msgs = append(msgs, fmt.Sprintf("%s: %v", t.name, err))
-			} else if got != want[i] {
-				msgs = append(msgs, fmt.Sprintf("%s %s; forge %s", t.name, got, want[i]))
+			for k, lim := range machines(i) {
+				got, err := difftest.Run(t.bin, nil, append([]string{difftest.Arg(i)}, lim.Args()...)...)
+				if err != nil {
+					msgs = append(msgs, fmt.Sprintf("%s (%s): %v", t.name, lim, err))
+				} else if got != want[i][k] {
+					msgs = append(msgs, fmt.Sprintf("%s %s; forge %s (%s)", t.name, got, want[i][k], lim))
+				}
 			}
 		}
 		out[i] = strings.Join(msgs, "\n")

@@ -1,6 +1,7 @@
 package genfuzz
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -46,6 +47,52 @@ func TestGenerateValid(t *testing.T) {
 		t.Errorf("%d functions, %d recursive, %d calls: want some of each", funcs, recursive, calls)
 	}
 	t.Logf("%d halted, %d faulted (%d on a stack); %d functions, %d recursive", halts, faults, stackFaults, funcs, recursive)
+}
+
+// TestRandomLimits checks that the random machines programs run on are
+// deterministic and make a mix on the Forge Machine: some runs that fit
+// and halt, some whose quota does not hold the program (OUT_OF_MEMORY),
+// some that run out of a stack.
+func TestRandomLimits(t *testing.T) {
+	ends := map[string]int{}
+	for seed := int64(0); seed < 30; seed++ {
+		p := Generate(seed, 12)
+		if fmt.Sprint(p.Limits) != fmt.Sprint(Generate(seed, 12).Limits) || len(p.Limits) == 0 {
+			t.Fatalf("seed %d: machines %v and %v", seed, p.Limits, Generate(seed, 12).Limits)
+		}
+		img, err := difftest.CompileForge(difftest.Program{Name: "gen", Sources: p.Sources()}, 2)
+		if err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		def, err := difftest.RunForge(img, nil, difftest.Limits{})
+		if err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		for _, lim := range p.Limits {
+			o, err := difftest.RunForge(img, nil, lim)
+			if err != nil {
+				t.Fatalf("seed %d, %s: %v", seed, lim, err)
+			}
+			switch o.Fault {
+			case "", "OUT_OF_MEMORY", "STACK_OVERFLOW", "USER_FAULT code=2":
+				ends[o.Fault]++
+			case "INVALID_ADDRESS":
+				if def.Fault == o.Fault {
+					ends["other"]++
+					break
+				}
+				t.Errorf("seed %d, %s: INVALID_ADDRESS: the program's stacks left the machine's bounds\n%s", seed, lim, p.Source())
+			default:
+				ends["other"]++
+			}
+		}
+	}
+	for _, end := range []string{"", "OUT_OF_MEMORY", "STACK_OVERFLOW"} {
+		if ends[end] == 0 {
+			t.Errorf("no run ended %q: %v", end, ends)
+		}
+	}
+	t.Logf("ends of the runs on random machines: %v", ends)
 }
 
 // TestShrink shrinks a program against a predicate that holds while one

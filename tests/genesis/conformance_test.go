@@ -9,6 +9,9 @@
 //	*.gen       the program: one or more files, compiled together in order
 //	in/stdin    optional: its standard input, which reaches channel 2 as
 //	            forge exec delivers it (64 KiB messages, then empty ones)
+//	in/limits   optional: the machine to run on instead of forge exec's
+//	            default, lines "memory BYTES" and "stack BYTES" (suffixes
+//	            K and M), as forge exec's --memory and --stack take them
 //	out/stdout  what it writes on channel 0, written by hand: the expected
 //	            output is the specification, not a record of this compiler
 //	out/fault   only when the program must fault: the fault's name, and
@@ -43,6 +46,7 @@ package genesis_test
 import (
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -146,11 +150,51 @@ func run(t *testing.T, c *golden.Case, res *compiler.Output) (stdout, fault stri
 		t.Fatalf("the program does not load: %v", err)
 	}
 	stdin, _ := c.File("in/stdin")
-	o, err := difftest.RunForge(img, []byte(stdin))
+	lim, err := caseLimits(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := difftest.RunForge(img, []byte(stdin), lim)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return o.Stdout, o.Fault
+}
+
+// caseLimits reads the case's in/limits section (the defaults without
+// one).
+func caseLimits(c *golden.Case) (difftest.Limits, error) {
+	var lim difftest.Limits
+	text, ok := c.File("in/limits")
+	if !ok {
+		return lim, nil
+	}
+	for _, line := range strings.Split(strings.TrimSpace(text), "\n") {
+		f := strings.Fields(line)
+		if len(f) != 2 {
+			return lim, fmt.Errorf("in/limits: %q is not \"memory BYTES\" or \"stack BYTES\"", line)
+		}
+		mult, num := uint64(1), f[1]
+		switch {
+		case strings.HasSuffix(num, "K"):
+			mult, num = 1<<10, strings.TrimSuffix(num, "K")
+		case strings.HasSuffix(num, "M"):
+			mult, num = 1<<20, strings.TrimSuffix(num, "M")
+		}
+		n, err := strconv.ParseUint(num, 10, 64)
+		if err != nil {
+			return lim, fmt.Errorf("in/limits: %q: %v", line, err)
+		}
+		switch f[0] {
+		case "memory":
+			lim.Memory = n * mult
+		case "stack":
+			lim.Stack = n * mult
+		default:
+			return lim, fmt.Errorf("in/limits: %q: no limit %s", line, f[0])
+		}
+	}
+	return lim, nil
 }
 
 var wantLine = regexp.MustCompile(`(?m)^want (0x08[0-9A-F]{2}) (?:(\S+\.gen):)?(\d+):(\d+)\s*$`)

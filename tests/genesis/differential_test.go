@@ -36,7 +36,11 @@ func TestDifferential(t *testing.T) {
 			}
 		}
 		stdin, _ := c.File("in/stdin")
-		progs = append(progs, difftest.Program{Name: p, Sources: srcs, Stdin: []byte(stdin)})
+		lim, err := caseLimits(c)
+		if err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		progs = append(progs, difftest.Program{Name: p, Sources: srcs, Stdin: []byte(stdin), Limits: lim})
 		if filepath.Base(p) == "lang_asm_stdin.txtar" {
 			// More input than one message holds: forge exec delivers
 			// it in 64 KiB messages, which the targets must too.
@@ -78,7 +82,7 @@ func TestDifferential(t *testing.T) {
 		native.errs = errs
 		difftest.Parallel(len(progs), func(i int) {
 			if errs[i] == nil {
-				native.got[i], native.errs[i] = difftest.Run(bin, progs[i].Stdin, difftest.Arg(i))
+				native.got[i], native.errs[i] = difftest.Run(bin, progs[i].Stdin, append([]string{difftest.Arg(i)}, progs[i].Args()...)...)
 			}
 		})
 		results = append(results, native)
@@ -94,7 +98,7 @@ func TestDifferential(t *testing.T) {
 	lap("go build")
 	difftest.Parallel(len(progs), func(i int) {
 		if errs[i] == nil {
-			gores.got[i], gores.errs[i] = difftest.Run(bin, progs[i].Stdin, difftest.Arg(i))
+			gores.got[i], gores.errs[i] = difftest.Run(bin, progs[i].Stdin, append([]string{difftest.Arg(i)}, progs[i].Args()...)...)
 		}
 	})
 	results = append(results, gores)

@@ -23,22 +23,31 @@ import (
 	"github.com/genesis-toolchain/genesis/ir"
 )
 
-// The memory of a run, as `forge exec` gives it by default.
+// The memory of a run. A compiled program does not assume a quota: like
+// the Forge program, which reads the heap's bounds from r254 and r255 at
+// start (docs/forge.md, Registers at start), the native and Go programs
+// take the quota and the stack size when they start (--memory, --stack,
+// with forge exec's defaults) and derive the rest:
+//
+//	heap_end    = memory − stack          the machine stack is above it
+//	frame top   = heap_end rounded down to FrameAlign
+//	frame limit = max(heap_start, frame top − FrameSize), signed
+//
+// and fault OUT_OF_MEMORY before running when code, data and the stack
+// do not fit in the quota, as the Forge Machine does at creation.
 const (
-	Memory     = 16 << 20                          // the quota: every address is below it
-	StackSize  = 64 << 10                          // the machine stack (PUSH, POP, CALL) at the top
-	HeapEnd    = Memory - StackSize                // where the machine stack ends
-	FrameTop   = forge.DefaultFrameTop             // the shadow stack of slot frames starts here…
-	FrameLimit = FrameTop - forge.DefaultFrameSize // …and may not grow below this
-	// MainSP is the machine stack pointer when main starts: _start's
-	// CALL main has pushed its return address.
-	MainSP = Memory - 8
+	DefaultMemory = 16 << 20 // forge exec's default quota
+	DefaultStack  = 64 << 10 // forge exec's default machine stack
+	MaxMemory     = 1 << 32  // the largest quota (forge/vm.MaxMemory)
+	FrameSize     = forge.DefaultFrameSize
+	FrameAlign    = 16 // the frames' alignment: the frame top is rounded down to it
 )
 
 // Fault codes (docs/forge.md, Faults) the compiled targets raise; their
 // runtimes (backend/llvm/rt/runtime.c, the standalone Go program) name
 // them on standard error and exit with status 3.
 const (
+	FaultOutOfMemory    = 0x02
 	FaultDivideByZero   = 0x03
 	FaultInvalidAddress = 0x04
 	FaultStackOverflow  = 0x06
