@@ -166,7 +166,7 @@ func (r *Run) Tick(st Step) {
 	}
 	r.ticks = tickEvery
 	if r.ctx.Err() != nil {
-		r.stop(StatusFailed, "cancelled", "the run was cancelled: "+r.ctx.Err().Error(), r.path+st.site().ID())
+		r.cancelled(r.path + st.site().ID())
 	}
 	if r.runExtra != nil && r.limits.any() {
 		r.checkRealLimits(r.path+st.site().ID(), true)

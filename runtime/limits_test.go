@@ -127,11 +127,13 @@ func TestTooDeep(t *testing.T) {
 	}
 }
 
+// TestTickCancelledContext: a loop without effects notices a cancelled
+// context at its iterations and ends the run cancelled, as a step would.
 func TestTickCancelledContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	res := NewHost(Config{}).Execute(RunOptions{Context: ctx}, spin)
-	if res.Status != StatusFailed || res.Error.Kind != "cancelled" || res.Error.Step != "loop @ t.vvm:3:1" {
+	if res.Status != StatusCancelled || res.Error.Kind != "cancelled" || res.Error.Step != "loop @ t.vvm:3:1" {
 		t.Fatalf("%s", resultJSON(res))
 	}
 }

@@ -327,3 +327,60 @@ func TestKilledRunResumes(t *testing.T) {
 		})
 	}
 }
+
+// TestSignalStopsLoopWithoutEffects: SIGTERM reaches a run that is in a
+// loop without effects (no step to notice it at): the loop's iterations
+// notice it, the run ends cancelled at the loop, exit 143, and --resume
+// continues the run from its journal (here into the wall limit).
+func TestSignalStopsLoopWithoutEffects(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds Go programs")
+	}
+	useRunCache(t)
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	writeFile(t, dir, "runaway.vvm", runawayVVM)
+	args := []string{"run", "--input", "mode=pure", "--max-wall", "0", "--journal", "run.journal",
+		"--result", "result.json", "runaway.vvm"}
+	cmd := exec.Command(self, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GENESISC_TEST_MAIN=1", "GENESIS_CACHE="+runCache)
+	var errOut bytes.Buffer
+	cmd.Stderr = &errOut
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	journal := filepath.Join(dir, "run.journal")
+	waitFor(t, "the run to start", func() bool {
+		fi, err := os.Stat(journal)
+		return err == nil && fi.Size() > 0 && !unlocked(journal)
+	})
+	time.Sleep(100 * time.Millisecond) // into the loop
+	cmd.Process.Signal(syscall.SIGTERM)
+	err = cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 143 {
+		t.Fatalf("genesisc: %v, want exit 143\n%s", err, errOut.String())
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "result.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := runtime.ParseResult(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != runtime.StatusCancelled || res.Error == nil || res.Error.Step != "loop @ runaway.vvm:15:3" || !strings.Contains(res.Error.Message, "SIGTERM") {
+		t.Fatalf("result %s, want cancelled at the loop by SIGTERM", data)
+	}
+	code, _, stderr := genesisc(t, dir, "run", "--input", "mode=pure", "--max-wall", "200ms", "--journal", "run.journal",
+		"--resume", "--result", "result.json", "runaway.vvm")
+	data, _ = os.ReadFile(filepath.Join(dir, "result.json"))
+	if code != 1 || !strings.Contains(string(data), `"kind":"limit.wall"`) {
+		t.Fatalf("resume: exit %d, result %s\n%s", code, data, stderr)
+	}
+}
