@@ -242,27 +242,6 @@ func ranges(code []*minst, bs []*mblock, nv int) (vsegs [][]seg, fixed [numAlloc
 	return vsegs, fixed
 }
 
-func overlaps(a, b []seg) bool {
-	for _, x := range a {
-		for _, y := range b {
-			if x.s < y.e && y.s < x.e {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// crosses reports whether segs are live across position p.
-func crosses(segs []seg, p int32) bool {
-	for _, s := range segs {
-		if s.s < p && p < s.e {
-			return true
-		}
-	}
-	return false
-}
-
 // allocation is the result of register allocation for one function.
 type allocation struct {
 	code   []*minst
@@ -368,16 +347,17 @@ func (l *fnLower) tryAllocate(clobberOf func(*minst) regSet) (_ *allocation, una
 	liveness(code, bs, nv)
 	vsegs, fixed := ranges(code, bs, nv)
 
-	// Calls and what they clobber.
-	type callSite struct {
-		pos  int32
-		clob regSet
-	}
-	var calls []callSite
+	// Calls and what they clobber, by position: the calls a value lives
+	// across are those strictly inside one of its segments.
+	size := 2*len(code) + 2
+	var calls *orTree
 	for i, in := range code {
 		if in.isCall() {
 			in.clob = clobberOf(in)
-			calls = append(calls, callSite{int32(2 * i), in.clob})
+			if calls == nil {
+				calls = newOrTree(size, false, true)
+			}
+			calls.add(int32(2*i), int32(2*i+1), &in.clob)
 		}
 	}
 	// Move partners, for coalescing.
@@ -413,7 +393,25 @@ func (l *fnLower) tryAllocate(clobberOf func(*minst) regSet) (_ *allocation, una
 	for i := range assign {
 		assign[i] = -1
 	}
-	occ := fixed
+	// The segments each machine register holds: the fixed ones, then
+	// those of the values assigned to it.
+	degenerate := false
+	for _, segs := range vsegs {
+		for _, sg := range segs {
+			degenerate = degenerate || sg.s == sg.e
+		}
+	}
+	for _, segs := range fixed {
+		for _, sg := range segs {
+			degenerate = degenerate || sg.s == sg.e
+		}
+	}
+	occ := newOccupancy(size, degenerate)
+	for r, segs := range fixed {
+		for _, sg := range segs {
+			occ.add(sg, reg(r))
+		}
+	}
 	var hints []reg
 	addHint := func(r reg) {
 		if r >= 0 && r < numAllocatable && !slices.Contains(hints, r) {
@@ -428,11 +426,12 @@ func (l *fnLower) tryAllocate(clobberOf func(*minst) regSet) (_ *allocation, una
 	}
 	for _, v := range order {
 		segs := vsegs[v]
-		var avoid regSet
-		for _, c := range calls {
-			if crosses(segs, c.pos) {
-				avoid.union(&c.clob)
+		var avoid, busy regSet
+		for _, sg := range segs {
+			if calls != nil {
+				calls.query(sg.s+1, sg.e, &avoid)
 			}
+			occ.busy(sg, &busy)
 		}
 		hints = hints[:0]
 		for _, p := range partners[v] {
@@ -445,7 +444,7 @@ func (l *fnLower) tryAllocate(clobberOf func(*minst) regSet) (_ *allocation, una
 				}
 			}
 		}
-		free := func(r reg) bool { return !overlaps(segs, occ[r]) }
+		free := func(r reg) bool { return !busy.has(r) }
 		chosen := reg(-1)
 	search:
 		for pass := 0; pass < 4; pass++ {
@@ -474,7 +473,9 @@ func (l *fnLower) tryAllocate(clobberOf func(*minst) regSet) (_ *allocation, una
 			continue
 		}
 		assign[v] = chosen
-		occ[chosen] = append(occ[chosen], segs...)
+		for _, sg := range segs {
+			occ.add(sg, chosen)
+		}
 	}
 	// What callers of this function see changed.
 	for _, r := range assign {
