@@ -49,10 +49,15 @@ func trailing(x uint64) int {
 }
 
 type mblock struct {
-	start, end      int // instructions [start, end)
-	succ            []int
-	liveIn, liveOut bitset
-	gen, kill       bitset
+	start, end int // instructions [start, end)
+	succ       []int
+	// The virtual registers (indices from firstVirtual, ascending) live
+	// into and out of the block, read before any write in it (gen) and
+	// written in it (kill). Sorted lists rather than bitsets: a bitset per
+	// block is as large as the function, which makes a function of many
+	// blocks quadratic in memory.
+	liveIn, liveOut []int32
+	gen, kill       []int32
 }
 
 // blocks splits code into basic blocks.
@@ -92,42 +97,89 @@ func blocks(code []*minst) []*mblock {
 	return bs
 }
 
-// liveness computes the live-in and live-out sets of virtual registers.
+// liveness computes the live-in and live-out sets of virtual registers:
+// the least fixpoint of liveIn = gen ∪ (liveOut − kill), liveOut = ∪ the
+// successors' liveIn. Its work is the sizes of those sets times the
+// rounds, not the blocks times the function's registers.
 func liveness(code []*minst, bs []*mblock, nv int) {
-	for _, b := range bs {
-		b.gen, b.kill = newBitset(nv), newBitset(nv)
-		b.liveIn, b.liveOut = newBitset(nv), newBitset(nv)
+	genAt := make([]int32, nv) // block index + 1 of the last gen or kill entry
+	killAt := make([]int32, nv)
+	for bi, b := range bs {
+		stamp := int32(bi + 1)
+		b.gen, b.kill, b.liveIn, b.liveOut = nil, nil, nil, nil
 		for i := b.start; i < b.end; i++ {
 			for _, u := range code[i].uses {
-				if u.virtual() && !b.kill.has(int(u-firstVirtual)) {
-					b.gen.add(int(u - firstVirtual))
+				if v := u - firstVirtual; u.virtual() && killAt[v] != stamp && genAt[v] != stamp {
+					genAt[v] = stamp
+					b.gen = append(b.gen, int32(v))
 				}
 			}
 			for _, d := range code[i].defs {
-				if d.virtual() {
-					b.kill.add(int(d - firstVirtual))
+				if v := d - firstVirtual; d.virtual() && killAt[v] != stamp {
+					killAt[v] = stamp
+					b.kill = append(b.kill, int32(v))
 				}
 			}
 		}
+		slices.Sort(b.gen)
+		slices.Sort(b.kill)
 	}
+	var out, tmp, rest, in []int32
 	for changed := true; changed; {
 		changed = false
 		for bi := len(bs) - 1; bi >= 0; bi-- {
 			b := bs[bi]
+			out = append(out[:0], b.liveOut...)
 			for _, s := range b.succ {
-				for w, x := range bs[s].liveIn {
-					b.liveOut[w] |= x
-				}
+				tmp = union(tmp[:0], out, bs[s].liveIn)
+				out, tmp = tmp, out
 			}
-			for w := range b.liveIn {
-				in := b.gen[w] | (b.liveOut[w] &^ b.kill[w])
-				if in != b.liveIn[w] {
-					b.liveIn[w] = in
-					changed = true
-				}
+			if len(out) != len(b.liveOut) { // liveOut only grows
+				b.liveOut = slices.Clone(out)
+			}
+			rest = minus(rest[:0], b.liveOut, b.kill)
+			in = union(in[:0], b.gen, rest)
+			if !slices.Equal(in, b.liveIn) {
+				b.liveIn = slices.Clone(in)
+				changed = true
 			}
 		}
 	}
+}
+
+// union appends to dst the sorted union of the sorted sets a and b.
+func union(dst, a, b []int32) []int32 {
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		switch {
+		case a[i] < b[j]:
+			dst = append(dst, a[i])
+			i++
+		case a[i] > b[j]:
+			dst = append(dst, b[j])
+			j++
+		default:
+			dst = append(dst, a[i])
+			i++
+			j++
+		}
+	}
+	dst = append(dst, a[i:]...)
+	return append(dst, b[j:]...)
+}
+
+// minus appends to dst the sorted set a − b of the sorted sets a and b.
+func minus(dst, a, b []int32) []int32 {
+	j := 0
+	for _, x := range a {
+		for j < len(b) && b[j] < x {
+			j++
+		}
+		if j == len(b) || b[j] != x {
+			dst = append(dst, x)
+		}
+	}
+	return dst
 }
 
 // deadCode deletes pure instructions whose results are never used, until
@@ -140,7 +192,9 @@ func deadCode(code []*minst, nv int) []*minst {
 		n := 0
 		live := newBitset(nv)
 		for _, b := range bs {
-			live.copyFrom(b.liveOut)
+			for _, v := range b.liveOut {
+				live.add(int(v))
+			}
 			for i := b.end - 1; i >= b.start; i-- {
 				in := code[i]
 				if in.pure() && len(in.defs) > 0 {
@@ -167,6 +221,18 @@ func deadCode(code []*minst, nv int) []*minst {
 					}
 				}
 			}
+			// Empty again for the next block: what is live here came from
+			// liveOut or the block's uses.
+			for _, v := range b.liveOut {
+				live.remove(int(v))
+			}
+			for i := b.start; i < b.end; i++ {
+				for _, u := range code[i].uses {
+					if u.virtual() {
+						live.remove(int(u - firstVirtual))
+					}
+				}
+			}
 		}
 		if n == 0 {
 			return code
@@ -190,12 +256,17 @@ func ranges(code []*minst, bs []*mblock, nv int) (vsegs [][]seg, fixed [numAlloc
 		open[i] = -1
 	}
 	var popen [numAllocatable]int32
+	var touched []int32 // the values opened in the block
 	for _, b := range bs {
 		for i := range popen {
 			popen[i] = -1
 		}
 		startPos, endPos := int32(2*b.start), int32(2*(b.end-1)+1)
-		b.liveOut.each(func(v int) { open[v] = endPos })
+		touched = touched[:0]
+		for _, v := range b.liveOut {
+			open[v] = endPos
+			touched = append(touched, v)
+		}
 		for i := b.end - 1; i >= b.start; i-- {
 			p := int32(2 * i)
 			in := code[i]
@@ -221,14 +292,17 @@ func ranges(code []*minst, bs []*mblock, nv int) (vsegs [][]seg, fixed [numAlloc
 				if u.virtual() {
 					if v := u - firstVirtual; open[v] < 0 {
 						open[v] = p
+						touched = append(touched, int32(v))
 					}
 				} else if u < numAllocatable && popen[u] < 0 {
 					popen[u] = p
 				}
 			}
 		}
-		for v, e := range open {
-			if e >= 0 {
+		// The values still open are live into the block; each is touched
+		// once, or it was closed (and maybe opened again, touched again).
+		for _, v := range touched {
+			if e := open[v]; e >= 0 {
 				vsegs[v] = append(vsegs[v], seg{startPos, e})
 				open[v] = -1
 			}
@@ -594,7 +668,9 @@ func (l *fnLower) splitAtCalls(code []*minst, nv int, clobberOf func(*minst) reg
 			// The values of earlier splits in this block (numbered from
 			// nv) are counted too: they may live across this call.
 			live := newBitset(int(l.nextV - firstVirtual))
-			live.copyFrom(b.liveOut)
+			for _, v := range b.liveOut {
+				live.add(int(v))
+			}
 			for i := len(blk) - 1; i > ci; i-- {
 				for _, d := range blk[i].defs {
 					if d.virtual() {
@@ -613,7 +689,7 @@ func (l *fnLower) splitAtCalls(code []*minst, nv int, clobberOf func(*minst) reg
 			}
 			var saves []save
 			live.each(func(v int) {
-				if v < nv && (b.liveOut.has(v) || (ndefs[v] == 1 && isLI[v])) {
+				if _, out := slices.BinarySearch(b.liveOut, int32(v)); v < nv && (out || (ndefs[v] == 1 && isLI[v])) {
 					return // (a split's value is defined once, by a POP, and dies in the block)
 				}
 				// Where v is last defined before the call in this block.
