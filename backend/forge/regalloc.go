@@ -1,6 +1,7 @@
 package forge
 
 import (
+	"math/bits"
 	"slices"
 )
 
@@ -316,6 +317,21 @@ func ranges(code []*minst, bs []*mblock, nv int) (vsegs [][]seg, fixed [numAlloc
 	return vsegs, fixed
 }
 
+// lowestFree returns the lowest allocatable register in neither busy nor
+// avoid (when not nil), or -1.
+func lowestFree(busy, avoid *regSet) reg {
+	for w := range busy {
+		x := allAllocatable[w] &^ busy[w]
+		if avoid != nil {
+			x &^= avoid[w]
+		}
+		if x != 0 {
+			return reg(w*64 + bits.TrailingZeros64(x))
+		}
+	}
+	return -1
+}
+
 // allocation is the result of register allocation for one function.
 type allocation struct {
 	code   []*minst
@@ -486,17 +502,33 @@ func (l *fnLower) tryAllocate(clobberOf func(*minst) regSet) (_ *allocation, una
 			occ.add(sg, reg(r))
 		}
 	}
-	var hints []reg
-	addHint := func(r reg) {
-		if r >= 0 && r < numAllocatable && !slices.Contains(hints, r) {
-			hints = append(hints, r)
-		}
-	}
 	regOf := func(r reg) reg {
 		if r.virtual() {
 			return assign[r-firstVirtual]
 		}
 		return r
+	}
+	// firstHint returns the first register, in the order of v's move
+	// partners and then their partners, that ok accepts, or -1. It stops
+	// at the first: the partners of a partner may be many (a variable
+	// assigned in every branch of a long function) and collecting them
+	// all for every value would be quadratic.
+	firstHint := func(v int, ok func(reg) bool) reg {
+		for _, p := range partners[v] {
+			if r := regOf(p); r >= 0 && r < numAllocatable && ok(r) {
+				return r
+			}
+		}
+		for _, p := range partners[v] {
+			if p.virtual() {
+				for _, q := range partners[p-firstVirtual] {
+					if r := regOf(q); r >= 0 && r < numAllocatable && ok(r) {
+						return r
+					}
+				}
+			}
+		}
+		return -1
 	}
 	for _, v := range order {
 		segs := vsegs[v]
@@ -507,40 +539,19 @@ func (l *fnLower) tryAllocate(clobberOf func(*minst) regSet) (_ *allocation, una
 			}
 			occ.busy(sg, &busy)
 		}
-		hints = hints[:0]
-		for _, p := range partners[v] {
-			addHint(regOf(p))
+		// In order: a partner's register that the calls v lives across
+		// leave alone, any such register, a partner's register, any
+		// register. (The lowest register of a set is the first a scan
+		// from r0 finds.)
+		chosen := firstHint(v, func(r reg) bool { return !avoid.has(r) && !busy.has(r) })
+		if chosen < 0 {
+			chosen = lowestFree(&busy, &avoid)
 		}
-		for _, p := range partners[v] {
-			if p.virtual() {
-				for _, q := range partners[p-firstVirtual] {
-					addHint(regOf(q))
-				}
-			}
+		if chosen < 0 {
+			chosen = firstHint(v, func(r reg) bool { return !busy.has(r) })
 		}
-		free := func(r reg) bool { return !busy.has(r) }
-		chosen := reg(-1)
-	search:
-		for pass := 0; pass < 4; pass++ {
-			cands := hints
-			if pass%2 == 1 {
-				cands = nil
-			}
-			if pass%2 == 0 {
-				for _, r := range cands {
-					if (pass >= 2 || !avoid.has(r)) && free(r) {
-						chosen = r
-						break search
-					}
-				}
-				continue
-			}
-			for r := reg(0); r < numAllocatable; r++ {
-				if (pass >= 2 || !avoid.has(r)) && free(r) {
-					chosen = r
-					break search
-				}
-			}
+		if chosen < 0 {
+			chosen = lowestFree(&busy, nil)
 		}
 		if chosen < 0 {
 			unassigned = append(unassigned, firstVirtual+reg(v))
