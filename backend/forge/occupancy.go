@@ -1,5 +1,7 @@
 package forge
 
+import "sync"
+
 // orTree is a segment tree of register sets over the positions [0, n):
 // add puts a set on a range of positions and query returns the union of
 // the sets put on any position of a range, each in O(log n) — so that
@@ -22,12 +24,43 @@ func newOrTree(size int, withAll, withAny bool) *orTree {
 	}
 	t := &orTree{n: n}
 	if withAll {
-		t.all = make([]regSet, 2*n)
+		t.all = getSets(2 * n)
 	}
 	if withAny {
-		t.any = make([]regSet, 2*n)
+		t.any = getSets(2 * n)
 	}
 	return t
+}
+
+// release gives the tree's storage back for the next function's trees.
+func (t *orTree) release() {
+	if t == nil {
+		return
+	}
+	putSets(t.all)
+	putSets(t.any)
+	t.all, t.any = nil, nil
+}
+
+// setPool recycles the storage of trees: allocation makes one per round
+// per function, and most functions are small, so allocating them afresh
+// would cost more than the rest of allocation.
+var setPool sync.Pool // of *[]regSet
+
+// getSets returns n empty register sets.
+func getSets(n int) []regSet {
+	if p, _ := setPool.Get().(*[]regSet); p != nil && cap(*p) >= n {
+		s := (*p)[:n]
+		clear(s)
+		return s
+	}
+	return make([]regSet, n)
+}
+
+func putSets(s []regSet) {
+	if s != nil {
+		setPool.Put(&s)
+	}
 }
 
 // add puts m on the positions [l, r).
@@ -125,6 +158,13 @@ func newOccupancy(size int, degenerate bool) *occupancy {
 		o.points = newOrTree(size, false, true)
 	}
 	return o
+}
+
+// release gives the trees' storage back.
+func (o *occupancy) release() {
+	o.cells.release()
+	o.interior.release()
+	o.points.release()
 }
 
 // add records that register r holds sg.

@@ -497,6 +497,8 @@ func (l *fnLower) tryAllocate(clobberOf func(*minst) regSet) (_ *allocation, una
 		}
 	}
 	occ := newOccupancy(size, degenerate)
+	defer occ.release()
+	defer calls.release()
 	for r, segs := range fixed {
 		for _, sg := range segs {
 			occ.add(sg, reg(r))
