@@ -295,7 +295,9 @@ func compileModule(m *ir.Module, name string, opts Options) (out *Output, diags 
 		}
 		return &Output{Files: files}, ds
 	}
-	text, ds := backend.Compile(m)
+	// The module is not used after: the backend may drop each function's
+	// IR once compiled (the IR is the largest thing a compile holds).
+	text, ds := backend.CompileOptions(m, backend.Options{Consume: true})
 	if ds.HasErrors() {
 		return nil, ds
 	}

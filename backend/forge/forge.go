@@ -52,6 +52,12 @@ type Options struct {
 	// FrameSize is the size of the shadow stack; a deeper nesting of
 	// frames faults USER_FAULT with code 2. Zero means DefaultFrameSize.
 	FrameSize uint64
+	// Consume lets compilation drop each function's IR body once the
+	// function's assembly is written, leaving the module's functions
+	// without bodies: for a caller done with the module (the compiler
+	// driver), so that a large program's IR and its machine code are not
+	// both held whole.
+	Consume bool
 }
 
 // The defaults match forge exec's default memory (16 MiB) and stack
@@ -365,8 +371,23 @@ func (c *compiler) compileSCC(scc []*ir.Func) sccResult {
 			l.asm = &asmWriter{}
 			l.finish(allocs[k], l.asm)
 		}
+		allocs[k] = nil
+		l.release()
+		if c.opts.Consume {
+			l.f.Body = nil // only this goroutine reads it: callers read signatures
+		}
 	}
 	return r
+}
+
+// release drops what only lowering, allocation and emission of the
+// function use — its machine code and the maps from its IR — keeping what
+// compileFuncs merges. The functions of a wave are all kept until it
+// ends, and a program of many independent functions is one wave: without
+// this, the machine code of every function would be live at once.
+func (l *fnLower) release() {
+	l.code, l.frameLI, l.src = nil, nil, nil
+	l.vals, l.vars, l.slots, l.fused, l.uses, l.targets, l.cold = nil, nil, nil, nil, nil, nil, nil
 }
 
 // clobberOf returns the registers a call instruction may change.
