@@ -68,3 +68,35 @@ func TestOccupancy(t *testing.T) {
 		calls.release()
 	}
 }
+
+// TestMaxTree checks the tree of spill selection against an array.
+func TestMaxTree(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for round := 0; round < 20; round++ {
+		n := 1 + rng.IntN(200)
+		vals := make([]int32, n)
+		for i := range vals {
+			vals[i] = int32(rng.IntN(10))
+		}
+		tree := newMaxTree(vals)
+		for k := 0; k < 300; k++ {
+			l := rng.IntN(n + 1)
+			r := l + rng.IntN(n+1-l)
+			if rng.IntN(2) == 0 {
+				d := int32(rng.IntN(5) - 2)
+				tree.add(l, r, d)
+				for i := l; i < r; i++ {
+					vals[i] += d
+				}
+				continue
+			}
+			want := int32(-1 << 31)
+			for i := l; i < r; i++ {
+				want = max(want, vals[i])
+			}
+			if got := tree.max(l, r); got != want {
+				t.Fatalf("max [%d, %d) = %d, want %d", l, r, got, want)
+			}
+		}
+	}
+}

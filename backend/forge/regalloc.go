@@ -1,6 +1,7 @@
 package forge
 
 import (
+	"math"
 	"math/bits"
 	"slices"
 )
@@ -377,23 +378,31 @@ const spillMargin = 16
 // none.
 func chooseSpills(a *allocation, unassigned []reg) []reg {
 	const limit = numAllocatable - spillMargin
-	live := make([]int32, 2*len(a.code)+2)
+	// How many values are live at each position p, for the segments'
+	// positions s+1 … e: from a difference array, into a tree that adds to
+	// and finds the maximum of a range in O(log n) (walking the positions
+	// of every segment would be the sum of the live ranges: quadratic when
+	// many values live long).
+	diff := make([]int32, 2*len(a.code)+3)
 	length := make([]int32, len(a.vsegs))
 	for v, segs := range a.vsegs {
 		for _, sg := range segs {
-			for p := sg.s + 1; p <= sg.e; p++ {
-				live[p]++
+			if sg.s < sg.e {
+				diff[sg.s+1]++
+				diff[sg.e+1]--
 			}
 			length[v] += sg.e - sg.s
 		}
 	}
+	for p := 1; p < len(diff); p++ {
+		diff[p] += diff[p-1]
+	}
+	live := newMaxTree(diff)
 	spilled := map[int]bool{}
 	drop := func(v int) {
 		spilled[v] = true
 		for _, sg := range a.vsegs[v] {
-			for p := sg.s + 1; p <= sg.e; p++ {
-				live[p]--
-			}
+			live.add(int(sg.s)+1, int(sg.e)+1, -1)
 		}
 	}
 	for _, r := range unassigned {
@@ -409,9 +418,7 @@ func chooseSpills(a *allocation, unassigned []reg) []reg {
 	for _, v := range order {
 		crowded := false
 		for _, sg := range a.vsegs[v] {
-			for p := sg.s + 1; p <= sg.e && !crowded; p++ {
-				crowded = live[p] > limit
-			}
+			crowded = crowded || live.max(int(sg.s)+1, int(sg.e)+1) > limit
 		}
 		if crowded {
 			drop(v)
@@ -424,6 +431,65 @@ func chooseSpills(a *allocation, unassigned []reg) []reg {
 		}
 	}
 	return out
+}
+
+// maxTree holds integers at positions: add adds to a range and max
+// returns the largest of a range, each in O(log n). A node's mx is the
+// maximum of its range, including the additions to the whole node (lz),
+// which stay there.
+type maxTree struct {
+	n      int // leaves, a power of two
+	mx, lz []int32
+}
+
+func newMaxTree(vals []int32) *maxTree {
+	n := 1
+	for n < len(vals) {
+		n <<= 1
+	}
+	t := &maxTree{n: n, mx: make([]int32, 2*n), lz: make([]int32, 2*n)}
+	copy(t.mx[n:], vals)
+	for i := n - 1; i > 0; i-- {
+		t.mx[i] = max(t.mx[2*i], t.mx[2*i+1])
+	}
+	return t
+}
+
+// add adds d to the positions [l, r).
+func (t *maxTree) add(l, r int, d int32) { t.addAt(1, 0, t.n, l, r, d) }
+
+func (t *maxTree) addAt(i, lo, hi, l, r int, d int32) {
+	if r <= lo || hi <= l || l >= r {
+		return
+	}
+	if l <= lo && hi <= r {
+		t.mx[i] += d
+		t.lz[i] += d
+		return
+	}
+	mid := (lo + hi) / 2
+	t.addAt(2*i, lo, mid, l, r, d)
+	t.addAt(2*i+1, mid, hi, l, r, d)
+	t.mx[i] = max(t.mx[2*i], t.mx[2*i+1]) + t.lz[i]
+}
+
+// max returns the largest value at the positions [l, r), or MinInt32
+// when the range is empty.
+func (t *maxTree) max(l, r int) int32 { return t.maxAt(1, 0, t.n, l, r) }
+
+func (t *maxTree) maxAt(i, lo, hi, l, r int) int32 {
+	if r <= lo || hi <= l || l >= r {
+		return math.MinInt32
+	}
+	if l <= lo && hi <= r {
+		return t.mx[i]
+	}
+	mid := (lo + hi) / 2
+	m := max(t.maxAt(2*i, lo, mid, l, r), t.maxAt(2*i+1, mid, hi, l, r))
+	if m == math.MinInt32 {
+		return m
+	}
+	return m + t.lz[i]
 }
 
 // tryAllocate is one round of allocate: the allocation, with -1 for the
