@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 
@@ -181,6 +182,7 @@ func Build(srcs []Source, opts Options) (*Output, diag.List) {
 		if ds.HasErrors() {
 			return nil, ds
 		}
+		collectLarge(srcs)
 		opts.standalone = true
 		out, more := compileModule(m, srcs[0].Name, opts)
 		return out, append(ds, more...)
@@ -207,6 +209,24 @@ func entryReader(entry Source) func(path string) ([]byte, error) {
 			return entry.Data, nil
 		}
 		return os.ReadFile(path)
+	}
+}
+
+// largeInput is the total size of sources from which Build collects
+// garbage once between the frontend and the backend.
+const largeInput = 4 << 20
+
+// collectLarge collects garbage when srcs are large: the syntax trees
+// just died, and the Go heap would otherwise grow to twice what was live
+// with them before the backend's first collection, rather than from the
+// IR alone (docs/decisions.md, "Hostile input").
+func collectLarge(srcs []Source) {
+	n := 0
+	for _, s := range srcs {
+		n += len(s.Data)
+	}
+	if n >= largeInput {
+		runtime.GC()
 	}
 }
 
@@ -295,7 +315,9 @@ func compileModule(m *ir.Module, name string, opts Options) (out *Output, diags 
 		}
 		return &Output{Files: files}, ds
 	}
-	text, ds := backend.Compile(m)
+	// The module is not used after: the backend may drop each function's
+	// IR once compiled (the IR is the largest thing a compile holds).
+	text, ds := backend.CompileOptions(m, backend.Options{Consume: true})
 	if ds.HasErrors() {
 		return nil, ds
 	}

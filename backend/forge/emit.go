@@ -87,9 +87,36 @@ func (l *fnLower) finish(a *allocation, w *asmWriter) {
 		}
 	}
 
+	// The values live across each call (strictly inside one of their
+	// segments), in the order of the virtual registers, found from the
+	// segments rather than by testing every value at every call.
+	var callAt []int32
+	for i, in := range a.code {
+		if in.isCall() {
+			callAt = append(callAt, int32(2*i))
+		}
+	}
+	across := make([][]int, len(callAt))
+	if len(callAt) > 0 {
+		for v, r := range a.assign {
+			if r < 0 {
+				continue
+			}
+			for _, sg := range a.vsegs[v] {
+				k, _ := slices.BinarySearch(callAt, sg.s+1)
+				for ; k < len(callAt) && callAt[k] < sg.e; k++ {
+					if n := len(across[k]); n == 0 || across[k][n-1] != v {
+						across[k] = append(across[k], v)
+					}
+				}
+			}
+		}
+	}
+	call := 0
+
 	var out []*minst
 	add := func(in *minst) { out = append(out, in) }
-	for i, in := range a.code {
+	for _, in := range a.code {
 		p := &minst{}
 		*p = *in
 		p.defs, p.uses = mapRegs(in.defs), mapRegs(in.uses)
@@ -107,11 +134,13 @@ func (l *fnLower) finish(a *allocation, w *asmWriter) {
 			continue
 		}
 		// Values live across the call in registers it may change.
-		pos := int32(2 * i)
 		var saved []reg
 		var redo []*minst
-		for v, r := range a.assign {
-			if r < 0 || !in.clob.has(r) || !crosses(a.vsegs[v], pos) {
+		live := across[call]
+		call++
+		for _, v := range live {
+			r := a.assign[v]
+			if !in.clob.has(r) {
 				continue
 			}
 			if defs[v] == 1 && remat[v] != nil {

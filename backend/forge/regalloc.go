@@ -1,6 +1,8 @@
 package forge
 
 import (
+	"math"
+	"math/bits"
 	"slices"
 )
 
@@ -49,10 +51,15 @@ func trailing(x uint64) int {
 }
 
 type mblock struct {
-	start, end      int // instructions [start, end)
-	succ            []int
-	liveIn, liveOut bitset
-	gen, kill       bitset
+	start, end int // instructions [start, end)
+	succ       []int
+	// The virtual registers (indices from firstVirtual, ascending) live
+	// into and out of the block, read before any write in it (gen) and
+	// written in it (kill). Sorted lists rather than bitsets: a bitset per
+	// block is as large as the function, which makes a function of many
+	// blocks quadratic in memory.
+	liveIn, liveOut []int32
+	gen, kill       []int32
 }
 
 // blocks splits code into basic blocks.
@@ -92,42 +99,89 @@ func blocks(code []*minst) []*mblock {
 	return bs
 }
 
-// liveness computes the live-in and live-out sets of virtual registers.
+// liveness computes the live-in and live-out sets of virtual registers:
+// the least fixpoint of liveIn = gen ∪ (liveOut − kill), liveOut = ∪ the
+// successors' liveIn. Its work is the sizes of those sets times the
+// rounds, not the blocks times the function's registers.
 func liveness(code []*minst, bs []*mblock, nv int) {
-	for _, b := range bs {
-		b.gen, b.kill = newBitset(nv), newBitset(nv)
-		b.liveIn, b.liveOut = newBitset(nv), newBitset(nv)
+	genAt := make([]int32, nv) // block index + 1 of the last gen or kill entry
+	killAt := make([]int32, nv)
+	for bi, b := range bs {
+		stamp := int32(bi + 1)
+		b.gen, b.kill, b.liveIn, b.liveOut = nil, nil, nil, nil
 		for i := b.start; i < b.end; i++ {
 			for _, u := range code[i].uses {
-				if u.virtual() && !b.kill.has(int(u-firstVirtual)) {
-					b.gen.add(int(u - firstVirtual))
+				if v := u - firstVirtual; u.virtual() && killAt[v] != stamp && genAt[v] != stamp {
+					genAt[v] = stamp
+					b.gen = append(b.gen, int32(v))
 				}
 			}
 			for _, d := range code[i].defs {
-				if d.virtual() {
-					b.kill.add(int(d - firstVirtual))
+				if v := d - firstVirtual; d.virtual() && killAt[v] != stamp {
+					killAt[v] = stamp
+					b.kill = append(b.kill, int32(v))
 				}
 			}
 		}
+		slices.Sort(b.gen)
+		slices.Sort(b.kill)
 	}
+	var out, tmp, rest, in []int32
 	for changed := true; changed; {
 		changed = false
 		for bi := len(bs) - 1; bi >= 0; bi-- {
 			b := bs[bi]
+			out = append(out[:0], b.liveOut...)
 			for _, s := range b.succ {
-				for w, x := range bs[s].liveIn {
-					b.liveOut[w] |= x
-				}
+				tmp = union(tmp[:0], out, bs[s].liveIn)
+				out, tmp = tmp, out
 			}
-			for w := range b.liveIn {
-				in := b.gen[w] | (b.liveOut[w] &^ b.kill[w])
-				if in != b.liveIn[w] {
-					b.liveIn[w] = in
-					changed = true
-				}
+			if len(out) != len(b.liveOut) { // liveOut only grows
+				b.liveOut = slices.Clone(out)
+			}
+			rest = minus(rest[:0], b.liveOut, b.kill)
+			in = union(in[:0], b.gen, rest)
+			if !slices.Equal(in, b.liveIn) {
+				b.liveIn = slices.Clone(in)
+				changed = true
 			}
 		}
 	}
+}
+
+// union appends to dst the sorted union of the sorted sets a and b.
+func union(dst, a, b []int32) []int32 {
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		switch {
+		case a[i] < b[j]:
+			dst = append(dst, a[i])
+			i++
+		case a[i] > b[j]:
+			dst = append(dst, b[j])
+			j++
+		default:
+			dst = append(dst, a[i])
+			i++
+			j++
+		}
+	}
+	dst = append(dst, a[i:]...)
+	return append(dst, b[j:]...)
+}
+
+// minus appends to dst the sorted set a − b of the sorted sets a and b.
+func minus(dst, a, b []int32) []int32 {
+	j := 0
+	for _, x := range a {
+		for j < len(b) && b[j] < x {
+			j++
+		}
+		if j == len(b) || b[j] != x {
+			dst = append(dst, x)
+		}
+	}
+	return dst
 }
 
 // deadCode deletes pure instructions whose results are never used, until
@@ -140,7 +194,9 @@ func deadCode(code []*minst, nv int) []*minst {
 		n := 0
 		live := newBitset(nv)
 		for _, b := range bs {
-			live.copyFrom(b.liveOut)
+			for _, v := range b.liveOut {
+				live.add(int(v))
+			}
 			for i := b.end - 1; i >= b.start; i-- {
 				in := code[i]
 				if in.pure() && len(in.defs) > 0 {
@@ -167,6 +223,18 @@ func deadCode(code []*minst, nv int) []*minst {
 					}
 				}
 			}
+			// Empty again for the next block: what is live here came from
+			// liveOut or the block's uses.
+			for _, v := range b.liveOut {
+				live.remove(int(v))
+			}
+			for i := b.start; i < b.end; i++ {
+				for _, u := range code[i].uses {
+					if u.virtual() {
+						live.remove(int(u - firstVirtual))
+					}
+				}
+			}
 		}
 		if n == 0 {
 			return code
@@ -190,12 +258,17 @@ func ranges(code []*minst, bs []*mblock, nv int) (vsegs [][]seg, fixed [numAlloc
 		open[i] = -1
 	}
 	var popen [numAllocatable]int32
+	var touched []int32 // the values opened in the block
 	for _, b := range bs {
 		for i := range popen {
 			popen[i] = -1
 		}
 		startPos, endPos := int32(2*b.start), int32(2*(b.end-1)+1)
-		b.liveOut.each(func(v int) { open[v] = endPos })
+		touched = touched[:0]
+		for _, v := range b.liveOut {
+			open[v] = endPos
+			touched = append(touched, v)
+		}
 		for i := b.end - 1; i >= b.start; i-- {
 			p := int32(2 * i)
 			in := code[i]
@@ -221,14 +294,17 @@ func ranges(code []*minst, bs []*mblock, nv int) (vsegs [][]seg, fixed [numAlloc
 				if u.virtual() {
 					if v := u - firstVirtual; open[v] < 0 {
 						open[v] = p
+						touched = append(touched, int32(v))
 					}
 				} else if u < numAllocatable && popen[u] < 0 {
 					popen[u] = p
 				}
 			}
 		}
-		for v, e := range open {
-			if e >= 0 {
+		// The values still open are live into the block; each is touched
+		// once, or it was closed (and maybe opened again, touched again).
+		for _, v := range touched {
+			if e := open[v]; e >= 0 {
 				vsegs[v] = append(vsegs[v], seg{startPos, e})
 				open[v] = -1
 			}
@@ -242,25 +318,19 @@ func ranges(code []*minst, bs []*mblock, nv int) (vsegs [][]seg, fixed [numAlloc
 	return vsegs, fixed
 }
 
-func overlaps(a, b []seg) bool {
-	for _, x := range a {
-		for _, y := range b {
-			if x.s < y.e && y.s < x.e {
-				return true
-			}
+// lowestFree returns the lowest allocatable register in neither busy nor
+// avoid (when not nil), or -1.
+func lowestFree(busy, avoid *regSet) reg {
+	for w := range busy {
+		x := allAllocatable[w] &^ busy[w]
+		if avoid != nil {
+			x &^= avoid[w]
+		}
+		if x != 0 {
+			return reg(w*64 + bits.TrailingZeros64(x))
 		}
 	}
-	return false
-}
-
-// crosses reports whether segs are live across position p.
-func crosses(segs []seg, p int32) bool {
-	for _, s := range segs {
-		if s.s < p && p < s.e {
-			return true
-		}
-	}
-	return false
+	return -1
 }
 
 // allocation is the result of register allocation for one function.
@@ -308,23 +378,31 @@ const spillMargin = 16
 // none.
 func chooseSpills(a *allocation, unassigned []reg) []reg {
 	const limit = numAllocatable - spillMargin
-	live := make([]int32, 2*len(a.code)+2)
+	// How many values are live at each position p, for the segments'
+	// positions s+1 … e: from a difference array, into a tree that adds to
+	// and finds the maximum of a range in O(log n) (walking the positions
+	// of every segment would be the sum of the live ranges: quadratic when
+	// many values live long).
+	diff := make([]int32, 2*len(a.code)+3)
 	length := make([]int32, len(a.vsegs))
 	for v, segs := range a.vsegs {
 		for _, sg := range segs {
-			for p := sg.s + 1; p <= sg.e; p++ {
-				live[p]++
+			if sg.s < sg.e {
+				diff[sg.s+1]++
+				diff[sg.e+1]--
 			}
 			length[v] += sg.e - sg.s
 		}
 	}
+	for p := 1; p < len(diff); p++ {
+		diff[p] += diff[p-1]
+	}
+	live := newMaxTree(diff)
 	spilled := map[int]bool{}
 	drop := func(v int) {
 		spilled[v] = true
 		for _, sg := range a.vsegs[v] {
-			for p := sg.s + 1; p <= sg.e; p++ {
-				live[p]--
-			}
+			live.add(int(sg.s)+1, int(sg.e)+1, -1)
 		}
 	}
 	for _, r := range unassigned {
@@ -340,9 +418,7 @@ func chooseSpills(a *allocation, unassigned []reg) []reg {
 	for _, v := range order {
 		crowded := false
 		for _, sg := range a.vsegs[v] {
-			for p := sg.s + 1; p <= sg.e && !crowded; p++ {
-				crowded = live[p] > limit
-			}
+			crowded = crowded || live.max(int(sg.s)+1, int(sg.e)+1) > limit
 		}
 		if crowded {
 			drop(v)
@@ -357,6 +433,65 @@ func chooseSpills(a *allocation, unassigned []reg) []reg {
 	return out
 }
 
+// maxTree holds integers at positions: add adds to a range and max
+// returns the largest of a range, each in O(log n). A node's mx is the
+// maximum of its range, including the additions to the whole node (lz),
+// which stay there.
+type maxTree struct {
+	n      int // leaves, a power of two
+	mx, lz []int32
+}
+
+func newMaxTree(vals []int32) *maxTree {
+	n := 1
+	for n < len(vals) {
+		n <<= 1
+	}
+	t := &maxTree{n: n, mx: make([]int32, 2*n), lz: make([]int32, 2*n)}
+	copy(t.mx[n:], vals)
+	for i := n - 1; i > 0; i-- {
+		t.mx[i] = max(t.mx[2*i], t.mx[2*i+1])
+	}
+	return t
+}
+
+// add adds d to the positions [l, r).
+func (t *maxTree) add(l, r int, d int32) { t.addAt(1, 0, t.n, l, r, d) }
+
+func (t *maxTree) addAt(i, lo, hi, l, r int, d int32) {
+	if r <= lo || hi <= l || l >= r {
+		return
+	}
+	if l <= lo && hi <= r {
+		t.mx[i] += d
+		t.lz[i] += d
+		return
+	}
+	mid := (lo + hi) / 2
+	t.addAt(2*i, lo, mid, l, r, d)
+	t.addAt(2*i+1, mid, hi, l, r, d)
+	t.mx[i] = max(t.mx[2*i], t.mx[2*i+1]) + t.lz[i]
+}
+
+// max returns the largest value at the positions [l, r), or MinInt32
+// when the range is empty.
+func (t *maxTree) max(l, r int) int32 { return t.maxAt(1, 0, t.n, l, r) }
+
+func (t *maxTree) maxAt(i, lo, hi, l, r int) int32 {
+	if r <= lo || hi <= l || l >= r {
+		return math.MinInt32
+	}
+	if l <= lo && hi <= r {
+		return t.mx[i]
+	}
+	mid := (lo + hi) / 2
+	m := max(t.maxAt(2*i, lo, mid, l, r), t.maxAt(2*i+1, mid, hi, l, r))
+	if m == math.MinInt32 {
+		return m
+	}
+	return m + t.lz[i]
+}
+
 // tryAllocate is one round of allocate: the allocation, with -1 for the
 // virtual registers listed in unassigned, which found no register.
 func (l *fnLower) tryAllocate(clobberOf func(*minst) regSet) (_ *allocation, unassigned []reg) {
@@ -368,16 +503,17 @@ func (l *fnLower) tryAllocate(clobberOf func(*minst) regSet) (_ *allocation, una
 	liveness(code, bs, nv)
 	vsegs, fixed := ranges(code, bs, nv)
 
-	// Calls and what they clobber.
-	type callSite struct {
-		pos  int32
-		clob regSet
-	}
-	var calls []callSite
+	// Calls and what they clobber, by position: the calls a value lives
+	// across are those strictly inside one of its segments.
+	size := 2*len(code) + 2
+	var calls *orTree
 	for i, in := range code {
 		if in.isCall() {
 			in.clob = clobberOf(in)
-			calls = append(calls, callSite{int32(2 * i), in.clob})
+			if calls == nil {
+				calls = newOrTree(size, false, true)
+			}
+			calls.add(int32(2*i), int32(2*i+1), &in.clob)
 		}
 	}
 	// Move partners, for coalescing.
@@ -413,11 +549,25 @@ func (l *fnLower) tryAllocate(clobberOf func(*minst) regSet) (_ *allocation, una
 	for i := range assign {
 		assign[i] = -1
 	}
-	occ := fixed
-	var hints []reg
-	addHint := func(r reg) {
-		if r >= 0 && r < numAllocatable && !slices.Contains(hints, r) {
-			hints = append(hints, r)
+	// The segments each machine register holds: the fixed ones, then
+	// those of the values assigned to it.
+	degenerate := false
+	for _, segs := range vsegs {
+		for _, sg := range segs {
+			degenerate = degenerate || sg.s == sg.e
+		}
+	}
+	for _, segs := range fixed {
+		for _, sg := range segs {
+			degenerate = degenerate || sg.s == sg.e
+		}
+	}
+	occ := newOccupancy(size, degenerate)
+	defer occ.release()
+	defer calls.release()
+	for r, segs := range fixed {
+		for _, sg := range segs {
+			occ.add(sg, reg(r))
 		}
 	}
 	regOf := func(r reg) reg {
@@ -426,55 +576,59 @@ func (l *fnLower) tryAllocate(clobberOf func(*minst) regSet) (_ *allocation, una
 		}
 		return r
 	}
-	for _, v := range order {
-		segs := vsegs[v]
-		var avoid regSet
-		for _, c := range calls {
-			if crosses(segs, c.pos) {
-				avoid.union(&c.clob)
-			}
-		}
-		hints = hints[:0]
+	// firstHint returns the first register, in the order of v's move
+	// partners and then their partners, that ok accepts, or -1. It stops
+	// at the first: the partners of a partner may be many (a variable
+	// assigned in every branch of a long function) and collecting them
+	// all for every value would be quadratic.
+	firstHint := func(v int, ok func(reg) bool) reg {
 		for _, p := range partners[v] {
-			addHint(regOf(p))
+			if r := regOf(p); r >= 0 && r < numAllocatable && ok(r) {
+				return r
+			}
 		}
 		for _, p := range partners[v] {
 			if p.virtual() {
 				for _, q := range partners[p-firstVirtual] {
-					addHint(regOf(q))
+					if r := regOf(q); r >= 0 && r < numAllocatable && ok(r) {
+						return r
+					}
 				}
 			}
 		}
-		free := func(r reg) bool { return !overlaps(segs, occ[r]) }
-		chosen := reg(-1)
-	search:
-		for pass := 0; pass < 4; pass++ {
-			cands := hints
-			if pass%2 == 1 {
-				cands = nil
+		return -1
+	}
+	for _, v := range order {
+		segs := vsegs[v]
+		var avoid, busy regSet
+		for _, sg := range segs {
+			if calls != nil {
+				calls.query(sg.s+1, sg.e, &avoid)
 			}
-			if pass%2 == 0 {
-				for _, r := range cands {
-					if (pass >= 2 || !avoid.has(r)) && free(r) {
-						chosen = r
-						break search
-					}
-				}
-				continue
-			}
-			for r := reg(0); r < numAllocatable; r++ {
-				if (pass >= 2 || !avoid.has(r)) && free(r) {
-					chosen = r
-					break search
-				}
-			}
+			occ.busy(sg, &busy)
+		}
+		// In order: a partner's register that the calls v lives across
+		// leave alone, any such register, a partner's register, any
+		// register. (The lowest register of a set is the first a scan
+		// from r0 finds.)
+		chosen := firstHint(v, func(r reg) bool { return !avoid.has(r) && !busy.has(r) })
+		if chosen < 0 {
+			chosen = lowestFree(&busy, &avoid)
+		}
+		if chosen < 0 {
+			chosen = firstHint(v, func(r reg) bool { return !busy.has(r) })
+		}
+		if chosen < 0 {
+			chosen = lowestFree(&busy, nil)
 		}
 		if chosen < 0 {
 			unassigned = append(unassigned, firstVirtual+reg(v))
 			continue
 		}
 		assign[v] = chosen
-		occ[chosen] = append(occ[chosen], segs...)
+		for _, sg := range segs {
+			occ.add(sg, chosen)
+		}
 	}
 	// What callers of this function see changed.
 	for _, r := range assign {
@@ -593,7 +747,9 @@ func (l *fnLower) splitAtCalls(code []*minst, nv int, clobberOf func(*minst) reg
 			// The values of earlier splits in this block (numbered from
 			// nv) are counted too: they may live across this call.
 			live := newBitset(int(l.nextV - firstVirtual))
-			live.copyFrom(b.liveOut)
+			for _, v := range b.liveOut {
+				live.add(int(v))
+			}
 			for i := len(blk) - 1; i > ci; i-- {
 				for _, d := range blk[i].defs {
 					if d.virtual() {
@@ -612,7 +768,7 @@ func (l *fnLower) splitAtCalls(code []*minst, nv int, clobberOf func(*minst) reg
 			}
 			var saves []save
 			live.each(func(v int) {
-				if v < nv && (b.liveOut.has(v) || (ndefs[v] == 1 && isLI[v])) {
+				if _, out := slices.BinarySearch(b.liveOut, int32(v)); v < nv && (out || (ndefs[v] == 1 && isLI[v])) {
 					return // (a split's value is defined once, by a POP, and dies in the block)
 				}
 				// Where v is last defined before the call in this block.

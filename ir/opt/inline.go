@@ -145,10 +145,10 @@ type inliner struct {
 // expand replaces call, a call to g in in.f, by a block holding a copy of
 // g's body.
 func (in *inliner) expand(call *ir.Instr, g *ir.Func) {
-	if in.values == nil {
-		in.values, in.labels, in.locals = valueNames(in.f), labelNames(in.f), namer{}
+	if in.values.used == nil {
+		in.values, in.labels, in.locals = valueNames(in.f), labelNames(in.f), newNamer()
 		for _, l := range in.f.Locals {
-			in.locals[l.Name] = true
+			in.locals.add(l.Name)
 		}
 	}
 	c := &cloner{in: in, g: g, vals: map[*ir.Value]*ir.Value{}, labels: map[string]string{}, locals: map[string]string{}}

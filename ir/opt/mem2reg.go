@@ -58,7 +58,7 @@ func promote(f *ir.Func) {
 	p.names = valueNames(f)
 	ir.Walk(f.Body, func(in *ir.Instr) {
 		if _, ok := p.index[in.Local]; ok && in.Op == ir.OpGet {
-			delete(p.names, in.Results[0].Name) // the get disappears
+			p.names.remove(in.Results[0].Name) // the get disappears
 		}
 	})
 	p.modified(f.Body)

@@ -181,22 +181,40 @@ func constInt(v *ir.Value) (int64, bool) {
 
 // namer hands out names not yet used in a function, for values, labels
 // or locals (each kind has its own namer).
-type namer map[string]bool
+type namer struct {
+	used map[string]bool
+	// next is, per base, an N such that base.1 … base.N−1 are all used:
+	// where fresh starts looking, so that handing out base.1 … base.n is
+	// linear rather than quadratic in n. Names only ever become used,
+	// but by remove, which forgets it.
+	next map[string]int
+}
+
+func newNamer() namer { return namer{used: map[string]bool{}} }
+
+// add marks name used.
+func (n *namer) add(name string) { n.used[name] = true }
+
+// remove marks name unused.
+func (n *namer) remove(name string) {
+	delete(n.used, name)
+	n.next = nil
+}
 
 // valueNames returns a namer holding the names of f's values.
 func valueNames(f *ir.Func) namer {
-	n := namer{}
+	n := newNamer()
 	for _, p := range f.Params {
-		n[p.Name] = true
+		n.add(p.Name)
 	}
 	var walk func(r *ir.Region)
 	walk = func(r *ir.Region) {
 		for _, p := range r.Params {
-			n[p.Name] = true
+			n.add(p.Name)
 		}
 		for _, in := range r.Instrs {
 			for _, x := range in.Results {
-				n[x.Name] = true
+				n.add(x.Name)
 			}
 			for _, sub := range in.Regions {
 				walk(sub)
@@ -209,10 +227,10 @@ func valueNames(f *ir.Func) namer {
 
 // labelNames returns a namer holding the labels of f.
 func labelNames(f *ir.Func) namer {
-	n := namer{}
+	n := newNamer()
 	ir.Walk(f.Body, func(in *ir.Instr) {
 		if in.Op == ir.OpLoop || in.Op == ir.OpBlock {
-			n[in.Label] = true
+			n.add(in.Label)
 		}
 	})
 	return n
@@ -221,14 +239,24 @@ func labelNames(f *ir.Func) namer {
 // fresh returns base if it is unused, else base.N for the smallest N ≥ 1
 // that is unused, and marks it used. An empty base stays empty (an
 // unnamed value).
-func (n namer) fresh(base string) string {
+func (n *namer) fresh(base string) string {
 	if base == "" {
 		return ""
 	}
-	name := base
-	for i := 1; n[name]; i++ {
+	if !n.used[base] {
+		n.used[base] = true
+		return base
+	}
+	if n.next == nil {
+		n.next = map[string]int{}
+	}
+	i := max(n.next[base], 1)
+	name := base + "." + strconv.Itoa(i)
+	for n.used[name] {
+		i++
 		name = base + "." + strconv.Itoa(i)
 	}
-	n[name] = true
+	n.next[base] = i + 1
+	n.used[name] = true
 	return name
 }
