@@ -506,8 +506,13 @@ func (fl *funcLowerer) unbound() *ir.Value {
 func (fl *funcLowerer) unit() *ir.Value { return fl.b.UnitValue() }
 
 // declareLocals makes a var of every symbol the scope binds, unbound.
+// The vars share one unbound value, made at the first one's position:
+// values are immutable, and one error.new per var cost three
+// instructions each at the top level of a module of thousands of
+// globals.
 func (fl *funcLowerer) declareLocals() {
 	b := fl.b
+	var unbound *ir.Value
 	for _, sym := range fl.sc.Syms {
 		if isHoisted(sym) {
 			continue // its value is made where it is read, with the env of then
@@ -515,25 +520,21 @@ func (fl *funcLowerer) declareLocals() {
 		v := fl.f.NewVar(varName(fl.f, sym.Name), ir.Dyn, sym.Pos)
 		fl.vars[sym] = v
 		b.SetPos(sym.Pos)
-		b.Set(v, fl.unbound())
+		if unbound == nil {
+			unbound = fl.unbound()
+		}
+		b.Set(v, unbound)
 	}
 }
 
-// varName returns a var name not used in f yet.
+// varName returns a var name not used in f yet. f.Local looks names up
+// in an index: a scan of f.Locals per name was quadratic at the top
+// level of a module of thousands of globals.
 func varName(f *ir.Func, name string) string {
-	for {
-		used := false
-		for _, l := range f.Locals {
-			if l.Name == name {
-				used = true
-				break
-			}
-		}
-		if !used {
-			return name
-		}
+	for f.Local(name) != nil {
 		name += "_"
 	}
+	return name
 }
 
 // inputs binds the module's inputs from the inputs object: a declared

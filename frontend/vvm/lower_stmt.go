@@ -107,10 +107,16 @@ func (fl *funcLowerer) checked(res []*ir.Value) *ir.Value {
 	return res[0]
 }
 
+// raised reports whether e, a raised error or unit, is an error: a
+// call of @vvm.raised, which the optimizer inlines.
+func (fl *funcLowerer) raised(e *ir.Value) *ir.Value {
+	return fl.b.CallSym("vvm.raised", []ir.Type{ir.Bool}, e)[0]
+}
+
 // raiseIf raises e when it is not unit.
 func (fl *funcLowerer) raiseIf(e *ir.Value) {
 	b := fl.b
-	raised := b.Op(ir.OpNe, b.Builtin("value.kind", e), b.Const(ir.I64, 0))
+	raised := fl.raised(e)
 	b.If(raised, nil, func() { fl.raise(e) }, nil)
 }
 
@@ -153,8 +159,7 @@ func (fl *funcLowerer) body(list []Stmt) { fl.stmts(list) }
 // "bind".
 func (fl *funcLowerer) note(pos diag.Pos, kind string, text *ir.Value) {
 	b := fl.b
-	data := b.Builtin("obj.set", b.Builtin("obj.new"), b.StringValue("kind"), b.StringValue(kind))
-	data = b.Builtin("obj.set", data, b.StringValue("text"), text)
+	data := b.CallSym("vvm.note", dyn, b.StringValue(kind), text)[0]
 	b.SetPos(pos)
 	b.Effect(ir.OpTrace, kind, nil, b.StringValue("note"), data)
 }
