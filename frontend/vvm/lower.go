@@ -239,6 +239,7 @@ func (l *lowerer) function(fi *fnInfo) {
 		params[i] = ir.Dyn
 	}
 	f := l.m.NewFunc(fi.name, params, dyn2, n.Pos())
+	defer shareConsts(f)
 	fl := l.newFunc(f, fi.mod, fi.scope)
 	fl.fn = fi
 	for i, p := range fi.params {
@@ -280,6 +281,7 @@ func (l *lowerer) module(mod *Module) {
 	mi := l.mods[mod]
 	pos := diag.Pos{File: mod.Path, Line: 1, Col: 1}
 	f := l.m.NewFunc(mi.fn, dyn3, dyn3, pos)
+	defer shareConsts(f)
 	f.Params[0].Name, f.Params[1].Name, f.Params[2].Name = "inputs", "it", "envs"
 	fl := l.newFunc(f, mod, mod.Scope)
 	fl.it = f.Params[1]
