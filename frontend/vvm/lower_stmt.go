@@ -257,10 +257,30 @@ func (fl *funcLowerer) statementNote(s Stmt) {
 }
 
 // cond evaluates a condition: it must be true or false.
+//
+// An expression whose value was just made of a bool (a comparison, not,
+// and, or) is that bool: @vvm.bool would take it back, and never fail.
+// The value.bool, last in the region and used by nothing else, goes.
 func (fl *funcLowerer) cond(e Expr, what string) *ir.Value {
 	v := fl.expr(e)
+	if x := boolOf(v); x != nil {
+		if r := fl.b.Region(); len(r.Instrs) > 0 && r.Instrs[len(r.Instrs)-1] == v.Def {
+			r.Instrs[len(r.Instrs)-1] = nil
+			r.Instrs = r.Instrs[:len(r.Instrs)-1]
+		}
+		return x
+	}
 	fl.b.SetPos(e.Pos())
 	return fl.checkedBool(fl.b.CallSym("vvm.bool", []ir.Type{ir.Bool, ir.Dyn}, v, fl.b.StringValue(what)))
+}
+
+// boolOf returns the bool that v, the result of a value.bool builtin,
+// was made of, or nil.
+func boolOf(v *ir.Value) *ir.Value {
+	if in := v.Def; in != nil && in.Op == ir.OpBuiltin && in.Sym == "value.bool" && len(in.Args) == 1 {
+		return in.Args[0]
+	}
+	return nil
 }
 
 func (fl *funcLowerer) checkedBool(res []*ir.Value) *ir.Value {
