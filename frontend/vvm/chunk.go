@@ -86,6 +86,9 @@ func splitStmts(input *antlr.InputStream, file string, target int) (chunks []chu
 			cur = chunk{start: t.GetStart(), line: t.GetLine(), col: t.GetColumn()}
 			tokens = 0
 		}
+		if cur.start < 0 {
+			return nil, false // the file starts indented, or with elif…: the parser reports it
+		}
 		lineStart = false
 		tokens++
 	}
