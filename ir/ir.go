@@ -1,6 +1,10 @@
 package ir
 
-import "github.com/genesis-toolchain/genesis/frontend/diag"
+import (
+	"sync"
+
+	"github.com/genesis-toolchain/genesis/frontend/diag"
+)
 
 // Module is a compilation unit: read-only data and functions. Symbols
 // (function and data names) share one namespace. The order of Data and
@@ -99,7 +103,10 @@ type Func struct {
 	// each lookup, quadratic in a function of thousands of locals (the
 	// top level of a module of thousands of globals). Locals is an
 	// exported slice that passes append to and filter in place, so the
-	// index is only a hint, checked at each use (see Local).
+	// index is only a hint, checked at each use (see Local). localMu
+	// guards it: a lookup writes it, and lookups that only read Locals
+	// (the verifier's) may run on several goroutines.
+	localMu    sync.Mutex
 	localIndex map[string]int
 	indexed    int
 }
@@ -120,9 +127,11 @@ func (f *Func) Type() Type {
 // miss falls back to a scan (rebuilding the index if the scan finds what
 // the index did not), so the answer is that of a scan whenever the names
 // of Locals are distinct (the verifier requires it), and a lookup costs
-// amortized constant time unless the name is absent. Like the rest of
-// Func, it is not safe for concurrent use.
+// amortized constant time unless the name is absent. It may be called
+// from several goroutines at once, as long as none changes Locals.
 func (f *Func) Local(name string) *Local {
+	f.localMu.Lock()
+	defer f.localMu.Unlock()
 	if i, ok := f.localIndex[name]; ok && i < len(f.Locals) && f.Locals[i].Name == name {
 		return f.Locals[i]
 	}

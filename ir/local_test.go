@@ -50,3 +50,28 @@ func TestLocalFollowsLocals(t *testing.T) {
 	f.Locals = append(f.Locals, &Local{Name: "v0", Kind: Var, Type: I64})
 	check("a removed name back")
 }
+
+// TestLocalConcurrently looks locals up from several goroutines at once,
+// as verifiers may: with -race, a lookup that builds the index must not
+// race with another.
+func TestLocalConcurrently(t *testing.T) {
+	f := &Func{Name: "f"}
+	for i := 0; i < 100; i++ {
+		f.Locals = append(f.Locals, &Local{Name: fmt.Sprintf("v%d", i), Kind: Var, Type: I64})
+	}
+	done := make(chan bool)
+	for g := 0; g < 4; g++ {
+		go func() {
+			ok := true
+			for i := 0; i < 100; i++ {
+				ok = ok && f.Local(fmt.Sprintf("v%d", i)) == f.Locals[i]
+			}
+			done <- ok
+		}()
+	}
+	for g := 0; g < 4; g++ {
+		if !<-done {
+			t.Error("a concurrent lookup found another local")
+		}
+	}
+}
