@@ -1,6 +1,10 @@
 package ir
 
-import "github.com/genesis-toolchain/genesis/frontend/diag"
+import (
+	"sync"
+
+	"github.com/genesis-toolchain/genesis/frontend/diag"
+)
 
 // Module is a compilation unit: read-only data and functions. Symbols
 // (function and data names) share one namespace. The order of Data and
@@ -93,6 +97,18 @@ type Func struct {
 	Body    *Region
 	Pos     diag.Pos
 	nextID  int
+
+	// localIndex maps a local's name to its index in Locals, for the
+	// first indexed locals of it: Local would otherwise scan Locals at
+	// each lookup, quadratic in a function of thousands of locals (the
+	// top level of a module of thousands of globals). Locals is an
+	// exported slice that passes append to and filter in place, so the
+	// index is only a hint, checked at each use (see Local). localMu
+	// guards it: a lookup writes it, and lookups that only read Locals
+	// (the verifier's) may run on several goroutines.
+	localMu    sync.Mutex
+	localIndex map[string]int
+	indexed    int
 }
 
 // Type returns the function type of references to f.
@@ -104,14 +120,49 @@ func (f *Func) Type() Type {
 	return FuncType(ps, f.Results)
 }
 
-// Local returns the local named name, or nil.
+// Local returns the first local named name, or nil. It keeps an index
+// of the names in step with Locals, which may have been appended to or
+// filtered since the last lookup: a hit of the index is checked against
+// Locals, new locals are indexed as they are first looked for, and a
+// miss falls back to a scan (rebuilding the index if the scan finds what
+// the index did not), so the answer is that of a scan whenever the names
+// of Locals are distinct (the verifier requires it), and a lookup costs
+// amortized constant time unless the name is absent. It may be called
+// from several goroutines at once, as long as none changes Locals.
 func (f *Func) Local(name string) *Local {
-	for _, l := range f.Locals {
+	f.localMu.Lock()
+	defer f.localMu.Unlock()
+	if i, ok := f.localIndex[name]; ok && i < len(f.Locals) && f.Locals[i].Name == name {
+		return f.Locals[i]
+	}
+	if f.indexed > len(f.Locals) {
+		f.localIndex, f.indexed = nil, 0 // filtered: start again
+	}
+	if f.localIndex == nil {
+		f.localIndex = make(map[string]int, len(f.Locals))
+	}
+	for ; f.indexed < len(f.Locals); f.indexed++ {
+		if n := f.Locals[f.indexed].Name; !f.hasIndexed(n) {
+			f.localIndex[n] = f.indexed
+		}
+	}
+	if i, ok := f.localIndex[name]; ok && f.Locals[i].Name == name {
+		return f.Locals[i]
+	}
+	for i, l := range f.Locals {
 		if l.Name == name {
-			return l
+			// Locals changed under the index: index them afresh.
+			f.localIndex, f.indexed = nil, 0
+			return f.Locals[i]
 		}
 	}
 	return nil
+}
+
+// hasIndexed reports whether the index holds a valid entry for name.
+func (f *Func) hasIndexed(name string) bool {
+	i, ok := f.localIndex[name]
+	return ok && i < f.indexed && f.Locals[i].Name == name
 }
 
 // NewValue returns a fresh value of type t, numbered in f.

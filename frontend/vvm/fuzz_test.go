@@ -32,7 +32,16 @@ func FuzzParse(f *testing.F) {
 			t.Fatal("ParseFile returned no file")
 		}
 		checkDiags(t, src, diags)
-		_ = Sprint(file)
+		// Parsed chunk by chunk, a statement a chunk, the file has the
+		// same tree, positions and diagnostics.
+		var rc reporter
+		chunked := parseFileChunked("fuzz.vvm", []byte(src), &rc, 0, 1)
+		if w, c := Sprint(file), Sprint(chunked); w != c {
+			t.Fatalf("whole:\n%s\nchunked:\n%s", w, c)
+		}
+		if w, c := diags.Error(), rc.sorted().Error(); w != c {
+			t.Fatalf("whole:\n%s\nchunked:\n%s", w, c)
+		}
 		prog, diags := Load("fuzz.vvm", func(name string) ([]byte, error) {
 			if name == "fuzz.vvm" {
 				return []byte(src), nil

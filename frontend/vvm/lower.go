@@ -239,6 +239,7 @@ func (l *lowerer) function(fi *fnInfo) {
 		params[i] = ir.Dyn
 	}
 	f := l.m.NewFunc(fi.name, params, dyn2, n.Pos())
+	defer shareConsts(f)
 	fl := l.newFunc(f, fi.mod, fi.scope)
 	fl.fn = fi
 	for i, p := range fi.params {
@@ -280,6 +281,7 @@ func (l *lowerer) module(mod *Module) {
 	mi := l.mods[mod]
 	pos := diag.Pos{File: mod.Path, Line: 1, Col: 1}
 	f := l.m.NewFunc(mi.fn, dyn3, dyn3, pos)
+	defer shareConsts(f)
 	f.Params[0].Name, f.Params[1].Name, f.Params[2].Name = "inputs", "it", "envs"
 	fl := l.newFunc(f, mod, mod.Scope)
 	fl.it = f.Params[1]
@@ -506,8 +508,13 @@ func (fl *funcLowerer) unbound() *ir.Value {
 func (fl *funcLowerer) unit() *ir.Value { return fl.b.UnitValue() }
 
 // declareLocals makes a var of every symbol the scope binds, unbound.
+// The vars share one unbound value, made at the first one's position:
+// values are immutable, and one error.new per var cost three
+// instructions each at the top level of a module of thousands of
+// globals.
 func (fl *funcLowerer) declareLocals() {
 	b := fl.b
+	var unbound *ir.Value
 	for _, sym := range fl.sc.Syms {
 		if isHoisted(sym) {
 			continue // its value is made where it is read, with the env of then
@@ -515,25 +522,21 @@ func (fl *funcLowerer) declareLocals() {
 		v := fl.f.NewVar(varName(fl.f, sym.Name), ir.Dyn, sym.Pos)
 		fl.vars[sym] = v
 		b.SetPos(sym.Pos)
-		b.Set(v, fl.unbound())
+		if unbound == nil {
+			unbound = fl.unbound()
+		}
+		b.Set(v, unbound)
 	}
 }
 
-// varName returns a var name not used in f yet.
+// varName returns a var name not used in f yet. f.Local looks names up
+// in an index: a scan of f.Locals per name was quadratic at the top
+// level of a module of thousands of globals.
 func varName(f *ir.Func, name string) string {
-	for {
-		used := false
-		for _, l := range f.Locals {
-			if l.Name == name {
-				used = true
-				break
-			}
-		}
-		if !used {
-			return name
-		}
+	for f.Local(name) != nil {
 		name += "_"
 	}
+	return name
 }
 
 // inputs binds the module's inputs from the inputs object: a declared

@@ -426,7 +426,7 @@ func (fl *funcLowerer) moduleCall(e *CallExpr, mod *Module) *ir.Value {
 	b.SetPos(e.Lparen)
 	res := b.CallSym(fl.l.mods[mod].fn, dyn3, inputs, b.UnitValue(), fl.allEnvs())
 	raised := res[2]
-	failed := b.Op(ir.OpNe, b.Builtin("value.kind", raised), b.Const(ir.I64, 0))
+	failed := fl.raised(raised)
 	return b.If(failed, dyn, func() {
 		kind := b.CallSym("vvm.error_kind", dyn, raised)[0]
 		contract := b.Op(ir.OpOr, b.Builtin("value.eq", kind, b.StringValue("missing_input")),

@@ -286,10 +286,10 @@ func (fl *funcLowerer) parallelStmt(s *ParallelStmt) {
 		switch s.OnFail {
 		case "continue":
 			// A raised error becomes the branch's error value.
-			failed := b.Op(ir.OpNe, b.Builtin("value.kind", raised), b.Const(ir.I64, 0))
+			failed := fl.raised(raised)
 			v = b.If(failed, dyn, func() { b.Yield(raised) }, func() { b.Yield(v) })[0]
 		case "ignore":
-			failed := b.Op(ir.OpNe, b.Builtin("value.kind", raised), b.Const(ir.I64, 0))
+			failed := fl.raised(raised)
 			failed = b.Op(ir.OpOr, failed, fl.isError(v))
 			v = b.If(failed, dyn, func() { b.Yield(b.UnitValue()) }, func() { b.Yield(v) })[0]
 		default: // fail-fast: the first raised error, in branch order, raises

@@ -107,10 +107,16 @@ func (fl *funcLowerer) checked(res []*ir.Value) *ir.Value {
 	return res[0]
 }
 
+// raised reports whether e, a raised error or unit, is an error: a
+// call of @vvm.raised, which the optimizer inlines.
+func (fl *funcLowerer) raised(e *ir.Value) *ir.Value {
+	return fl.b.CallSym("vvm.raised", []ir.Type{ir.Bool}, e)[0]
+}
+
 // raiseIf raises e when it is not unit.
 func (fl *funcLowerer) raiseIf(e *ir.Value) {
 	b := fl.b
-	raised := b.Op(ir.OpNe, b.Builtin("value.kind", e), b.Const(ir.I64, 0))
+	raised := fl.raised(e)
 	b.If(raised, nil, func() { fl.raise(e) }, nil)
 }
 
@@ -153,8 +159,7 @@ func (fl *funcLowerer) body(list []Stmt) { fl.stmts(list) }
 // "bind".
 func (fl *funcLowerer) note(pos diag.Pos, kind string, text *ir.Value) {
 	b := fl.b
-	data := b.Builtin("obj.set", b.Builtin("obj.new"), b.StringValue("kind"), b.StringValue(kind))
-	data = b.Builtin("obj.set", data, b.StringValue("text"), text)
+	data := b.CallSym("vvm.note", dyn, b.StringValue(kind), text)[0]
 	b.SetPos(pos)
 	b.Effect(ir.OpTrace, kind, nil, b.StringValue("note"), data)
 }
@@ -252,10 +257,30 @@ func (fl *funcLowerer) statementNote(s Stmt) {
 }
 
 // cond evaluates a condition: it must be true or false.
+//
+// An expression whose value was just made of a bool (a comparison, not,
+// and, or) is that bool: @vvm.bool would take it back, and never fail.
+// The value.bool, last in the region and used by nothing else, goes.
 func (fl *funcLowerer) cond(e Expr, what string) *ir.Value {
 	v := fl.expr(e)
+	if x := boolOf(v); x != nil {
+		if r := fl.b.Region(); len(r.Instrs) > 0 && r.Instrs[len(r.Instrs)-1] == v.Def {
+			r.Instrs[len(r.Instrs)-1] = nil
+			r.Instrs = r.Instrs[:len(r.Instrs)-1]
+		}
+		return x
+	}
 	fl.b.SetPos(e.Pos())
 	return fl.checkedBool(fl.b.CallSym("vvm.bool", []ir.Type{ir.Bool, ir.Dyn}, v, fl.b.StringValue(what)))
+}
+
+// boolOf returns the bool that v, the result of a value.bool builtin,
+// was made of, or nil.
+func boolOf(v *ir.Value) *ir.Value {
+	if in := v.Def; in != nil && in.Op == ir.OpBuiltin && in.Sym == "value.bool" && len(in.Args) == 1 {
+		return in.Args[0]
+	}
+	return nil
 }
 
 func (fl *funcLowerer) checkedBool(res []*ir.Value) *ir.Value {

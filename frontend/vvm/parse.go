@@ -15,14 +15,27 @@ import (
 	"github.com/genesis-toolchain/genesis/frontend/vvm/parser"
 )
 
-// parseFile parses src into a File, reporting to r.
+// parseFile parses src into a File, reporting to r: chunk by chunk if it
+// has chunkMinBytes or more (chunk.go), else whole.
 func parseFile(filename string, src []byte, r *reporter) *File {
+	return parseFileChunked(filename, src, r, chunkMinBytes, chunkTokens)
+}
+
+// parseFileChunked is parseFile with the size from which a file is
+// parsed chunk by chunk and the fewest tokens of a chunk, for the tests
+// that compare the two ways.
+func parseFileChunked(filename string, src []byte, r *reporter, minChunked, target int) *File {
 	f := &File{Name: filename, Src: src}
 	b := &builder{r: r, file: filename}
 	func() {
 		defer r.recoverPhase(filename)
 		b.checkUTF8(src)
 		text := strings.TrimPrefix(string(src), "\uFEFF")
+		if stmts, ok := parseChunks(text, src, b, minChunked, target); ok {
+			f.Stmts = stmts
+			return
+		}
+		b = &builder{r: r, file: filename} // parseChunks may have used b
 		lexer := parser.NewVVMLexer(antlr.NewInputStream(text))
 		lexer.RemoveErrorListeners()
 		lexer.AddErrorListener(b)

@@ -1,0 +1,152 @@
+package vvm
+
+import (
+	"unicode/utf8"
+
+	"github.com/antlr4-go/antlr/v4"
+
+	"github.com/genesis-toolchain/genesis/frontend/twostage"
+	"github.com/genesis-toolchain/genesis/frontend/vvm/parser"
+)
+
+// Parsing a large file chunk by chunk. ANTLR keeps every token of the
+// stream it parses and builds a parse tree of some 20 objects a token:
+// for a whole file, about 180 bytes of memory a byte of source, alive
+// until the AST is built. The top-level statements of a file are
+// independent to the grammar (program : stmt* EOF), and the token source
+// finds where each starts: the first token of a logical line at column
+// 0, which no elif, else, except or finally (the clauses that continue a
+// compound statement) can be. So a large file is lexed once through the
+// token source, keeping no token, to find those starts and check that
+// nothing is wrong with its tokens; then it is lexed, parsed and built
+// chunk by chunk of whole statements, each chunk's lexer starting at its
+// line and column so that every position is the file's, and each
+// chunk's tokens and parse tree are garbage once its statements are
+// built. The builder is the file's, so what it checks across statements
+// (inputs before executable statements, the depth limits) runs as for
+// the whole file. Any syntax error, in the first lexing or in a chunk's
+// parse, abandons the chunks: the file is parsed whole, which reports
+// errors exactly as always, so chunking changes no diagnostic.
+
+// chunkMinBytes is the size from which a file is parsed chunk by chunk:
+// below it, the parse tree of the whole file is small.
+const chunkMinBytes = 64 << 10
+
+// chunkTokens is about the fewest tokens a chunk holds (but the last):
+// enough that starting a lexer and parser per chunk costs little, few
+// enough that a chunk's tokens and tree are a few megabytes.
+const chunkTokens = 1 << 13
+
+// A chunk is a run of whole top-level statements: the runes of the input
+// from start to end, and the line (from 1) and column (from 0) of start.
+type chunk struct {
+	start, end int
+	line, col  int
+}
+
+// continues holds the tokens that continue a compound statement at its
+// own column: a chunk cannot start at one.
+var continues = map[int]bool{
+	parser.VVMLexerELIF: true, parser.VVMLexerELSE: true,
+	parser.VVMLexerEXCEPT: true, parser.VVMLexerFINALLY: true,
+}
+
+// splitStmts lexes the input through the token source, keeping no token,
+// and cuts it into chunks of whole top-level statements of at least
+// target tokens each (the last may have fewer). ok is false when the
+// token source reports anything (a lexical error, a bracket never
+// closed, nesting too deep): the whole-file parse reports it.
+func splitStmts(input *antlr.InputStream, file string, target int) (chunks []chunk, ok bool) {
+	r := &reporter{}
+	lexer := parser.NewVVMLexer(input)
+	lexer.RemoveErrorListeners()
+	ts := newTokenSource(lexer, r, file)
+	cur := chunk{start: -1}
+	tokens := 0
+	lineStart := true // the next token starts a logical line
+	for {
+		t := ts.NextToken()
+		typ := t.GetTokenType()
+		if typ == antlr.TokenEOF {
+			break
+		}
+		switch typ {
+		case parser.VVMParserNEWLINE, parser.VVMParserDEDENT:
+			lineStart = true
+			continue
+		case parser.VVMParserINDENT:
+			continue
+		}
+		if lineStart && len(ts.indents) == 1 && t.GetColumn() == 0 && !continues[typ] &&
+			(cur.start < 0 || tokens >= target) {
+			if cur.start >= 0 {
+				cur.end = t.GetStart()
+				chunks = append(chunks, cur)
+			}
+			cur = chunk{start: t.GetStart(), line: t.GetLine(), col: t.GetColumn()}
+			tokens = 0
+		}
+		if cur.start < 0 {
+			return nil, false // the file starts indented, or with elif…: the parser reports it
+		}
+		lineStart = false
+		tokens++
+	}
+	if len(r.diags) > 0 || ts.runaway != nil || ts.deep || cur.start < 0 {
+		return nil, false
+	}
+	cur.end = input.Size()
+	return append(chunks, cur), true
+}
+
+// parseChunks parses text, the file's text, chunk by chunk of at least
+// target tokens into b's statements. ok is false when the file is not parsed that way: it is
+// smaller than minBytes, not valid UTF-8, or has a syntax error anywhere; b's reporter
+// then holds what it held before, but b may have built statements of
+// the first chunks, so the whole-file parse needs a fresh builder. On
+// success b.r gets the builder's diagnostics (there is no syntax error
+// to report).
+func parseChunks(text string, src []byte, b *builder, minBytes, target int) (stmts []Stmt, ok bool) {
+	if len(src) < minBytes || !utf8.Valid(src) {
+		return nil, false
+	}
+	input := antlr.NewInputStream(text)
+	chunks, ok := splitStmts(input, b.file, target)
+	if !ok || len(chunks) < 2 {
+		return nil, false
+	}
+	real := b.r
+	scratch := &reporter{}
+	b.r = scratch
+	defer func() { b.r = real }()
+	for _, c := range chunks {
+		cs, ok := parseChunk(input, c, b)
+		if !ok {
+			return nil, false
+		}
+		stmts = append(stmts, cs...)
+	}
+	real.diags = append(real.diags, scratch.diags...)
+	return stmts, true
+}
+
+// parseChunk lexes, parses and builds one chunk. Its lexer starts at the
+// chunk's line and column, so that positions are the file's. ok is false
+// at any syntax error.
+func parseChunk(input *antlr.InputStream, c chunk, b *builder) (stmts []Stmt, ok bool) {
+	lexer := parser.NewVVMLexer(antlr.NewInputStream(input.GetText(c.start, c.end-1)))
+	lexer.RemoveErrorListeners()
+	lexer.AddErrorListener(b)
+	sim, isSim := lexer.Interpreter.(*antlr.LexerATNSimulator)
+	if !isSim {
+		return nil, false
+	}
+	sim.Line, sim.CharPositionInLine = c.line, c.col
+	ts := newTokenSource(lexer, b.r, b.file)
+	p := parser.NewVVMParser(antlr.NewCommonTokenStream(ts, antlr.TokenDefaultChannel))
+	tree, sll := twostage.SLL(p, p.Program)
+	if !sll || b.r.syntaxErrors > 0 || len(b.pending) > 0 || ts.runaway != nil || ts.deep {
+		return nil, false
+	}
+	return b.stmts(tree.AllStmt()), b.r.syntaxErrors == 0
+}
