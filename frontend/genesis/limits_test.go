@@ -2,10 +2,10 @@ package genesis
 
 import (
 	"fmt"
-	"runtime"
 	"strings"
 	"testing"
 
+	"github.com/genesis-toolchain/genesis/internal/inputlimits"
 	"github.com/genesis-toolchain/genesis/ir"
 )
 
@@ -126,20 +126,11 @@ func TestNestingBoundary(t *testing.T) {
 	}
 }
 
-// mallocs counts the heap allocations of fn.
-func mallocs(fn func()) uint64 {
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	fn()
-	runtime.ReadMemStats(&after)
-	return after.Mallocs - before.Mallocs
-}
-
 // compileCount parses, checks and lowers src, and returns the
 // allocations that took.
 func compileCount(t *testing.T, src string) uint64 {
 	t.Helper()
-	return mallocs(func() { compiles(t, src) })
+	return inputlimits.Measure(func() any { compiles(t, src); return nil }).Objects
 }
 
 // TestLinearWork checks that the work of every phase grows linearly with
@@ -168,9 +159,7 @@ func TestLinearWork(t *testing.T) {
 			compiles(t, c.gen(4*c.n))
 			small := compileCount(t, c.gen(c.n))
 			large := compileCount(t, c.gen(4*c.n))
-			if ratio := float64(large) / float64(small); ratio > 4.5 {
-				t.Errorf("%d allocations for n = %d, %d for 4n: %.1f times, want at most 4.5", small, c.n, large, ratio)
-			}
+			inputlimits.Linear(t, "allocations", small, large, 4, 1.125)
 		})
 	}
 }
@@ -223,39 +212,24 @@ const (
 // against the documented bounds, and that it grows linearly: a quarter
 // of the file allocates about a quarter as much.
 func TestLargeInput(t *testing.T) {
-	check := func(src []byte) (alloc, live uint64) {
-		runtime.GC()
-		var before, after runtime.MemStats
-		runtime.ReadMemStats(&before)
-		files, diags := ParseFiles([]Source{{Name: "big.gen", Data: src}})
-		if diags.HasErrors() {
-			t.Fatal(diags)
-		}
-		prog, diags := Check(files)
-		if diags.HasErrors() {
-			t.Fatal(diags)
-		}
-		runtime.GC()
-		runtime.ReadMemStats(&after)
-		runtime.KeepAlive(prog)
-		return after.TotalAlloc - before.TotalAlloc, after.HeapAlloc - min(after.HeapAlloc, before.HeapAlloc)
+	check := func(src []byte) inputlimits.Usage {
+		return inputlimits.Measure(func() any {
+			files, diags := ParseFiles([]Source{{Name: "big.gen", Data: src}})
+			if diags.HasErrors() {
+				t.Fatal(diags)
+			}
+			prog, diags := Check(files)
+			if diags.HasErrors() {
+				t.Fatal(diags)
+			}
+			return prog
+		})
 	}
 	large := bigProgram(5 << 20)
-	alloc, live := check(large)
-	n := uint64(len(large))
-	t.Logf("%d bytes: %d allocated (%.0f per byte), %d live (%.0f per byte)", n, alloc, float64(alloc)/float64(n), live, float64(live)/float64(n))
-	if alloc > maxAllocPerByte*n {
-		t.Errorf("allocated %d bytes for %d of input, more than %d per byte", alloc, n, maxAllocPerByte)
-	}
-	if live > maxLivePerByte*n {
-		t.Errorf("%d bytes live for %d of input, more than %d per byte", live, n, maxLivePerByte)
-	}
+	use := check(large)
+	inputlimits.PerByte(t, use, len(large), maxAllocPerByte, maxLivePerByte)
 	small := bigProgram(len(large) / 4)
-	smallAlloc, _ := check(small)
-	perByte, smallPerByte := float64(alloc)/float64(n), float64(smallAlloc)/float64(len(small))
-	if perByte > 1.15*smallPerByte {
-		t.Errorf("%.0f bytes allocated per byte of a 5 MB file, %.0f of one a quarter of it: not linear", perByte, smallPerByte)
-	}
+	inputlimits.Linear(t, "bytes", check(small).Bytes, use.Bytes, float64(len(large))/float64(len(small)), 1.15)
 }
 
 // TestChainLimit checks that an expression chaining more than MaxChain

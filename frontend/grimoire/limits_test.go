@@ -2,10 +2,10 @@ package grimoire
 
 import (
 	"fmt"
-	"runtime"
 	"strings"
 	"testing"
 
+	"github.com/genesis-toolchain/genesis/internal/inputlimits"
 	"github.com/genesis-toolchain/genesis/ir"
 )
 
@@ -109,11 +109,7 @@ func TestNestingBoundary(t *testing.T) {
 
 // mallocs counts the heap allocations of compiling src.
 func mallocs(t *testing.T, src string) uint64 {
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	compiles(t, src)
-	runtime.ReadMemStats(&after)
-	return after.Mallocs - before.Mallocs
+	return inputlimits.Measure(func() any { compiles(t, src); return nil }).Objects
 }
 
 // TestLinearWork checks that the work of every phase grows linearly with
@@ -138,9 +134,7 @@ func TestLinearWork(t *testing.T) {
 			compiles(t, c.gen(4*c.n))
 			small := mallocs(t, c.gen(c.n))
 			large := mallocs(t, c.gen(4*c.n))
-			if ratio := float64(large) / float64(small); ratio > 4.5 {
-				t.Errorf("%d allocations for n = %d, %d for 4n: %.1f times, want at most 4.5", small, c.n, large, ratio)
-			}
+			inputlimits.Linear(t, "allocations", small, large, 4, 1.125)
 		})
 	}
 }
@@ -179,35 +173,20 @@ const (
 // TestLargeInput checks the memory of loading a 4 MB spell against the
 // documented bounds, and that it grows linearly.
 func TestLargeInput(t *testing.T) {
-	load := func(src []byte) (alloc, live uint64) {
-		runtime.GC()
-		var before, after runtime.MemStats
-		runtime.ReadMemStats(&before)
-		prog, diags := Load("big.spell", func(string) ([]byte, error) { return src, nil })
-		if diags.HasErrors() {
-			t.Fatal(diags)
-		}
-		runtime.GC()
-		runtime.ReadMemStats(&after)
-		runtime.KeepAlive(prog)
-		return after.TotalAlloc - before.TotalAlloc, after.HeapAlloc - min(after.HeapAlloc, before.HeapAlloc)
+	load := func(src []byte) inputlimits.Usage {
+		return inputlimits.Measure(func() any {
+			prog, diags := Load("big.spell", func(string) ([]byte, error) { return src, nil })
+			if diags.HasErrors() {
+				t.Fatal(diags)
+			}
+			return prog
+		})
 	}
 	large := bigSpell(4 << 20)
-	alloc, live := load(large)
-	n := uint64(len(large))
-	t.Logf("%d bytes: %d allocated (%.0f per byte), %d live (%.0f per byte)", n, alloc, float64(alloc)/float64(n), live, float64(live)/float64(n))
-	if alloc > maxAllocPerByte*n {
-		t.Errorf("allocated %d bytes for %d of input, more than %d per byte", alloc, n, maxAllocPerByte)
-	}
-	if live > maxLivePerByte*n {
-		t.Errorf("%d bytes live for %d of input, more than %d per byte", live, n, maxLivePerByte)
-	}
+	use := load(large)
+	inputlimits.PerByte(t, use, len(large), maxAllocPerByte, maxLivePerByte)
 	small := bigSpell(len(large) / 4)
-	smallAlloc, _ := load(small)
-	perByte, smallPerByte := float64(alloc)/float64(n), float64(smallAlloc)/float64(len(small))
-	if perByte > 1.15*smallPerByte {
-		t.Errorf("%.0f bytes allocated per byte of a 4 MB spell, %.0f of one a quarter of it: not linear", perByte, smallPerByte)
-	}
+	inputlimits.Linear(t, "bytes", load(small).Bytes, use.Bytes, float64(len(large))/float64(len(small)), 1.15)
 }
 
 // TestChainLimit checks that an expression chaining more than MaxChain
