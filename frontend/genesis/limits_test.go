@@ -126,13 +126,6 @@ func TestNestingBoundary(t *testing.T) {
 	}
 }
 
-// compileCount parses, checks and lowers src, and returns the
-// allocations that took.
-func compileCount(t *testing.T, src string) uint64 {
-	t.Helper()
-	return inputlimits.Measure(func() any { compiles(t, src); return nil }).Objects
-}
-
 // TestLinearWork checks that the work of every phase grows linearly with
 // the input, by the allocation count of inputs n and 4n large: a long
 // flat chain 1+1+…+1 (100,000 terms: Check walked the chain below each
@@ -140,28 +133,12 @@ func compileCount(t *testing.T, src string) uint64 {
 // predict, a few hundred levels deep.
 func TestLinearWork(t *testing.T) {
 	chain := func(n int) string { return body("i64", "let x: i64 = 0;\nx"+rep(" + 1", n-1)) }
-	cases := []struct {
-		name string
-		gen  func(int) string
-		n    int
-	}{
-		{"flat chain", chain, 25_000},
-		{"calls", nestingCases[6].gen, 60},
-		{"indexes", nestingCases[7].gen, 60},
-		{"else if statements", nestingCases[9].gen, 60},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			// ANTLR caches its predictions, process-wide, in DFAs whose
-			// states for a nest are made when a nest that deep is first
-			// parsed: warm them, so that both counts are the steady
-			// work.
-			compiles(t, c.gen(4*c.n))
-			small := compileCount(t, c.gen(c.n))
-			large := compileCount(t, c.gen(4*c.n))
-			inputlimits.Linear(t, "allocations", small, large, 4, 1.125)
-		})
-	}
+	inputlimits.LinearWork(t, []inputlimits.Scaled{
+		{Name: "flat chain", Gen: chain, N: 25_000},
+		{Name: "calls", Gen: nestingCases[6].gen, N: 60},
+		{Name: "indexes", Gen: nestingCases[7].gen, N: 60},
+		{Name: "else if statements", Gen: nestingCases[9].gen, N: 60},
+	}, compiles)
 }
 
 // TestLongChain compiles a 100,000-term 1+1+…+1, which no phase may
@@ -212,24 +189,17 @@ const (
 // against the documented bounds, and that it grows linearly: a quarter
 // of the file allocates about a quarter as much.
 func TestLargeInput(t *testing.T) {
-	check := func(src []byte) inputlimits.Usage {
-		return inputlimits.Measure(func() any {
-			files, diags := ParseFiles([]Source{{Name: "big.gen", Data: src}})
-			if diags.HasErrors() {
-				t.Fatal(diags)
-			}
-			prog, diags := Check(files)
-			if diags.HasErrors() {
-				t.Fatal(diags)
-			}
-			return prog
-		})
-	}
-	large := bigProgram(5 << 20)
-	use := check(large)
-	inputlimits.PerByte(t, use, len(large), maxAllocPerByte, maxLivePerByte)
-	small := bigProgram(len(large) / 4)
-	inputlimits.Linear(t, "bytes", check(small).Bytes, use.Bytes, float64(len(large))/float64(len(small)), 1.15)
+	inputlimits.Large(t, bigProgram, 5<<20, func(src []byte) any {
+		files, diags := ParseFiles([]Source{{Name: "big.gen", Data: src}})
+		if diags.HasErrors() {
+			t.Fatal(diags)
+		}
+		prog, diags := Check(files)
+		if diags.HasErrors() {
+			t.Fatal(diags)
+		}
+		return prog
+	}, maxAllocPerByte, maxLivePerByte)
 }
 
 // TestChainLimit checks that an expression chaining more than MaxChain

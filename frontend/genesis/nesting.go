@@ -1,8 +1,6 @@
 package genesis
 
 import (
-	"github.com/antlr4-go/antlr/v4"
-
 	"github.com/genesis-toolchain/genesis/frontend/genesis/parser"
 	"github.com/genesis-toolchain/genesis/frontend/source"
 )
@@ -22,16 +20,11 @@ const MaxNesting = source.MaxNesting
 // recurses through it: a million terms exhausted the Go stack.
 const MaxChain = source.MaxChain
 
-// tooDeep returns where toks nest deeper than MaxNesting or chain an
-// expression longer than MaxChain, or nil. It runs on the tokens before
-// they reach the parser, so that ANTLR never recurses or predicts over
-// deeper input.
-func tooDeep(toks []antlr.Token) *source.DepthError {
-	return source.TooDeep(toks, depthClass)
-}
-
 // depthClass is what a token of type typ, followed by one of type next,
-// does to the nesting and the chains of Genesis (see source.DepthScan).
+// does to the nesting and the chains of Genesis: source.DepthScan counts
+// them on the tokens before they reach the parser, so that ANTLR never
+// recurses or predicts over input deeper than MaxNesting or chained
+// longer than MaxChain.
 func depthClass(typ, next int) source.DepthClass {
 	c := source.DepthClass{Chains: chainsOn(typ)}
 	switch typ {

@@ -71,7 +71,7 @@ func parse(file string, src []byte, concurrent bool, errs int) (f *File, r *repo
 		lexer.AddErrorListener(b)
 		tokens := antlr.NewCommonTokenStream(lexer, antlr.TokenDefaultChannel)
 		tokens.Fill()
-		if d := tooDeep(tokens.GetAllTokens()); d != nil {
+		if d := source.TooDeep(tokens.GetAllTokens(), depthClass); d != nil {
 			if d.Chain {
 				b.errorf(b.pos(d.Tok), CodeSyntax, "expression longer than %d operators; split it", MaxChain)
 			} else {

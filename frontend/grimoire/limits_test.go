@@ -107,36 +107,17 @@ func TestNestingBoundary(t *testing.T) {
 	}
 }
 
-// mallocs counts the heap allocations of compiling src.
-func mallocs(t *testing.T, src string) uint64 {
-	return inputlimits.Measure(func() any { compiles(t, src); return nil }).Objects
-}
-
 // TestLinearWork checks that the work of every phase grows linearly with
 // the input, by the allocation count of inputs n and 4n large: a long
 // flat chain 1+1+…+1 (100,000 terms) and nests.
 func TestLinearWork(t *testing.T) {
 	chain := func(n int) string { return assigning(rep("1 + ", n-1) + "1") }
-	cases := []struct {
-		name string
-		gen  func(int) string
-		n    int
-	}{
-		{"flat chain", chain, 10_000},
-		{"calls", nestingCases[6].gen, 60},
-		{"lists", nestingCases[1].gen, 60},
-		{"braced ifs", nestingCases[10].gen, 60},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			// ANTLR's prediction caches are process-wide, and grow
-			// once per new nesting depth: warm them at the larger size.
-			compiles(t, c.gen(4*c.n))
-			small := mallocs(t, c.gen(c.n))
-			large := mallocs(t, c.gen(4*c.n))
-			inputlimits.Linear(t, "allocations", small, large, 4, 1.125)
-		})
-	}
+	inputlimits.LinearWork(t, []inputlimits.Scaled{
+		{Name: "flat chain", Gen: chain, N: 10_000},
+		{Name: "calls", Gen: nestingCases[6].gen, N: 60},
+		{Name: "lists", Gen: nestingCases[1].gen, N: 60},
+		{Name: "braced ifs", Gen: nestingCases[10].gen, N: 60},
+	}, compiles)
 }
 
 // TestLongChain compiles a 100,000-term 1+1+…+1, which is flat in the
@@ -173,20 +154,13 @@ const (
 // TestLargeInput checks the memory of loading a 4 MB spell against the
 // documented bounds, and that it grows linearly.
 func TestLargeInput(t *testing.T) {
-	load := func(src []byte) inputlimits.Usage {
-		return inputlimits.Measure(func() any {
-			prog, diags := Load("big.spell", func(string) ([]byte, error) { return src, nil })
-			if diags.HasErrors() {
-				t.Fatal(diags)
-			}
-			return prog
-		})
-	}
-	large := bigSpell(4 << 20)
-	use := load(large)
-	inputlimits.PerByte(t, use, len(large), maxAllocPerByte, maxLivePerByte)
-	small := bigSpell(len(large) / 4)
-	inputlimits.Linear(t, "bytes", load(small).Bytes, use.Bytes, float64(len(large))/float64(len(small)), 1.15)
+	inputlimits.Large(t, bigSpell, 4<<20, func(src []byte) any {
+		prog, diags := Load("big.spell", func(string) ([]byte, error) { return src, nil })
+		if diags.HasErrors() {
+			t.Fatal(diags)
+		}
+		return prog
+	}, maxAllocPerByte, maxLivePerByte)
 }
 
 // TestChainLimit checks that an expression chaining more than MaxChain

@@ -1,8 +1,6 @@
 package grimoire
 
 import (
-	"github.com/antlr4-go/antlr/v4"
-
 	"github.com/genesis-toolchain/genesis/frontend/grimoire/parser"
 	"github.com/genesis-toolchain/genesis/frontend/source"
 )
@@ -22,18 +20,12 @@ const MaxNesting = source.MaxNesting
 // through it: a million terms would exhaust the Go stack.
 const MaxChain = source.MaxChain
 
-// tooDeep returns where toks (as the token source hands them to the
-// parser, INDENT and DEDENT included) nest deeper than MaxNesting or
-// chain an expression longer than MaxChain, or nil. It runs before the
-// parser sees the tokens, so that ANTLR never recurses or predicts over
-// deeper input.
-func tooDeep(toks []antlr.Token) *source.DepthError {
-	return source.TooDeep(toks, depthClass)
-}
-
 // depthClass is what a token of type typ does to the nesting and the
-// chains of Grimoire (see source.DepthScan); the next token does not
-// matter.
+// chains of Grimoire (the next token does not matter): source.TooDeep
+// counts them on the tokens as the token source hands them to the
+// parser, INDENT and DEDENT included, so that ANTLR never recurses or
+// predicts over input deeper than MaxNesting or chained longer than
+// MaxChain.
 func depthClass(typ, _ int) source.DepthClass {
 	c := source.DepthClass{Chains: chainsOn(typ)}
 	switch typ {

@@ -66,3 +66,57 @@ func Linear(t testing.TB, what string, small, large uint64, scale, factor float6
 			scale, r, what, small, large, factor*scale)
 	}
 }
+
+// Grows logs small and large, what the work cost on two inputs, the
+// second scale times as large, and fails t when large allocated more
+// than factor*scale times the objects or the bytes of small (Linear).
+func Grows(t testing.TB, small, large Usage, scale, factor float64) {
+	t.Helper()
+	t.Logf("%d objects, %d bytes allocated; %.1fx the input: %d objects, %d bytes", small.Objects, small.Bytes, scale, large.Objects, large.Bytes)
+	Linear(t, "objects", small.Objects, large.Objects, scale, factor)
+	Linear(t, "bytes", small.Bytes, large.Bytes, scale, factor)
+}
+
+// A Scaled is an input that Gen makes n large (n levels deep, n terms
+// long), to be measured at N and at 4N.
+type Scaled struct {
+	Name string
+	Gen  func(n int) string
+	N    int
+}
+
+// LinearWork checks, for each case in a subtest of its own, that
+// compile on Gen(4N) allocates at most 4.5 times the objects it does on
+// Gen(N); compile fails its test on an error. It compiles Gen(4N) once
+// before measuring: ANTLR caches its predictions process-wide, in DFA
+// states made when a nest that deep is first parsed, so that both counts
+// are then the steady work.
+func LinearWork(t *testing.T, cases []Scaled, compile func(t *testing.T, src string)) {
+	t.Helper()
+	for _, c := range cases {
+		t.Run(c.Name, func(t *testing.T) {
+			objects := func(src string) uint64 {
+				return Measure(func() any { compile(t, src); return nil }).Objects
+			}
+			compile(t, c.Gen(4*c.N))
+			small := objects(c.Gen(c.N))
+			large := objects(c.Gen(4 * c.N))
+			Linear(t, "objects", small, large, 4, 1.125)
+		})
+	}
+}
+
+// Large measures phase on gen(size), an input of about size bytes,
+// against maxAlloc and maxLive bytes per byte of it (PerByte), and
+// checks that it grows linearly: on an input a quarter as large, phase
+// allocates at most 15% less per byte. phase fails its test on an error
+// and returns what it made, which counts as live.
+func Large(t testing.TB, gen func(size int) []byte, size int, phase func(src []byte) any, maxAlloc, maxLive uint64) {
+	t.Helper()
+	large := gen(size)
+	use := Measure(func() any { return phase(large) })
+	PerByte(t, use, len(large), maxAlloc, maxLive)
+	small := gen(len(large) / 4)
+	smallUse := Measure(func() any { return phase(small) })
+	Linear(t, "bytes", smallUse.Bytes, use.Bytes, float64(len(large))/float64(len(small)), 1.15)
+}
