@@ -33,6 +33,21 @@ func (r *recorder) Errorf(format string, a ...any) {
 	r.errs = append(r.errs, fmt.Sprintf(format, a...))
 }
 
+// expect fails t, naming the case, unless r got one error for each of
+// want, in order, containing it.
+func (r *recorder) expect(t *testing.T, name string, want []string) {
+	t.Helper()
+	if len(r.errs) != len(want) {
+		t.Errorf("%s: errors %q, want %q", name, r.errs, want)
+		return
+	}
+	for i, w := range want {
+		if !strings.Contains(r.errs[i], w) {
+			t.Errorf("%s: error %q, want %q", name, r.errs[i], w)
+		}
+	}
+}
+
 // TestBounds checks what PerByte and Linear let pass and what they
 // report.
 func TestBounds(t *testing.T) {
@@ -59,15 +74,7 @@ func TestBounds(t *testing.T) {
 	} {
 		r := &recorder{TB: t}
 		c.check(r)
-		if len(r.errs) != len(c.want) {
-			t.Errorf("%s: errors %q, want %q", c.name, r.errs, c.want)
-			continue
-		}
-		for i, w := range c.want {
-			if !strings.Contains(r.errs[i], w) {
-				t.Errorf("%s: error %q, want %q", c.name, r.errs[i], w)
-			}
-		}
+		r.expect(t, c.name, c.want)
 	}
 }
 
@@ -90,14 +97,6 @@ func TestLarge(t *testing.T) {
 	} {
 		r := &recorder{TB: t}
 		Large(r, gen, 16<<10, c.phase, c.maxAlloc, c.maxLive)
-		if len(r.errs) != len(c.want) {
-			t.Errorf("%s: errors %q, want %q", c.name, r.errs, c.want)
-			continue
-		}
-		for i, w := range c.want {
-			if !strings.Contains(r.errs[i], w) {
-				t.Errorf("%s: error %q, want %q", c.name, r.errs[i], w)
-			}
-		}
+		r.expect(t, c.name, c.want)
 	}
 }
