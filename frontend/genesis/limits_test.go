@@ -2,10 +2,10 @@ package genesis
 
 import (
 	"fmt"
-	"runtime"
 	"strings"
 	"testing"
 
+	"github.com/genesis-toolchain/genesis/internal/inputlimits"
 	"github.com/genesis-toolchain/genesis/ir"
 )
 
@@ -126,22 +126,6 @@ func TestNestingBoundary(t *testing.T) {
 	}
 }
 
-// mallocs counts the heap allocations of fn.
-func mallocs(fn func()) uint64 {
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	fn()
-	runtime.ReadMemStats(&after)
-	return after.Mallocs - before.Mallocs
-}
-
-// compileCount parses, checks and lowers src, and returns the
-// allocations that took.
-func compileCount(t *testing.T, src string) uint64 {
-	t.Helper()
-	return mallocs(func() { compiles(t, src) })
-}
-
 // TestLinearWork checks that the work of every phase grows linearly with
 // the input, by the allocation count of inputs n and 4n large: a long
 // flat chain 1+1+…+1 (100,000 terms: Check walked the chain below each
@@ -149,30 +133,12 @@ func compileCount(t *testing.T, src string) uint64 {
 // predict, a few hundred levels deep.
 func TestLinearWork(t *testing.T) {
 	chain := func(n int) string { return body("i64", "let x: i64 = 0;\nx"+rep(" + 1", n-1)) }
-	cases := []struct {
-		name string
-		gen  func(int) string
-		n    int
-	}{
-		{"flat chain", chain, 25_000},
-		{"calls", nestingCases[6].gen, 60},
-		{"indexes", nestingCases[7].gen, 60},
-		{"else if statements", nestingCases[9].gen, 60},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			// ANTLR caches its predictions, process-wide, in DFAs whose
-			// states for a nest are made when a nest that deep is first
-			// parsed: warm them, so that both counts are the steady
-			// work.
-			compiles(t, c.gen(4*c.n))
-			small := compileCount(t, c.gen(c.n))
-			large := compileCount(t, c.gen(4*c.n))
-			if ratio := float64(large) / float64(small); ratio > 4.5 {
-				t.Errorf("%d allocations for n = %d, %d for 4n: %.1f times, want at most 4.5", small, c.n, large, ratio)
-			}
-		})
-	}
+	inputlimits.LinearWork(t, []inputlimits.Scaled{
+		{Name: "flat chain", Gen: chain, N: 25_000},
+		{Name: "calls", Gen: nestingCases[6].gen, N: 60},
+		{Name: "indexes", Gen: nestingCases[7].gen, N: 60},
+		{Name: "else if statements", Gen: nestingCases[9].gen, N: 60},
+	}, compiles)
 }
 
 // TestLongChain compiles a 100,000-term 1+1+…+1, which no phase may
@@ -223,10 +189,7 @@ const (
 // against the documented bounds, and that it grows linearly: a quarter
 // of the file allocates about a quarter as much.
 func TestLargeInput(t *testing.T) {
-	check := func(src []byte) (alloc, live uint64) {
-		runtime.GC()
-		var before, after runtime.MemStats
-		runtime.ReadMemStats(&before)
+	inputlimits.Large(t, bigProgram, 5<<20, func(src []byte) any {
 		files, diags := ParseFiles([]Source{{Name: "big.gen", Data: src}})
 		if diags.HasErrors() {
 			t.Fatal(diags)
@@ -235,27 +198,8 @@ func TestLargeInput(t *testing.T) {
 		if diags.HasErrors() {
 			t.Fatal(diags)
 		}
-		runtime.GC()
-		runtime.ReadMemStats(&after)
-		runtime.KeepAlive(prog)
-		return after.TotalAlloc - before.TotalAlloc, after.HeapAlloc - min(after.HeapAlloc, before.HeapAlloc)
-	}
-	large := bigProgram(5 << 20)
-	alloc, live := check(large)
-	n := uint64(len(large))
-	t.Logf("%d bytes: %d allocated (%.0f per byte), %d live (%.0f per byte)", n, alloc, float64(alloc)/float64(n), live, float64(live)/float64(n))
-	if alloc > maxAllocPerByte*n {
-		t.Errorf("allocated %d bytes for %d of input, more than %d per byte", alloc, n, maxAllocPerByte)
-	}
-	if live > maxLivePerByte*n {
-		t.Errorf("%d bytes live for %d of input, more than %d per byte", live, n, maxLivePerByte)
-	}
-	small := bigProgram(len(large) / 4)
-	smallAlloc, _ := check(small)
-	perByte, smallPerByte := float64(alloc)/float64(n), float64(smallAlloc)/float64(len(small))
-	if perByte > 1.15*smallPerByte {
-		t.Errorf("%.0f bytes allocated per byte of a 5 MB file, %.0f of one a quarter of it: not linear", perByte, smallPerByte)
-	}
+		return prog
+	}, maxAllocPerByte, maxLivePerByte)
 }
 
 // TestChainLimit checks that an expression chaining more than MaxChain

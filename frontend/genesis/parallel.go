@@ -7,6 +7,7 @@ import (
 	"github.com/antlr4-go/antlr/v4"
 
 	"github.com/genesis-toolchain/genesis/frontend/genesis/parser"
+	"github.com/genesis-toolchain/genesis/frontend/source"
 	"github.com/genesis-toolchain/genesis/frontend/twostage"
 	"github.com/genesis-toolchain/genesis/internal/par"
 )
@@ -94,13 +95,13 @@ func splitItems(input *antlr.InputStream, target int) (chunks []chunk, ok bool) 
 	lexer.RemoveErrorListeners()
 	var lexErrs errorSeen
 	lexer.AddErrorListener(&lexErrs)
-	var depth depthScan
+	depth := source.DepthScan{Classify: depthClass}
 	brackets, tokens := 0, 0
 	cur := chunk{start: -1}
 	t := lexer.NextToken()
 	for t.GetTokenType() != antlr.TokenEOF {
 		next := lexer.NextToken()
-		if lexErrs.seen || depth.scan(t, next.GetTokenType()) != nil {
+		if lexErrs.seen || depth.Scan(t, next.GetTokenType()) != nil {
 			return nil, false
 		}
 		switch t.GetTokenType() {

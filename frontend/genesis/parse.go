@@ -71,11 +71,11 @@ func parse(file string, src []byte, concurrent bool, errs int) (f *File, r *repo
 		lexer.AddErrorListener(b)
 		tokens := antlr.NewCommonTokenStream(lexer, antlr.TokenDefaultChannel)
 		tokens.Fill()
-		if d := tooDeep(tokens.GetAllTokens()); d != nil {
-			if d.chain {
-				b.errorf(b.pos(d.tok), CodeSyntax, "expression longer than %d operators; split it", MaxChain)
+		if d := source.TooDeep(tokens.GetAllTokens(), depthClass); d != nil {
+			if d.Chain {
+				b.errorf(b.pos(d.Tok), CodeSyntax, "expression longer than %d operators; split it", MaxChain)
 			} else {
-				b.errorf(b.pos(d.tok), CodeSyntax, "nesting deeper than %d levels (brackets, prefix operators, else if); split the expression or the function", MaxNesting)
+				b.errorf(b.pos(d.Tok), CodeSyntax, "nesting deeper than %d levels (brackets, prefix operators, else if); split the expression or the function", MaxNesting)
 			}
 			return
 		}

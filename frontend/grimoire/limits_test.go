@@ -2,10 +2,10 @@ package grimoire
 
 import (
 	"fmt"
-	"runtime"
 	"strings"
 	"testing"
 
+	"github.com/genesis-toolchain/genesis/internal/inputlimits"
 	"github.com/genesis-toolchain/genesis/ir"
 )
 
@@ -107,42 +107,17 @@ func TestNestingBoundary(t *testing.T) {
 	}
 }
 
-// mallocs counts the heap allocations of compiling src.
-func mallocs(t *testing.T, src string) uint64 {
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	compiles(t, src)
-	runtime.ReadMemStats(&after)
-	return after.Mallocs - before.Mallocs
-}
-
 // TestLinearWork checks that the work of every phase grows linearly with
 // the input, by the allocation count of inputs n and 4n large: a long
 // flat chain 1+1+…+1 (100,000 terms) and nests.
 func TestLinearWork(t *testing.T) {
 	chain := func(n int) string { return assigning(rep("1 + ", n-1) + "1") }
-	cases := []struct {
-		name string
-		gen  func(int) string
-		n    int
-	}{
-		{"flat chain", chain, 10_000},
-		{"calls", nestingCases[6].gen, 60},
-		{"lists", nestingCases[1].gen, 60},
-		{"braced ifs", nestingCases[10].gen, 60},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			// ANTLR's prediction caches are process-wide, and grow
-			// once per new nesting depth: warm them at the larger size.
-			compiles(t, c.gen(4*c.n))
-			small := mallocs(t, c.gen(c.n))
-			large := mallocs(t, c.gen(4*c.n))
-			if ratio := float64(large) / float64(small); ratio > 4.5 {
-				t.Errorf("%d allocations for n = %d, %d for 4n: %.1f times, want at most 4.5", small, c.n, large, ratio)
-			}
-		})
-	}
+	inputlimits.LinearWork(t, []inputlimits.Scaled{
+		{Name: "flat chain", Gen: chain, N: 10_000},
+		{Name: "calls", Gen: nestingCases[6].gen, N: 60},
+		{Name: "lists", Gen: nestingCases[1].gen, N: 60},
+		{Name: "braced ifs", Gen: nestingCases[10].gen, N: 60},
+	}, compiles)
 }
 
 // TestLongChain compiles a 100,000-term 1+1+…+1, which is flat in the
@@ -179,35 +154,13 @@ const (
 // TestLargeInput checks the memory of loading a 4 MB spell against the
 // documented bounds, and that it grows linearly.
 func TestLargeInput(t *testing.T) {
-	load := func(src []byte) (alloc, live uint64) {
-		runtime.GC()
-		var before, after runtime.MemStats
-		runtime.ReadMemStats(&before)
+	inputlimits.Large(t, bigSpell, 4<<20, func(src []byte) any {
 		prog, diags := Load("big.spell", func(string) ([]byte, error) { return src, nil })
 		if diags.HasErrors() {
 			t.Fatal(diags)
 		}
-		runtime.GC()
-		runtime.ReadMemStats(&after)
-		runtime.KeepAlive(prog)
-		return after.TotalAlloc - before.TotalAlloc, after.HeapAlloc - min(after.HeapAlloc, before.HeapAlloc)
-	}
-	large := bigSpell(4 << 20)
-	alloc, live := load(large)
-	n := uint64(len(large))
-	t.Logf("%d bytes: %d allocated (%.0f per byte), %d live (%.0f per byte)", n, alloc, float64(alloc)/float64(n), live, float64(live)/float64(n))
-	if alloc > maxAllocPerByte*n {
-		t.Errorf("allocated %d bytes for %d of input, more than %d per byte", alloc, n, maxAllocPerByte)
-	}
-	if live > maxLivePerByte*n {
-		t.Errorf("%d bytes live for %d of input, more than %d per byte", live, n, maxLivePerByte)
-	}
-	small := bigSpell(len(large) / 4)
-	smallAlloc, _ := load(small)
-	perByte, smallPerByte := float64(alloc)/float64(n), float64(smallAlloc)/float64(len(small))
-	if perByte > 1.15*smallPerByte {
-		t.Errorf("%.0f bytes allocated per byte of a 4 MB spell, %.0f of one a quarter of it: not linear", perByte, smallPerByte)
-	}
+		return prog
+	}, maxAllocPerByte, maxLivePerByte)
 }
 
 // TestChainLimit checks that an expression chaining more than MaxChain

@@ -26,14 +26,14 @@ func ParseFile(filename string, src []byte) (*Spell, diag.List) {
 		lexer := parser.NewGrimoireLexer(input)
 		lexer.RemoveErrorListeners()
 		lexer.AddErrorListener(b)
-		source := newTokenSource(lexer, input, b.indentError)
-		tokens := antlr.NewCommonTokenStream(source, antlr.TokenDefaultChannel)
+		indented := newTokenSource(lexer, input, b.indentError)
+		tokens := antlr.NewCommonTokenStream(indented, antlr.TokenDefaultChannel)
 		tokens.Fill()
-		if d := tooDeep(tokens.GetAllTokens()); d != nil {
-			if d.chain {
-				b.reporter.errorf(b.pos(d.tok), CodeSyntax, "expression longer than %d operators; split it", MaxChain)
+		if d := source.TooDeep(tokens.GetAllTokens(), depthClass); d != nil {
+			if d.Chain {
+				b.reporter.errorf(b.pos(d.Tok), CodeSyntax, "expression longer than %d operators; split it", MaxChain)
 			} else {
-				b.reporter.errorf(b.pos(d.tok), CodeSyntax, "nesting deeper than %d levels (brackets, indented blocks, prefix operators, ?:); split the expression or the block", MaxNesting)
+				b.reporter.errorf(b.pos(d.Tok), CodeSyntax, "nesting deeper than %d levels (brackets, indented blocks, prefix operators, ?:); split the expression or the block", MaxNesting)
 			}
 			return
 		}

@@ -4,11 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
-	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/genesis-toolchain/genesis/frontend/diag"
+	"github.com/genesis-toolchain/genesis/internal/inputlimits"
 )
 
 // renderedError matches one rendered error of file f: its first line, a
@@ -130,34 +130,23 @@ func program(size int) string {
 	return b.String()
 }
 
-// allocs returns the heap objects and bytes compiling src allocates.
-func allocs(t *testing.T, src string) (objects, bytes uint64) {
+// allocs returns what compiling src costs the heap.
+func allocs(t *testing.T, src string) inputlimits.Usage {
 	t.Helper()
-	runtime.GC()
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	m, diags := Compile("p.json", []byte(src))
-	runtime.ReadMemStats(&after)
-	if diags.HasErrors() || m == nil {
-		t.Fatalf("does not compile: %.2000s", diags.Error())
-	}
-	return after.Mallocs - before.Mallocs, after.TotalAlloc - before.TotalAlloc
+	return inputlimits.Measure(func() any {
+		m, diags := Compile("p.json", []byte(src))
+		if diags.HasErrors() || m == nil {
+			t.Fatalf("does not compile: %.2000s", diags.Error())
+		}
+		return m
+	})
 }
 
 // TestTimeIsLinear checks, by counting allocations rather than timing,
 // that four times a program costs about four times the work.
 func TestTimeIsLinear(t *testing.T) {
 	small, large := program(100<<10), program(400<<10)
-	o1, b1 := allocs(t, small)
-	o4, b4 := allocs(t, large)
-	t.Logf("%d bytes: %d objects, %d bytes; %d bytes: %d objects, %d bytes", len(small), o1, b1, len(large), o4, b4)
-	ratio := float64(len(large)) / float64(len(small))
-	if r := float64(o4) / float64(o1); r > ratio*1.25 {
-		t.Errorf("%.1fx the input allocates %.1fx the objects", ratio, r)
-	}
-	if r := float64(b4) / float64(b1); r > ratio*1.25 {
-		t.Errorf("%.1fx the input allocates %.1fx the bytes", ratio, r)
-	}
+	inputlimits.Grows(t, allocs(t, small), allocs(t, large), float64(len(large))/float64(len(small)), 1.25)
 }
 
 // maxAllocPerByte is the documented bound (docs/nanovm.md, Limits) on
@@ -171,10 +160,5 @@ func TestMemoryIsBounded(t *testing.T) {
 		t.Skip("allocates about 300 MB")
 	}
 	src := program(1 << 20)
-	_, allocated := allocs(t, src)
-	perByte := float64(allocated) / float64(len(src))
-	t.Logf("%d bytes: %d MB allocated, %.0f bytes per byte", len(src), allocated>>20, perByte)
-	if perByte > maxAllocPerByte {
-		t.Errorf("%.0f bytes allocated per byte of program, the bound is %d", perByte, maxAllocPerByte)
-	}
+	inputlimits.PerByte(t, allocs(t, src), len(src), maxAllocPerByte, 0)
 }
