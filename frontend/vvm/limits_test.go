@@ -3,11 +3,11 @@ package vvm
 import (
 	"fmt"
 	"regexp"
-	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/genesis-toolchain/genesis/frontend/diag"
+	"github.com/genesis-toolchain/genesis/internal/inputlimits"
 	"github.com/genesis-toolchain/genesis/ir"
 )
 
@@ -101,19 +101,17 @@ func TestWithinTheLimits(t *testing.T) {
 	}
 }
 
-// mallocs returns how many heap objects compiling src allocates, and
-// how many bytes.
-func mallocs(t *testing.T, src string) (objects, bytes uint64) {
+// mallocs measures what compiling src costs the heap (the module it
+// returns kept live).
+func mallocs(t *testing.T, src string) inputlimits.Usage {
 	t.Helper()
-	runtime.GC()
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	m, diags := compile(src)
-	runtime.ReadMemStats(&after)
-	if diags.HasErrors() || m == nil {
-		t.Fatalf("does not compile: %s", diags.Error())
-	}
-	return after.Mallocs - before.Mallocs, after.TotalAlloc - before.TotalAlloc
+	return inputlimits.Measure(func() any {
+		m, diags := compile(src)
+		if diags.HasErrors() || m == nil {
+			t.Fatalf("does not compile: %s", diags.Error())
+		}
+		return m
+	})
 }
 
 // deepProgram returns a program of n copies of statements nested as deep
@@ -141,16 +139,7 @@ func deepProgram(n int) string {
 // four times the allocations. (Before the limits, a sum of 100,000 terms
 // took minutes and gigabytes.)
 func TestTimeIsLinear(t *testing.T) {
-	small, large := deepProgram(2), deepProgram(8)
-	o1, b1 := mallocs(t, small)
-	o4, b4 := mallocs(t, large)
-	t.Logf("%d bytes: %d objects, %d bytes allocated; %d bytes: %d objects, %d bytes", len(small), o1, b1, len(large), o4, b4)
-	if r := float64(o4) / float64(o1); r > 4*1.25 {
-		t.Errorf("4x the input allocates %.1fx the objects", r)
-	}
-	if r := float64(b4) / float64(b1); r > 4*1.25 {
-		t.Errorf("4x the input allocates %.1fx the bytes", r)
-	}
+	inputlimits.Grows(t, mallocs(t, deepProgram(2)), mallocs(t, deepProgram(8)), 4, 1.25)
 }
 
 // maxAllocPerByte is the documented bound (docs/vvm.md, Limits) on what
@@ -200,26 +189,5 @@ func TestMemoryIsBounded(t *testing.T) {
 		t.Skip("allocates about 400 MB")
 	}
 	src := bigProgram(512 << 10)
-	_, allocated := mallocs(t, src)
-	perByte := float64(allocated) / float64(len(src))
-	t.Logf("%d bytes of source: %d MB allocated, %.0f bytes per byte", len(src), allocated>>20, perByte)
-	if perByte > maxAllocPerByte {
-		t.Errorf("%.0f bytes allocated per byte of source, the bound is %d", perByte, maxAllocPerByte)
-	}
-
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	m, diags := compile(src)
-	if diags.HasErrors() || m == nil {
-		t.Fatalf("does not compile: %s", diags.Error())
-	}
-	runtime.GC()
-	runtime.ReadMemStats(&after)
-	runtime.KeepAlive(m)
-	held := float64(int64(after.HeapAlloc)-int64(before.HeapAlloc)) / float64(len(src))
-	t.Logf("the module holds %.0f bytes per byte of source", held)
-	if held > maxHeapPerByte {
-		t.Errorf("the module holds %.0f bytes per byte of source, the bound is %d", held, maxHeapPerByte)
-	}
+	inputlimits.PerByte(t, mallocs(t, src), len(src), maxAllocPerByte, maxHeapPerByte)
 }
