@@ -230,6 +230,39 @@ func collectLarge(srcs []Source) {
 	}
 }
 
+// Heap limit of a large Genesis compile (HeapLimit): a base for the
+// runtime and the small tables, plus a multiple of the input. What a
+// compile of ordinary Genesis holds live peaks at about 110 bytes per
+// byte of input (at the end of lowering, where the checked tree and the
+// IR meet); 160 leaves the collector room enough to cost about a tenth
+// more CPU, where the factor of 400 genesisc runs with would let the heap
+// reach 340 bytes per byte (docs/genesis.md, "Limits").
+const (
+	heapLimitBase    = 64 << 20
+	heapLimitPerByte = 160
+)
+
+// HeapLimit returns the soft limit on the Go heap (for
+// runtime/debug.SetMemoryLimit) under which a process should Build srcs,
+// or 0 when it needs none: srcs are Genesis files of largeInput bytes or
+// more in all, and the limit is heapLimitBase plus heapLimitPerByte bytes
+// per byte of them. It is a soft limit: a program that needs more live
+// memory still compiles, with the collector running more often (the Go
+// runtime caps that at about half the CPU).
+func HeapLimit(srcs []Source) int64 {
+	n := int64(0)
+	for _, s := range srcs {
+		if strings.ToLower(filepath.Ext(s.Name)) != ".gen" {
+			return 0
+		}
+		n += int64(len(s.Data))
+	}
+	if n < largeInput {
+		return 0
+	}
+	return heapLimitBase + heapLimitPerByte*n
+}
+
 // genesisModule parses, checks and lowers Genesis files, which together
 // form one program.
 func genesisModule(srcs []Source) (*ir.Module, diag.List) {
@@ -248,7 +281,9 @@ func genesisModule(srcs []Source) (*ir.Module, diag.List) {
 	if diags.HasErrors() {
 		return nil, diags
 	}
-	m, ds := genesis.Lower(prog)
+	// Nothing reads the checked bodies after lowering: each may die as
+	// soon as its IR is built.
+	m, ds := genesis.LowerConsuming(prog)
 	return m, append(diags, ds...)
 }
 

@@ -181,3 +181,25 @@ func TestCheckMemory(t *testing.T) {
 		t.Errorf("%d bytes live for %d of input, more than %d per byte", live, n, maxCheckLivePerByte)
 	}
 }
+
+// TestHeapLimit checks which builds get a soft heap limit: Genesis
+// sources of 4 MiB or more in all, at 64 MiB plus 160 bytes a byte.
+func TestHeapLimit(t *testing.T) {
+	big := make([]byte, largeInput)
+	half := big[:largeInput/2]
+	for _, c := range []struct {
+		name string
+		srcs []Source
+		want int64
+	}{
+		{"small Genesis", []Source{{Name: "a.gen", Data: half}}, 0},
+		{"large Genesis", []Source{{Name: "a.gen", Data: big}}, 64<<20 + 160*largeInput},
+		{"Genesis large in all", []Source{{Name: "a.gen", Data: half}, {Name: "b.GEN", Data: half}}, 64<<20 + 160*largeInput},
+		{"large Forge assembly", []Source{{Name: "a.fasm", Data: big}}, 0},
+		{"mixed languages", []Source{{Name: "a.gen", Data: big}, {Name: "b.ir", Data: half}}, 0},
+	} {
+		if got := HeapLimit(c.srcs); got != c.want {
+			t.Errorf("%s: HeapLimit = %d, want %d", c.name, got, c.want)
+		}
+	}
+}

