@@ -58,6 +58,17 @@ var linearCases = []struct {
 		b.WriteString("  s\n}\n")
 		return b.String()
 	}},
+	// n ifs on constant conditions: at -O2, each replaced by the arm
+	// that runs, in one region (constfold).
+	{"constant ifs", 1_000, func(n int) string {
+		var b strings.Builder
+		b.WriteString("fn main() -> void { }\nfn f(n: i64) -> i64 {\n  let mut s: i64 = n;\n")
+		for i := range n {
+			fmt.Fprintf(&b, "  if %d > 0 { s = s * %d; } else { s = s - 1; };\n", i%2, i)
+		}
+		b.WriteString("  s\n}\n")
+		return b.String()
+	}},
 	// n recursive calls in one basic block, each with values live across
 	// it: calls that change every register, whose live values are saved
 	// by PUSH and POP (splitAtCalls).
