@@ -169,18 +169,31 @@ func (s *simplifier) splice(in *ir.Instr, body, r *ir.Region, out []*ir.Instr) (
 }
 
 // forget removes the breaks and continues among ins, at any depth, from
-// the flow, as ins are being deleted.
+// the flow, as ins are being deleted: one filtering of each target's
+// list, however many of its branches go.
 func (s *simplifier) forget(ins []*ir.Instr) {
+	gone := map[*ir.Instr]bool{}
+	var targets []*ir.Instr
 	for _, x := range ins {
 		ir.Walk(&ir.Region{Instrs: []*ir.Instr{x}}, func(in *ir.Instr) {
 			if in.Op != ir.OpBreak && in.Op != ir.OpContinue {
 				return
 			}
-			t := s.fl.ops[in.Label]
-			drop := func(x *ir.Instr) bool { return x == in }
+			gone[in] = true
+			targets = append(targets, s.fl.ops[in.Label])
+		})
+	}
+	if len(gone) == 0 {
+		return
+	}
+	drop := func(x *ir.Instr) bool { return gone[x] }
+	done := map[*ir.Instr]bool{}
+	for _, t := range targets {
+		if !done[t] {
+			done[t] = true
 			s.fl.breaks[t] = slices.DeleteFunc(s.fl.breaks[t], drop)
 			s.fl.conts[t] = slices.DeleteFunc(s.fl.conts[t], drop)
-		})
+		}
 	}
 }
 
