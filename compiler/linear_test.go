@@ -47,12 +47,36 @@ var linearCases = []struct {
 		b.WriteString("  s\n}\n")
 		return b.String()
 	}},
-	// n calls in one function, each with values live across it.
+	// n calls in one function, each with values live across it; at -O2
+	// each is inlined, n blocks spliced into one region (simplify).
 	{"calls", 1_000, func(n int) string {
 		var b strings.Builder
 		b.WriteString("fn main() -> void { }\nfn g(x: i64) -> i64 { x + 1 }\nfn f(n: i64) -> i64 {\n  let mut s: i64 = n;\n")
 		for i := range n {
 			fmt.Fprintf(&b, "  let c%d: i64 = s * %d;\n  s = g(s) + c%d;\n", i, i, i)
+		}
+		b.WriteString("  s\n}\n")
+		return b.String()
+	}},
+	// n ifs on constant conditions: at -O2, each replaced by the arm
+	// that runs, in one region (constfold).
+	{"constant ifs", 1_000, func(n int) string {
+		var b strings.Builder
+		b.WriteString("fn main() -> void { }\nfn f(n: i64) -> i64 {\n  let mut s: i64 = n;\n")
+		for i := range n {
+			fmt.Fprintf(&b, "  if %d > 0 { s = s * %d; } else { s = s - 1; };\n", i%2, i)
+		}
+		b.WriteString("  s\n}\n")
+		return b.String()
+	}},
+	// n recursive calls in one basic block, each with values live across
+	// it: calls that change every register, whose live values are saved
+	// by PUSH and POP (splitAtCalls).
+	{"recursive calls", 1_000, func(n int) string {
+		var b strings.Builder
+		b.WriteString("fn main() -> void { }\nfn f(n: i64) -> i64 {\n  if n < 1 { return 0; };\n  let mut s: i64 = n;\n")
+		for i := range n {
+			fmt.Fprintf(&b, "  let c%d: i64 = s * %d;\n  s = f(s - 1) + c%d;\n", i, i, i)
 		}
 		b.WriteString("  s\n}\n")
 		return b.String()
@@ -127,12 +151,6 @@ func backendWork(t *testing.T, src string, level int) (mallocs, bytes uint64) {
 func TestBackendLinear(t *testing.T) {
 	for _, c := range linearCases {
 		for _, level := range []int{0, opt.MaxLevel} {
-			if c.name == "calls" && level > 0 {
-				// Left open (docs/decisions.md, "Hostile input"): simplify
-				// splices each inlined call's block by rebuilding its
-				// region, quadratic in the inlined calls of one region.
-				continue
-			}
 			t.Run(fmt.Sprintf("%s/O%d", c.name, level), func(t *testing.T) {
 				small, smallBytes := backendWork(t, c.gen(c.n), level)
 				large, largeBytes := backendWork(t, c.gen(4*c.n), level)

@@ -50,6 +50,37 @@ func trailing(x uint64) int {
 	return n
 }
 
+// sparseSet is a set of integers below a bound, unordered, that adds,
+// removes and clears in time independent of the bound.
+type sparseSet struct {
+	dense  []int32
+	sparse []int32 // the position in dense of each member
+}
+
+func newSparseSet(n int) *sparseSet { return &sparseSet{sparse: make([]int32, n)} }
+
+func (s *sparseSet) has(v int32) bool {
+	i := s.sparse[v]
+	return int(i) < len(s.dense) && s.dense[i] == v
+}
+
+func (s *sparseSet) add(v int32) {
+	if !s.has(v) {
+		s.sparse[v] = int32(len(s.dense))
+		s.dense = append(s.dense, v)
+	}
+}
+
+func (s *sparseSet) remove(v int32) {
+	if s.has(v) {
+		i, last := s.sparse[v], s.dense[len(s.dense)-1]
+		s.dense[i], s.sparse[last] = last, i
+		s.dense = s.dense[:len(s.dense)-1]
+	}
+}
+
+func (s *sparseSet) clear() { s.dense = s.dense[:0] }
+
 type mblock struct {
 	start, end int // instructions [start, end)
 	succ       []int
@@ -709,14 +740,18 @@ func (l *fnLower) spill(code []*minst, vs []reg) {
 // Only values that are not live out of the block, are defined more than
 // by a single LI (those are re-loaded instead) and have no other def in
 // between qualify; the others are saved around the call by finish.
+//
+// It is one pass over each block, so that many such calls in one block
+// stay linear: a backward scan records the values live after each call,
+// under their original names; the forward scan then renames each use to
+// the value's current name (its last POP, until the value is defined
+// again), and inserts a call's PUSHes into the instructions since the
+// previous split only, where all of them go.
 func (l *fnLower) splitAtCalls(code []*minst, nv int, clobberOf func(*minst) regSet) []*minst {
-	any := false
-	for _, in := range code {
-		if (in.op == mCall || in.op == mCallInd) && clobberOf(in) == allAllocatable {
-			any = true
-		}
+	splits := func(in *minst) bool {
+		return (in.op == mCall || in.op == mCallInd) && clobberOf(in) == allAllocatable
 	}
-	if !any {
+	if !slices.ContainsFunc(code, splits) {
 		return code
 	}
 	// Single-LI values are re-materialized by finish.
@@ -732,100 +767,166 @@ func (l *fnLower) splitAtCalls(code []*minst, nv int, clobberOf func(*minst) reg
 	}
 	bs := blocks(code)
 	liveness(code, bs, nv)
-	var out []*minst
+	// cur is the current name of each original virtual register (an
+	// index, as are live sets); lastDef, per virtual register, is 1 + the
+	// position in out of its last definition.
+	cur := make([]int32, nv)
+	for v := range cur {
+		cur[v] = int32(v)
+	}
+	var lastDef []int
+	// origOf, per value a split made (index − nv), the original register
+	// it stands for.
+	var origOf []int32
+	origin := func(v int32) int32 {
+		if int(v) < nv {
+			return v
+		}
+		return origOf[int(v)-nv]
+	}
+	renameUses := func(in *minst) {
+		for k, u := range in.uses {
+			if u.virtual() && int(u-firstVirtual) < nv {
+				in.uses[k] = firstVirtual + reg(cur[u-firstVirtual])
+			}
+		}
+	}
+	setDef := func(v reg, at int) {
+		i := int(v - firstVirtual)
+		for len(lastDef) <= i {
+			lastDef = append(lastDef, 0)
+		}
+		lastDef[i] = at
+	}
+	live := newSparseSet(nv)
+	var liveAfter [][]int32 // per splitting call of the block, in reverse order
+	var renamed []int32     // the originals renamed in the block
+	out := make([]*minst, 0, len(code))
 	for _, b := range bs {
-		blk := append([]*minst(nil), code[b.start:b.end]...)
-		// The saves of a call are pushed after the POPs of the call split
-		// before it in the block, so that each call's PUSHes and POPs nest.
-		floor := 0
-		for ci := 0; ci < len(blk); ci++ {
-			c := blk[ci]
-			if !(c.op == mCall || c.op == mCallInd) || clobberOf(c) != allAllocatable {
+		blk := code[b.start:b.end]
+		if !slices.ContainsFunc(blk, splits) {
+			out = append(out, blk...)
+			continue
+		}
+		// Backward: the original virtual registers live after each call.
+		live.clear()
+		for _, v := range b.liveOut {
+			live.add(v)
+		}
+		liveAfter = liveAfter[:0]
+		for i := len(blk) - 1; i >= 0; i-- {
+			in := blk[i]
+			if splits(in) {
+				liveAfter = append(liveAfter, slices.Clone(live.dense))
+			}
+			for _, d := range in.defs {
+				if d.virtual() {
+					live.remove(int32(d - firstVirtual))
+				}
+			}
+			for _, u := range in.uses {
+				if u.virtual() {
+					live.add(int32(u - firstVirtual))
+				}
+			}
+		}
+		// Forward. The saves of a call are pushed after the POPs of the
+		// call split before it in the block (floor), so that each call's
+		// PUSHes and POPs nest.
+		start := len(out)
+		floor := start
+		for _, in := range blk {
+			renameUses(in)
+			for _, d := range in.defs {
+				if d.virtual() && int(d-firstVirtual) < nv {
+					cur[d-firstVirtual] = int32(d - firstVirtual)
+				}
+			}
+			if !splits(in) {
+				for _, d := range in.defs {
+					if d.virtual() {
+						setDef(d, len(out)+1)
+					}
+				}
+				out = append(out, in)
 				continue
 			}
-			// Virtual registers live after the call, by a backward scan.
-			// The values of earlier splits in this block (numbered from
-			// nv) are counted too: they may live across this call.
-			live := newBitset(int(l.nextV - firstVirtual))
-			for _, v := range b.liveOut {
-				live.add(int(v))
+			orig := liveAfter[len(liveAfter)-1]
+			liveAfter = liveAfter[:len(liveAfter)-1]
+			names := make([]int32, len(orig))
+			for k, v := range orig {
+				names[k] = cur[v]
 			}
-			for i := len(blk) - 1; i > ci; i-- {
-				for _, d := range blk[i].defs {
-					if d.virtual() {
-						live.remove(int(d - firstVirtual))
-					}
-				}
-				for _, u := range blk[i].uses {
-					if u.virtual() {
-						live.add(int(u - firstVirtual))
-					}
-				}
-			}
+			slices.Sort(names)
 			type save struct {
 				v, nv reg
 				at    int
 			}
 			var saves []save
-			live.each(func(v int) {
-				if _, out := slices.BinarySearch(b.liveOut, int32(v)); v < nv && (out || (ndefs[v] == 1 && isLI[v])) {
-					return // (a split's value is defined once, by a POP, and dies in the block)
+			ci := len(out)
+			for _, v := range names {
+				if _, liveOut := slices.BinarySearch(b.liveOut, v); int(v) < nv && (liveOut || (ndefs[v] == 1 && isLI[v])) {
+					continue // (a split's value is defined once, by a POP, and dies in the block)
 				}
 				// Where v is last defined before the call in this block.
-				at := 0
-				for i := 0; i < ci; i++ {
-					for _, d := range blk[i].defs {
-						if d == firstVirtual+reg(v) {
-							at = i + 1
-						}
-					}
+				at := start
+				if int(v) < len(lastDef) && lastDef[v] > start {
+					at = lastDef[v]
 				}
 				// Labels stay at the head of the block.
-				for at < ci && blk[at].op == mLabel {
+				for at < ci && out[at].op == mLabel {
 					at++
 				}
 				at = max(at, floor)
 				saves = append(saves, save{v: firstVirtual + reg(v), nv: l.newV(), at: at})
-			})
+			}
+			for _, d := range in.defs {
+				if d.virtual() {
+					setDef(d, len(out)+1)
+				}
+			}
 			if len(saves) == 0 {
+				out = append(out, in)
 				continue
 			}
 			// Renames after the call, up to a redefinition.
 			for _, sv := range saves {
-				for i := ci + 1; i < len(blk); i++ {
-					in := blk[i]
-					for k, u := range in.uses {
-						if u == sv.v {
-							in.uses[k] = sv.nv
-						}
-					}
-					if slices.Contains(in.defs, sv.v) {
-						break
-					}
+				o := origin(int32(sv.v - firstVirtual))
+				for len(origOf) <= int(sv.nv-firstVirtual)-nv {
+					origOf = append(origOf, -1)
 				}
+				origOf[int(sv.nv-firstVirtual)-nv] = o
+				cur[o] = int32(sv.nv - firstVirtual)
+				renamed = append(renamed, o)
 			}
 			// PUSHes in order of position (the earliest first), POPs in
 			// reverse after the call.
 			slices.SortStableFunc(saves, func(x, y save) int { return x.at - y.at })
-			var nb []*minst
+			seg := slices.Clone(out[floor:])
+			out = out[:floor]
 			k := 0
-			for i := 0; i <= ci; i++ {
-				for k < len(saves) && saves[k].at == i {
-					nb = append(nb, &minst{op: mPush, uses: []reg{saves[k].v}})
+			for i, x := range seg {
+				for k < len(saves) && saves[k].at == floor+i {
+					out = append(out, &minst{op: mPush, uses: []reg{saves[k].v}})
 					k++
 				}
-				nb = append(nb, blk[i])
+				out = append(out, x)
 			}
-			ncall := len(nb) - 1
+			for ; k < len(saves); k++ {
+				out = append(out, &minst{op: mPush, uses: []reg{saves[k].v}})
+			}
+			out = append(out, in)
 			for j := len(saves) - 1; j >= 0; j-- {
-				nb = append(nb, &minst{op: mPop, defs: []reg{saves[j].nv}})
+				out = append(out, &minst{op: mPop, defs: []reg{saves[j].nv}})
+				setDef(saves[j].nv, len(out))
 			}
-			nb = append(nb, blk[ci+1:]...)
-			ci = ncall + len(saves)
-			floor = ci + 1
-			blk = nb
+			floor = len(out)
 		}
-		out = append(out, blk...)
+		// Renames end with the block.
+		for _, o := range renamed {
+			cur[o] = o
+		}
+		renamed = renamed[:0]
 	}
 	return out
 }

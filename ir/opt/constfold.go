@@ -31,38 +31,68 @@ type folder struct {
 	subst map[*ir.Value]*ir.Value
 }
 
+// region folds r in one pass, building its new instruction list as it
+// goes, so that replacing many ifs on constants in one region (inlined
+// calls with constant arguments) stays linear.
 func (c *folder) region(r *ir.Region) {
-	for i := 0; i < len(r.Instrs); i++ {
-		in := r.Instrs[i]
+	out, _ := c.instrs(r, r.Instrs, make([]*ir.Instr, 0, len(r.Instrs)))
+	r.SetInstrs(out)
+}
+
+// instrs folds ins, instructions of region r or of an arm spliced into
+// it, appending them to out, r's new instructions. An if or switch on a
+// constant is replaced by the instructions of the region that runs,
+// folded in turn; a yield ending that region gives the op's results. It
+// returns out and whether a spliced terminator ended r, the rest of
+// which is then dropped.
+func (c *folder) instrs(r *ir.Region, ins, out []*ir.Instr) ([]*ir.Instr, bool) {
+	for _, in := range ins {
 		for j, a := range in.Args {
 			in.Args[j] = ir.Resolve(c.subst, a)
 		}
+		var arm *ir.Region
 		switch in.Op {
 		case ir.OpIf:
 			if x, ok := constInt(in.Args[0]); ok {
-				arm := in.Regions[1]
+				arm = in.Regions[1]
 				if x != 0 {
 					arm = in.Regions[0]
 				}
-				splice(in, arm, c.subst)
-				i-- // fold the spliced instructions
-				continue
 			}
 		case ir.OpSwitch:
 			if x, ok := constInt(in.Args[0]); ok {
-				splice(in, in.Regions[switchTarget(in, x)], c.subst)
-				i--
-				continue
+				arm = in.Regions[switchTarget(in, x)]
 			}
 		default:
 			if len(in.Results) == 1 && len(in.Regions) == 0 {
 				c.fold(in)
 			}
 		}
+		if arm != nil {
+			body, ends := arm.Instrs, false
+			if last := arm.Last(); last != nil && last.Op.IsTerminator() {
+				if last.Op == ir.OpYield {
+					for i, res := range in.Results {
+						c.subst[res] = last.Args[i]
+					}
+					body = body[:len(body)-1]
+				} else {
+					ends = true
+				}
+			}
+			var stop bool
+			if out, stop = c.instrs(r, body, out); stop || ends {
+				return out, true
+			}
+			continue
+		}
 		for _, sub := range in.Regions {
 			c.region(sub)
 		}
+		in.Parent = r
+		out = append(out, in)
 	}
+	return out, false
 }
 
 // switchTarget returns the index of the region switch in selects for x.

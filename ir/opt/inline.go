@@ -140,6 +140,12 @@ type inliner struct {
 	values namer
 	labels namer
 	locals namer
+	// at is the index of each instruction of the regions holding a site,
+	// indexed once per region (indexed), so that finding many calls in
+	// one region is linear. Expanding replaces a call in place: the
+	// indices stay.
+	at      map[*ir.Instr]int
+	indexed map[*ir.Region]bool
 }
 
 // expand replaces call, a call to g in in.f, by a block holding a copy of
@@ -170,7 +176,16 @@ func (in *inliner) expand(call *ir.Instr, g *ir.Func) {
 	body.Parent = blk
 	blk.Regions = []*ir.Region{body}
 	parent := call.Parent
-	parent.Instrs[indexOf(parent, call)] = blk
+	if !in.indexed[parent] {
+		if in.at == nil {
+			in.at, in.indexed = map[*ir.Instr]int{}, map[*ir.Region]bool{}
+		}
+		for i, x := range parent.Instrs {
+			in.at[x] = i
+		}
+		in.indexed[parent] = true
+	}
+	parent.Instrs[in.at[call]] = blk
 	blk.Parent = parent
 }
 

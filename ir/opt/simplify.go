@@ -41,9 +41,16 @@ type simplifier struct {
 	subst map[*ir.Value]*ir.Value
 }
 
+// region simplifies r in one pass: it builds r's new instruction list as
+// it goes, so that splicing a block (an inlined call) or inserting a not
+// costs the instructions moved, not the region rebuilt — many inlined
+// calls in one region stay linear. Until the pass ends r.Instrs is the
+// old list, whose last instruction is the one tailBreak asks about.
 func (s *simplifier) region(r *ir.Region) {
-	for i := 0; i < len(r.Instrs); i++ {
-		in := r.Instrs[i]
+	ins := r.Instrs
+	out := make([]*ir.Instr, 0, len(ins))
+	for i := 0; i < len(ins); i++ {
+		in := ins[i]
 		for j, a := range in.Args {
 			in.Args[j] = ir.Resolve(s.subst, a)
 		}
@@ -53,25 +60,32 @@ func (s *simplifier) region(r *ir.Region) {
 		if in.Op == ir.OpBreak && s.tailBreak(in) {
 			t := s.fl.ops[in.Label]
 			s.fl.breaks[t] = slices.DeleteFunc(s.fl.breaks[t], func(x *ir.Instr) bool { return x == in })
-			r.SetInstrs(r.Instrs[:i])
 			break
 		}
-		if n, ok := s.instr(in); ok {
-			i += n - 1 // the spliced instructions are simplified already
+		body, not := s.instr(in)
+		if body != nil {
+			// The spliced instructions are simplified already.
+			var ends bool
+			if out, ends = s.splice(in, body, r, out); ends {
+				s.forget(ins[i+1:])
+				break
+			}
 			continue
 		}
-		if r.Instrs[i] != in {
-			i++ // negate inserted a not before in
+		if not != nil {
+			not.Parent = r
+			out = append(out, not)
 		}
-		if !s.completes(in) && i < len(r.Instrs)-1 {
-			s.forget(r.Instrs[i+1:])
-			r.SetInstrs(r.Instrs[:i+1])
+		out = append(out, in)
+		if !s.completes(in) && i < len(ins)-1 {
+			s.forget(ins[i+1:])
 			if !in.Op.IsTerminator() && s.needsTerminator(r) {
-				r.SetInstrs(append(r.Instrs, &ir.Instr{Op: ir.OpUnreachable, Pos: in.Pos}))
+				out = append(out, &ir.Instr{Op: ir.OpUnreachable, Pos: in.Pos})
 			}
 			break
 		}
 	}
+	r.SetInstrs(out)
 	if p := r.Parent; p != nil && len(p.Results) == 0 && p.Op != ir.OpLoop {
 		if last := r.Last(); last != nil && last.Op == ir.OpYield && len(last.Args) == 0 {
 			r.SetInstrs(r.Instrs[:len(r.Instrs)-1])
@@ -79,13 +93,13 @@ func (s *simplifier) region(r *ir.Region) {
 	}
 }
 
-// instr simplifies in. When it splices a region in in's place, it
-// returns the number of instructions spliced and true.
-func (s *simplifier) instr(in *ir.Instr) (int, bool) {
+// instr simplifies in. It returns the region to splice in in's place, if
+// any, else the not instruction to insert before in, if any.
+func (s *simplifier) instr(in *ir.Instr) (splice *ir.Region, not *ir.Instr) {
 	switch in.Op {
 	case ir.OpLoop:
 		if len(s.fl.conts[in]) > 0 {
-			return 0, false
+			return nil, nil
 		}
 		body := in.Regions[0]
 		for i, p := range body.Params {
@@ -111,7 +125,7 @@ func (s *simplifier) instr(in *ir.Instr) (int, bool) {
 			s.fl.breaks[in] = slices.DeleteFunc(s.fl.breaks[in], func(x *ir.Instr) bool { return x == last })
 		}
 		if len(s.fl.breaks[in]) == 0 {
-			return s.splice(in, body), true
+			return body, nil
 		}
 	case ir.OpIf, ir.OpSwitch:
 		same := true
@@ -122,36 +136,64 @@ func (s *simplifier) instr(in *ir.Instr) (int, bool) {
 			}
 		}
 		if same {
-			return s.splice(in, in.Regions[len(in.Regions)-1]), true
+			return in.Regions[len(in.Regions)-1], nil
 		}
 		if in.Op == ir.OpIf && len(in.Results) == 0 && empty(in.Regions[0]) && !empty(in.Regions[1]) {
-			s.negate(in)
+			return nil, s.negate(in)
 		}
 	}
-	return 0, false
+	return nil, nil
 }
 
-// splice splices region r of in in its place (see splice) and forgets
-// the branches of the instructions it drops.
-func (s *simplifier) splice(in *ir.Instr, r *ir.Region) int {
-	n, dropped := splice(in, r, s.subst)
-	s.forget(dropped)
-	return n
+// splice appends the instructions of body, a region of in, to out, the
+// new instructions of region r, in in's place: a yield ending body gives
+// in's results and is dropped. It returns the new out, and whether body
+// ends in another terminator, so that the rest of r is unreachable.
+func (s *simplifier) splice(in *ir.Instr, body, r *ir.Region, out []*ir.Instr) ([]*ir.Instr, bool) {
+	moved := body.Instrs
+	ends := false
+	if last := body.Last(); last != nil && last.Op.IsTerminator() {
+		if last.Op == ir.OpYield {
+			for i, res := range in.Results {
+				s.subst[res] = last.Args[i]
+			}
+			moved = moved[:len(moved)-1]
+		} else {
+			ends = true
+		}
+	}
+	for _, x := range moved {
+		x.Parent = r
+	}
+	return append(out, moved...), ends
 }
 
 // forget removes the breaks and continues among ins, at any depth, from
-// the flow, as ins are being deleted.
+// the flow, as ins are being deleted: one filtering of each target's
+// list, however many of its branches go.
 func (s *simplifier) forget(ins []*ir.Instr) {
+	gone := map[*ir.Instr]bool{}
+	var targets []*ir.Instr
 	for _, x := range ins {
 		ir.Walk(&ir.Region{Instrs: []*ir.Instr{x}}, func(in *ir.Instr) {
 			if in.Op != ir.OpBreak && in.Op != ir.OpContinue {
 				return
 			}
-			t := s.fl.ops[in.Label]
-			drop := func(x *ir.Instr) bool { return x == in }
+			gone[in] = true
+			targets = append(targets, s.fl.ops[in.Label])
+		})
+	}
+	if len(gone) == 0 {
+		return
+	}
+	drop := func(x *ir.Instr) bool { return gone[x] }
+	done := map[*ir.Instr]bool{}
+	for _, t := range targets {
+		if !done[t] {
+			done[t] = true
 			s.fl.breaks[t] = slices.DeleteFunc(s.fl.breaks[t], drop)
 			s.fl.conts[t] = slices.DeleteFunc(s.fl.conts[t], drop)
-		})
+		}
 	}
 }
 
@@ -181,19 +223,19 @@ func (s *simplifier) tailBreak(br *ir.Instr) bool {
 	}
 }
 
-// negate swaps the arms of if in and negates its condition.
-func (s *simplifier) negate(in *ir.Instr) {
+// negate swaps the arms of if in and negates its condition. It returns
+// the not instruction to insert before in, or nil when the condition was
+// a not already and its operand is used instead.
+func (s *simplifier) negate(in *ir.Instr) *ir.Instr {
 	in.Regions[0], in.Regions[1] = in.Regions[1], in.Regions[0]
 	c := ir.Resolve(s.subst, in.Args[0])
 	if d := c.Def; d != nil && d.Op == ir.OpNot {
 		in.Args[0] = d.Args[0]
-		return
+		return nil
 	}
 	not := &ir.Instr{Op: ir.OpNot, Args: []*ir.Value{c}, Pos: in.Pos}
 	in.Args[0] = not.AddResult(s.f, ir.Bool)
-	parent := in.Parent
-	at := indexOf(parent, in)
-	parent.SetInstrs(slices.Insert(parent.Instrs, at, not))
+	return not
 }
 
 // empty reports whether r does nothing: no instructions, or only an empty

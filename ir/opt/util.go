@@ -129,47 +129,6 @@ func countUses(f *ir.Func) map[*ir.Value]int {
 	return uses
 }
 
-// splice replaces op, which must be an instruction of its parent region,
-// by the instructions of r, one of op's regions (whose parameters, if
-// any, the caller has already replaced). A yield ending r is removed and
-// op's results are mapped in subst to the values it yielded; a different
-// terminator ending r makes everything after op in the parent region
-// unreachable, and it is dropped. splice returns the number of
-// instructions it put in op's place and the instructions it dropped.
-func splice(op *ir.Instr, r *ir.Region, subst map[*ir.Value]*ir.Value) (int, []*ir.Instr) {
-	parent := op.Parent
-	at := indexOf(parent, op)
-	ins := r.Instrs
-	rest := parent.Instrs[at+1:]
-	var dropped []*ir.Instr
-	if last := r.Last(); last != nil && last.Op.IsTerminator() {
-		if last.Op == ir.OpYield {
-			for i, res := range op.Results {
-				subst[res] = last.Args[i]
-			}
-			ins = ins[:len(ins)-1]
-		} else {
-			rest, dropped = nil, rest
-		}
-	}
-	out := make([]*ir.Instr, 0, at+len(ins)+len(rest))
-	out = append(out, parent.Instrs[:at]...)
-	out = append(out, ins...)
-	out = append(out, rest...)
-	parent.SetInstrs(out)
-	return len(ins), dropped
-}
-
-// indexOf returns the index of in in r, or -1.
-func indexOf(r *ir.Region, in *ir.Instr) int {
-	for i, x := range r.Instrs {
-		if x == in {
-			return i
-		}
-	}
-	return -1
-}
-
 // constInt returns the integer, bool or ptr constant v, if v is one.
 func constInt(v *ir.Value) (int64, bool) {
 	d := v.Def
