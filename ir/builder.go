@@ -50,7 +50,6 @@ func (f *Func) NewSlot(name string, size, align int64, pos diag.Pos) *Local {
 // example, that a builtin exists); Verify checks the rest.
 type Builder struct {
 	f      *Func
-	locals localIndex // f's locals by name: a get infers its type from its var
 	r      *Region
 	pos    diag.Pos
 	labels int
@@ -99,7 +98,7 @@ func (b *Builder) Append(in *Instr) *Instr {
 // emit appends an instruction and gives it the results its op's rule
 // infers. It panics when they cannot be inferred (a builder misuse).
 func (b *Builder) emit(in *Instr) *Instr {
-	ts, ok := inferResults(b.f, in, &b.locals)
+	ts, ok := inferResults(b.f, in)
 	if !ok {
 		panic(fmt.Sprintf("ir.Builder: cannot infer the results of %s", in.Op))
 	}

@@ -171,44 +171,6 @@ func (f *Func) NewValue(t Type) *Value {
 	return &Value{ID: f.nextID, Type: t}
 }
 
-// localIndex finds a function's locals by name in constant time for
-// those that look up many (the builder, the verifier, the parser), where
-// Func.Local is a scan: a function of many locals would be quadratic. It
-// follows locals appended to the function since; a name it does not know
-// is looked up by Func.Local. A nil *localIndex is Func.Local.
-type localIndex struct {
-	f      *Func
-	n      int            // f.Locals[:n] are indexed
-	byName map[string]int // the index of the first local of each name
-}
-
-// smallLocals is the count of locals up to which a scan is cheaper than
-// an index.
-const smallLocals = 16
-
-func (x *localIndex) get(f *Func, name string) *Local {
-	if x == nil || len(f.Locals) <= smallLocals {
-		return f.Local(name)
-	}
-	if x.f != f || x.n > len(f.Locals) {
-		*x = localIndex{f: f}
-	}
-	if x.byName == nil {
-		x.byName = make(map[string]int, len(f.Locals))
-	}
-	for ; x.n < len(f.Locals); x.n++ {
-		if _, dup := x.byName[f.Locals[x.n].Name]; !dup {
-			x.byName[f.Locals[x.n].Name] = x.n
-		}
-	}
-	// An index is checked: locals removed and others appended leave it
-	// stale.
-	if i, ok := x.byName[name]; ok && i < len(f.Locals) && f.Locals[i].Name == name {
-		return f.Locals[i]
-	}
-	return f.Local(name)
-}
-
 // LocalKind distinguishes the two kinds of locals.
 type LocalKind uint8
 

@@ -429,9 +429,8 @@ func (op Op) IsEffect() bool { return op.Info().Flags&Effect != 0 }
 // inferResults returns the result types an instruction's op rule gives,
 // from its operands and attributes, and false for RExplicit (the results
 // are whatever the instruction declares) or when they cannot be inferred
-// (a missing operand or local, an unknown builtin). locals finds f's
-// locals (nil: Func.Local).
-func inferResults(f *Func, in *Instr, locals *localIndex) ([]Type, bool) {
+// (a missing operand or local, an unknown builtin).
+func inferResults(f *Func, in *Instr) ([]Type, bool) {
 	info := in.Info()
 	switch info.Result {
 	case RNone:
@@ -452,7 +451,7 @@ func inferResults(f *Func, in *Instr, locals *localIndex) ([]Type, bool) {
 	case RValue:
 		return []Type{Dyn}, true
 	case RVar:
-		if l := locals.get(f, in.Local); l != nil && l.Kind == Var {
+		if l := f.Local(in.Local); l != nil && l.Kind == Var {
 			return []Type{l.Type}, true
 		}
 	case RBuiltin:

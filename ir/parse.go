@@ -698,7 +698,7 @@ func (p *parser) instr(r *Region) {
 	types := explicit
 	if op.Info().Result != RExplicit {
 		var ok bool
-		if types, ok = inferResults(p.f, in, nil); !ok {
+		if types, ok = inferResults(p.f, in); !ok {
 			if op == OpGet {
 				p.failf(opTok.pos, "undefined var %s", sigilName('$', in.Local))
 			}

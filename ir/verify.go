@@ -120,7 +120,6 @@ type verifier struct {
 	stepLog []stepUse
 	scope   map[*Value]bool
 	names   map[string]bool
-	locals  localIndex        // f's locals by name
 	pnames  map[*Value]string // printed names, for messages
 	labels  map[string]bool
 	// targets are the enclosing loops and blocks, innermost last.
@@ -309,7 +308,7 @@ func (v *verifier) instr(in *Instr, kind regionKind, results []Type) {
 		}
 	}
 	if info.Result != RExplicit {
-		if want, ok := inferResults(v.f, in, &v.locals); ok && !typesEqual(want, resultTypes(in)) {
+		if want, ok := inferResults(v.f, in); ok && !typesEqual(want, resultTypes(in)) {
 			v.instrErrorf(in, "results are %s, want %s", typeList(resultTypes(in)), typeList(want))
 		}
 	}
@@ -380,7 +379,7 @@ func (v *verifier) check(in *Instr, kind regionKind, results []Type) {
 		}
 	case OpAddrOf:
 		if in.Local != "" {
-			if l := v.locals.get(v.f, in.Local); l == nil || l.Kind != Slot {
+			if l := v.f.Local(in.Local); l == nil || l.Kind != Slot {
 				v.instrErrorf(in, "no slot %s in %s", sigilName('$', in.Local), sigilName('@', v.f.Name))
 			}
 		} else if !v.data[in.Sym] {
@@ -406,7 +405,7 @@ func (v *verifier) check(in *Instr, kind regionKind, results []Type) {
 			v.instrErrorf(in, "size %d is not in 0..2^32-1", in.Int)
 		}
 	case OpGet, OpSet:
-		l := v.locals.get(v.f, in.Local)
+		l := v.f.Local(in.Local)
 		if l == nil || l.Kind != Var {
 			v.instrErrorf(in, "no var %s in %s", sigilName('$', in.Local), sigilName('@', v.f.Name))
 		} else if in.Op == OpSet && in.Args[0].Type != l.Type {
