@@ -51,10 +51,11 @@ else:
     xs = xs + ["item"]
 `
 
-// runawayNanoVM polls for ever: the tool never says done. Its own budget
+// runawayNanoVM polls for ever: the tool never says done (poll's
+// next_step takes the branch target back to the check). Its own budget
 // is 30 steps.
 const runawayNanoVM = `{"name": "poller", "max_steps": 30, "steps": [
-  {"id": "poll", "type": "tool", "tool": "poll_status", "output_key": "status"},
+  {"id": "poll", "type": "tool", "tool": "poll_status", "output_key": "status", "next_step": "done"},
   {"id": "done", "type": "condition", "condition": "$status.state == 'done'", "then": "report", "otherwise": "poll"},
   {"id": "report", "type": "llm", "prompt": "Report"}
 ]}`

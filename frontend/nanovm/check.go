@@ -21,31 +21,71 @@ const (
 type edge struct {
 	kind  edgeKind
 	step  *Step // toStep
+	via   bool  // toStep: the step is entered as a condition's branch target
 	field *Node // the then/otherwise/next_step node the edge comes from, if any
 	why   string
 }
 
 // successors returns the edges out of a top-level step, in the order the
 // step takes them (for a condition: the then edge, then the otherwise
-// edge). This is the one successor rule of the state machine (docs
-// /nanovm.md): is_terminal ends the run; a condition goes to its target;
-// next_step jumps; otherwise the next step in the array runs, and after
-// the last one the run succeeds. A branch target is an ordinary step: it
-// follows the same rule.
-func (p *Program) successors(s *Step) []edge {
+// edge); via says whether the step was entered as a condition's branch
+// target. This is nano-vm's successor rule (docs/nanovm.md, "The state
+// machine"): is_terminal ends the run; a condition goes to its target,
+// which is entered as a branch target — unless the condition was itself
+// entered as one, in which case its target is entered as an ordinary
+// step (nano-vm restarts its loop there); next_step jumps; a branch
+// target without next_step ends the run with success; otherwise the next
+// step in the array runs, and after the last one the run succeeds.
+func (p *Program) successors(s *Step, via bool) []edge {
 	if s.IsTerminal {
 		return []edge{{kind: toEnd}}
 	}
 	if s.Type == Condition {
-		return []edge{p.branch(s, s.Then, "then"), p.branch(s, s.Otherwise, "otherwise")}
+		then, otherwise := p.branch(s, s.Then, "then"), p.branch(s, s.Otherwise, "otherwise")
+		then.via, otherwise.via = !via, !via
+		return []edge{then, otherwise}
 	}
 	if s.NextStep != nil {
 		return []edge{p.jump(s, s.NextStep, "next_step")}
+	}
+	if via {
+		return []edge{{kind: toEnd}}
 	}
 	if s.Index+1 < len(p.Steps) {
 		return []edge{{kind: toStep, step: p.Steps[s.Index+1]}}
 	}
 	return []edge{{kind: toEnd}}
+}
+
+// A node of the step graph is a step and the way it is entered:
+// 2*index for an ordinary entry, 2*index+1 for an entry as a branch
+// target.
+func node(s *Step, via bool) int {
+	if via {
+		return 2*s.Index + 1
+	}
+	return 2 * s.Index
+}
+
+func (e edge) node() int { return node(e.step, e.via) }
+
+// reachedModes marks the nodes of the step graph reachable from the
+// first step (entered ordinarily).
+func (p *Program) reachedModes() []bool {
+	reached := make([]bool, 2*len(p.Steps))
+	reached[0] = true
+	work := []int{0}
+	for len(work) > 0 {
+		v := work[len(work)-1]
+		work = work[:len(work)-1]
+		for _, e := range p.successors(p.Steps[v/2], v%2 == 1) {
+			if e.kind == toStep && !reached[e.node()] {
+				reached[e.node()] = true
+				work = append(work, e.node())
+			}
+		}
+	}
+	return reached
 }
 
 func (p *Program) branch(s *Step, target *Node, field string) edge {
@@ -73,8 +113,7 @@ func (p *Program) allSteps() []*Step {
 }
 
 // checkProgram runs the checks nano-vm does not: unique ids, known
-// targets, reachability, cycles that cannot be left, and branch targets
-// that run on into their sibling.
+// targets, reachability and cycles that cannot be left.
 func checkProgram(p *Program, r *reporter) {
 	seen := map[string]*Step{}
 	subOf := map[string]*Step{}
@@ -112,18 +151,10 @@ func checkProgram(p *Program, r *reporter) {
 	}
 
 	// Reachability from the first step.
+	modes := p.reachedModes()
 	reached := make([]bool, len(p.Steps))
-	work := []*Step{p.Steps[0]}
-	reached[0] = true
-	for len(work) > 0 {
-		s := work[len(work)-1]
-		work = work[:len(work)-1]
-		for _, e := range p.successors(s) {
-			if e.kind == toStep && !reached[e.step.Index] {
-				reached[e.step.Index] = true
-				work = append(work, e.step)
-			}
-		}
+	for i := range reached {
+		reached[i] = modes[2*i] || modes[2*i+1]
 	}
 	for i, s := range p.Steps {
 		if !reached[i] {
@@ -131,8 +162,7 @@ func checkProgram(p *Program, r *reporter) {
 		}
 	}
 
-	checkCycles(p, reached, r)
-	checkFallThrough(p, reached, r)
+	checkCycles(p, modes, r)
 }
 
 func checkTarget(p *Program, target *Node, field string, subOf map[string]*Step, r *reporter) {
@@ -156,23 +186,25 @@ func checkTarget(p *Program, target *Node, field string, subOf map[string]*Step,
 
 // checkCycles reports every cycle of reachable steps from which no path
 // leads to the end of the run: such a run can only end by failing or by
-// exhausting a budget.
+// exhausting a budget. It works on the nodes of the step graph (a step
+// and the way it is entered), reached being the reachable nodes.
 func checkCycles(p *Program, reached []bool, r *reporter) {
-	n := len(p.Steps)
-	// canEnd: the steps from which some path ends the run with success.
+	n := 2 * len(p.Steps)
+	succ := func(v int) []edge { return p.successors(p.Steps[v/2], v%2 == 1) }
+	// canEnd: the nodes from which some path ends the run with success.
 	preds := make([][]int, n)
 	canEnd := make([]bool, n)
 	var work []int
-	for _, s := range p.Steps {
-		for _, e := range p.successors(s) {
+	for v := 0; v < n; v++ {
+		for _, e := range succ(v) {
 			switch e.kind {
 			case toEnd:
-				if !canEnd[s.Index] {
-					canEnd[s.Index] = true
-					work = append(work, s.Index)
+				if !canEnd[v] {
+					canEnd[v] = true
+					work = append(work, v)
 				}
 			case toStep:
-				preds[e.step.Index] = append(preds[e.step.Index], s.Index)
+				preds[e.node()] = append(preds[e.node()], v)
 			}
 		}
 	}
@@ -186,14 +218,26 @@ func checkCycles(p *Program, reached []bool, r *reporter) {
 			}
 		}
 	}
-	for _, scc := range stronglyConnected(p) {
-		if !reached[scc[0]] || canEnd[scc[0]] {
+	comps := graph.SCC(n, func(v int) []int {
+		var out []int
+		for _, e := range succ(v) {
+			if e.kind == toStep {
+				out = append(out, e.node())
+			}
+		}
+		return out
+	})
+	sort.Slice(comps, func(i, j int) bool { return minOf(comps[i]) < minOf(comps[j]) })
+	reported := map[int]bool{}
+	for _, scc := range comps {
+		v0 := minOf(scc)
+		if !reached[v0] || canEnd[v0] {
 			continue
 		}
 		cyclic := len(scc) > 1
 		if !cyclic {
-			for _, e := range p.successors(p.Steps[scc[0]]) {
-				if e.kind == toStep && e.step.Index == scc[0] {
+			for _, e := range succ(v0) {
+				if e.kind == toStep && e.node() == v0 {
 					cyclic = true
 				}
 			}
@@ -201,11 +245,25 @@ func checkCycles(p *Program, reached []bool, r *reporter) {
 		if !cyclic {
 			continue
 		}
-		ids := make([]string, len(scc))
-		for i, k := range scc {
+		// The steps of the cycle, each once, in array order.
+		var idx []int
+		seen := map[int]bool{}
+		for _, v := range scc {
+			if !seen[v/2] {
+				seen[v/2] = true
+				idx = append(idx, v/2)
+			}
+		}
+		sort.Ints(idx)
+		if reported[idx[0]] {
+			continue
+		}
+		reported[idx[0]] = true
+		ids := make([]string, len(idx))
+		for i, k := range idx {
 			ids[i] = fmt.Sprintf("%q", p.Steps[k].ID)
 		}
-		first := p.Steps[scc[0]]
+		first := p.Steps[idx[0]]
 		what := "step " + ids[0] + " loops on itself"
 		if len(ids) > 1 {
 			what = "steps " + strings.Join(ids, ", ") + " form a cycle"
@@ -214,47 +272,12 @@ func checkCycles(p *Program, reached []bool, r *reporter) {
 	}
 }
 
-// stronglyConnected returns the strongly connected components of the
-// step graph (Tarjan's algorithm), each sorted by step index, in the
-// order of their first steps.
-func stronglyConnected(p *Program) [][]int {
-	comps := graph.SCC(len(p.Steps), func(v int) []int {
-		var out []int
-		for _, e := range p.successors(p.Steps[v]) {
-			if e.kind == toStep {
-				out = append(out, e.step.Index)
-			}
-		}
-		return out
-	})
-	sort.Slice(comps, func(i, j int) bool { return comps[i][0] < comps[j][0] })
-	return comps
-}
-
-// checkFallThrough warns when one branch target of a condition, having
-// neither is_terminal nor next_step, runs on into the step after it in
-// the array, which is the other branch's target: both branches then run.
-// (nano-vm's runtime stops after a branch target instead; docs/nanovm.md
-// explains why this compiler follows the state machine of the spec.)
-func checkFallThrough(p *Program, reached []bool, r *reporter) {
-	warned := map[*Step]bool{}
-	for _, c := range p.Steps {
-		if c.Type != Condition || c.IsTerminal || !reached[c.Index] || c.Then == nil || c.Otherwise == nil {
-			continue
-		}
-		pairs := [][2]*Node{{c.Then, c.Otherwise}, {c.Otherwise, c.Then}}
-		for i, pr := range pairs {
-			t, o := p.byID[pr[0].Text], p.byID[pr[1].Text]
-			if t == nil || o == nil || t == o || warned[t] || t.Type == Condition || t.IsTerminal || t.NextStep != nil {
-				continue
-			}
-			if t.Index+1 < len(p.Steps) && p.Steps[t.Index+1] == o {
-				warned[t] = true
-				names := [2]string{"then", "otherwise"}
-				r.warnf(t.Field("id"), CodeFallThrough,
-					"step %q, the %s branch of condition %q, runs on into %q, its %s branch, so both run: give %q is_terminal: true or a next_step",
-					t.ID, names[i], c.ID, o.ID, names[1-i], t.ID)
-			}
+func minOf(xs []int) int {
+	m := xs[0]
+	for _, x := range xs[1:] {
+		if x < m {
+			m = x
 		}
 	}
+	return m
 }

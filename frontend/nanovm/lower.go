@@ -68,6 +68,15 @@ type lowerer struct {
 
 	data, outputs, final, steps, stalled, tokens *ir.Local
 
+	// modes are the reachable nodes of the step graph (a step and the way
+	// it is entered, see node). via, only made when some step is entered
+	// both ordinarily and as a branch target, is 1 when the step about to
+	// run is entered as a branch target; viaNow is its value read at the
+	// start of such a step.
+	modes  []bool
+	via    *ir.Local
+	viaNow *ir.Value
+
 	// Per step: the visit counter (the step identity's iteration counter)
 	// and the outputs of before the step, for the stall check.
 	k      *ir.Value
@@ -100,7 +109,15 @@ func (l *lowerer) main() {
 	b.Set(l.data, d0[0])
 	b.Set(l.outputs, b.Builtin("obj.new"))
 
-	reached := l.reachable()
+	l.modes = p.reachedModes()
+	reached := make([]bool, len(p.Steps))
+	for _, s := range p.Steps {
+		reached[s.Index] = l.modes[node(s, false)] || l.modes[node(s, true)]
+		if l.both(s) && l.via == nil {
+			l.via = l.f.NewVar("via", ir.I64, pos)
+			b.Set(l.via, b.Const(ir.I64, 0))
+		}
+	}
 	start := b.Const(ir.I64, 0)
 	res := b.Loop("run", []*ir.Value{start}, []ir.Type{ir.Dyn}, func(_ string, params []*ir.Value) {
 		params[0].Name = "pc"
@@ -123,22 +140,28 @@ func (l *lowerer) main() {
 	b.Return(res...)
 }
 
-// reachable marks the steps reachable from the first one.
-func (l *lowerer) reachable() []bool {
-	reached := make([]bool, len(l.p.Steps))
-	reached[0] = true
-	work := []*Step{l.p.Steps[0]}
-	for len(work) > 0 {
-		s := work[len(work)-1]
-		work = work[:len(work)-1]
-		for _, e := range l.p.successors(s) {
-			if e.kind == toStep && !reached[e.step.Index] {
-				reached[e.step.Index] = true
-				work = append(work, e.step)
-			}
-		}
+// both reports whether step s is entered both ordinarily and as a
+// branch target and goes elsewhere after each, so that where it goes next
+// is decided at run time. (After a step with is_terminal or a next_step
+// the way it was entered makes no difference.)
+func (l *lowerer) both(s *Step) bool {
+	dependent := !s.IsTerminal && (s.Type == Condition || s.NextStep == nil)
+	return dependent && l.modes[node(s, false)] && l.modes[node(s, true)]
+}
+
+// modal emits f for the ways step s is entered: f(via) alone when s is
+// entered one way only, else an if on the via flag read at its start.
+func (l *lowerer) modal(s *Step, f func(via bool)) {
+	if !l.both(s) {
+		f(l.modes[node(s, true)])
+		return
 	}
-	return reached
+	b := l.b
+	viaNow := l.viaNow
+	isVia := b.Op(ir.OpNe, viaNow, b.Const(ir.I64, 0))
+	b.If(isVia, nil, func() { f(true) }, func() { f(false) })
+	b.SetPos(s.Node.Pos)
+	b.Unreachable()
 }
 
 // ── One step ──
@@ -150,6 +173,10 @@ func (l *lowerer) reachable() []bool {
 func (l *lowerer) step(s *Step) {
 	b := l.b
 	b.SetPos(s.Node.Pos)
+	l.viaNow = nil
+	if l.both(s) {
+		l.viaNow = b.Get(l.via)
+	}
 	l.budgetGuards(s)
 	b.SetPos(s.Node.Pos)
 	n := b.Get(l.steps)
@@ -332,16 +359,21 @@ func (l *lowerer) stallCheck(s *Step) {
 // stop has its own identity).
 func (l *lowerer) successor(s *Step, resumed bool) {
 	l.b.SetPos(s.Node.Pos)
-	e := l.p.successors(s)[0]
-	if e.kind == toFail {
-		at := e.field.Pos
-		if resumed {
-			at = s.keys["next_step"]
+	viaNow := l.viaNow
+	l.modal(s, func(via bool) {
+		l.viaNow = viaNow
+		l.b.SetPos(s.Node.Pos)
+		e := l.p.successors(s, via)[0]
+		if e.kind == toFail {
+			at := e.field.Pos
+			if resumed {
+				at = s.keys["next_step"]
+			}
+			l.stop(s.ID, at, []*ir.Value{l.k}, statusFailed, l.newError(kindUnknownStep, l.b.StringValue(e.why)))
+			return
 		}
-		l.stop(s.ID, at, []*ir.Value{l.k}, statusFailed, l.newError(kindUnknownStep, l.b.StringValue(e.why)))
-		return
-	}
-	l.takeEdge(e)
+		l.takeEdge(e)
+	})
 }
 
 // takeEdge jumps to a step or ends the run with success.
@@ -352,6 +384,13 @@ func (l *lowerer) takeEdge(e edge) {
 	}
 	switch e.kind {
 	case toStep:
+		if l.via != nil && l.both(e.step) {
+			v := int64(0)
+			if e.via {
+				v = 1
+			}
+			b.Set(l.via, b.Const(ir.I64, v))
+		}
 		b.Continue("run", b.Const(ir.I64, int64(e.step.Index)))
 	case toEnd:
 		l.succeed()
@@ -700,7 +739,6 @@ func (l *lowerer) literal(n *Node, outputs, data *ir.Value) *ir.Value {
 func (l *lowerer) condition(s *Step) {
 	b := l.b
 	outputs, data := l.state(stepRefs(s))
-	edges := l.p.successors(s)
 	errs := b.Block(b.NewLabel("cond"), []ir.Type{ir.Dyn}, func(fail string) {
 		c := &condLowerer{l: l, s: s, outputs: outputs, data: data, fail: fail}
 		taken := c.boolean(s.Cond)
@@ -734,9 +772,13 @@ func (l *lowerer) condition(s *Step) {
 				}
 			}
 		}
-		b.If(taken, nil, branch(s.Then, edges[0]), branch(s.Otherwise, edges[1]))
-		b.SetPos(s.Node.Pos)
-		b.Unreachable()
+		l.modal(s, func(via bool) {
+			edges := l.p.successors(s, via)
+			b.SetPos(s.Node.Pos)
+			b.If(taken, nil, branch(s.Then, edges[0]), branch(s.Otherwise, edges[1]))
+			b.SetPos(s.Node.Pos)
+			b.Unreachable()
+		})
 	})
 	l.stop(s.ID, s.CondNode.Pos, []*ir.Value{l.k}, statusFailed, errs[0])
 }

@@ -36,9 +36,10 @@ const (
 	CodeUnknownKey  = "N008" // a key the schema does not have (warning: nano-vm drops it)
 	CodeNoEffect    = "N009" // a field that has no effect where it is (warning)
 	CodeQuotedVar   = "N010" // a $reference inside a quoted condition string (warning)
-	CodeFallThrough = "N011" // a branch target runs on into its sibling branch (warning)
-	CodeDupKey      = "N012" // a key appears twice in one object (warning)
-	CodeInternal    = "N0FF" // a bug of this compiler
+	// N011 (a branch target running on into its sibling branch) is retired:
+	// branch targets follow nano-vm's rule now and never run on.
+	CodeDupKey   = "N012" // a key appears twice in one object (warning)
+	CodeInternal = "N0FF" // a bug of this compiler
 )
 
 // Compile loads, checks and lowers one nano-vm program. The format is
