@@ -8,6 +8,7 @@ import (
 
 	backend "github.com/genesis-toolchain/genesis/backend/forge"
 	"github.com/genesis-toolchain/genesis/frontend/fasm"
+	"github.com/genesis-toolchain/genesis/internal/inputlimits"
 	"github.com/genesis-toolchain/genesis/ir"
 	"github.com/genesis-toolchain/genesis/ir/opt"
 )
@@ -82,37 +83,7 @@ var linearCases = []struct {
 		return b.String()
 	}},
 	// n ordinary functions.
-	{"functions", 100, func(n int) string { return string(bigGenesis(n)) }},
-}
-
-// bigGenesis is n ordinary Genesis functions with loops, conditions,
-// structs, pointers and matches, about 500 bytes each.
-func bigGenesis(n int) []byte {
-	var b strings.Builder
-	for i := range n {
-		fmt.Fprintf(&b, `struct P%[1]d { x: i64, y: i64 }
-
-fn f%[1]d(n: i64, p: *mut P%[1]d) -> i64 {
-  let mut acc: i64 = 0;
-  let mut k: i64 = 0;
-  while k < n {
-    if k %% 3 == 0 {
-      acc = acc + k * 2 - (p->x + 1);
-    } else if k %% 3 == 1 {
-      acc = acc - 1;
-    } else {
-      p->y = p->y + acc;
-    };
-    k = k + 1;
-  };
-  let q: P%[1]d = P%[1]d { x: acc, y: n };
-  match q.x %% 4 { 0 => acc + q.y, 1 => acc - 1, _ => acc }
-}
-
-`, i)
-	}
-	b.WriteString("fn main() -> void { }\n")
-	return []byte(b.String())
+	{"functions", 100, func(n int) string { return string(inputlimits.GenesisFunctions(n)) }},
 }
 
 // backendWork lowers src and returns what the stages after the frontend
@@ -178,7 +149,7 @@ const (
 // TestCheckMemory compiles about 2 MB of ordinary Genesis as genesisc
 // check does and checks what it allocates against the documented bound.
 func TestCheckMemory(t *testing.T) {
-	src := bigGenesis(4000)
+	src := inputlimits.GenesisFunctions(4000)
 	runtime.GC()
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)

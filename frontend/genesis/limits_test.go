@@ -147,39 +147,9 @@ func TestLongChain(t *testing.T) {
 	compiles(t, body("i64", rep("1 + ", 99_999)+"1"))
 }
 
-// bigProgram is about size bytes of ordinary Genesis: many functions with
-// loops, conditions, structs, pointers and matches.
-func bigProgram(size int) []byte {
-	var b strings.Builder
-	for i := 0; b.Len() < size; i++ {
-		fmt.Fprintf(&b, `struct P%[1]d { x: i64, y: i64 }
-
-fn f%[1]d(n: i64, p: *mut P%[1]d) -> i64 {
-  let mut acc: i64 = 0;
-  let mut k: i64 = 0;
-  while k < n {
-    if k %% 3 == 0 {
-      acc = acc + k * 2 - (p->x + 1);
-    } else if k %% 3 == 1 {
-      acc = acc - 1;
-    } else {
-      p->y = p->y + acc;
-    };
-    k = k + 1;
-  };
-  let q: P%[1]d = P%[1]d { x: acc, y: n };
-  match q.x %% 4 { 0 => acc + q.y, 1 => acc - 1, _ => acc }
-}
-
-`, i)
-	}
-	b.WriteString("fn main() -> void { }\n")
-	return []byte(b.String())
-}
-
 // Memory bounds of Parse and Check (docs/genesis.md "Limits"), in bytes
 // per byte of input: everything they allocate, and what stays live (the
-// annotated tree) after. Measured: 340 and 25 (5 MB of bigProgram).
+// annotated tree) after. Measured: 340 and 25 (5 MB of inputlimits.GenesisProgram).
 const (
 	maxAllocPerByte = 400
 	maxLivePerByte  = 40
@@ -189,7 +159,7 @@ const (
 // against the documented bounds, and that it grows linearly: a quarter
 // of the file allocates about a quarter as much.
 func TestLargeInput(t *testing.T) {
-	inputlimits.Large(t, bigProgram, 5<<20, func(src []byte) any {
+	inputlimits.Large(t, inputlimits.GenesisProgram, 5<<20, func(src []byte) any {
 		files, diags := ParseFiles([]Source{{Name: "big.gen", Data: src}})
 		if diags.HasErrors() {
 			t.Fatal(diags)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/genesis-toolchain/genesis/frontend/diag"
 	"github.com/genesis-toolchain/genesis/internal/golden"
+	"github.com/genesis-toolchain/genesis/internal/inputlimits"
 	"github.com/genesis-toolchain/genesis/ir"
 )
 
@@ -193,7 +194,7 @@ func TestLowerConsuming(t *testing.T) {
 // and what is left of the program take at most 90 % of what the module
 // and the whole annotated tree take after Lower (measured: 80 %).
 func TestLowerConsumingMemory(t *testing.T) {
-	src := bigProgram(512 << 10)
+	src := inputlimits.GenesisProgram(512 << 10)
 	live := func(lower func(*Program) (*ir.Module, diag.List)) uint64 {
 		f, diags := Parse("big.gen", src)
 		if diags.HasErrors() {
