@@ -70,15 +70,14 @@ const (
 
 // catProgram copies channel 2 to channel 0, a byte at a time, until end
 // of input (an empty message), then halts. It reads with the idiom
-// RECV 2, buf, 0 (wait for a message, consume it if empty), POLL (its
-// size; 0 means it was the empty one), RECV 2, buf, size.
+// POLL (wait for the next message and give its size; 0 means the empty
+// one), RECV 2, buf, size.
 func catProgram(t testing.TB) *vm.Image {
 	b := newBuilder()
 	b.op(bc.LI, 1, 0, 0, heap) // r1 = buffer
 	b.op(bc.LI, 5, 0, 0, 1)    // r5 = 1
 	b.label("next")
-	b.op(bc.RECV, 1, 0, 2, 0)         // wait for a message
-	b.op(bc.POLL, 2, 0, 2, 0)         // r2 = its size
+	b.op(bc.POLL, 2, 0, 2, 0)         // r2 = the next message's size
 	b.jump(bc.JZ, 2, 0, "eof")        // empty: end of input
 	b.op(bc.RECV, 1, 0, 2, ChunkSize) // copy it to the buffer
 	b.op(bc.OR, 3, 1, 1, 0)           // r3 = cursor

@@ -10,10 +10,10 @@
 // from its journal and fails loudly at the first divergence.
 //
 // Standard input reaches a program on channel 2 through Stdin, in fixed
-// 64 KiB chunks read only when the program blocks asking for more, then
-// an empty message at end of input: the same bytes always give the same
-// messages, whatever the timing of the pipe, so a run depends only on the
-// bytes it was given.
+// 64 KiB chunks read only when the program blocks asking for more (a RECV,
+// or a POLL, with no message queued), then an empty message at end of
+// input: the same bytes always give the same messages, whatever the
+// timing of the pipe, so a run depends only on the bytes it was given.
 package host
 
 import (
@@ -92,10 +92,10 @@ type Message struct {
 
 // Input services a machine's input channels.
 type Input interface {
-	// Blocked is called when the machine is blocked receiving on channel
-	// ch, having used ticks. It returns the messages to deliver now, in
-	// order; none means nobody will deliver anything and the run stops
-	// BLOCKED. An error aborts the run. The machine copies the messages,
+	// Blocked is called when the machine is blocked on channel ch (a
+	// RECV or a POLL found no message queued), having used ticks. It
+	// returns the messages to deliver now, in order; none means nobody
+	// will deliver anything and the run stops BLOCKED. An error aborts the run. The machine copies the messages,
 	// so an Input may reuse their buffers.
 	Blocked(ch uint8, ticks uint64) ([]Message, error)
 }
@@ -134,6 +134,12 @@ type Result struct {
 	// TraceHash is the machine's trace hash when Options.Trace was set and
 	// the run halted or faulted; nil otherwise.
 	TraceHash *[32]byte
+	// PollWaits counts the times the machine waited at a POLL of an
+	// input channel that had no message queued (vm.Machine.BlockedPolling).
+	// Journals and proofs of version 2 were recorded when such a POLL
+	// gave 0 without waiting: a run with PollWaits > 0 cannot reproduce
+	// one (see Replay and proof.Check).
+	PollWaits uint64
 }
 
 // Run creates a machine for img with opts.Limits and runs it to the end:
@@ -149,10 +155,14 @@ func Run(img *vm.Image, opts Options) (*Result, error) {
 	out := newOutput(opts.Stdout, opts.Stderr)
 	in := NewMessageHash()
 	m := vm.New(img, opts.Limits.Config(opts.Trace), out)
+	var pollWaits uint64
 	for {
 		st := m.Run()
 		if st == vm.Ready { // TICK yielded: keep going
 			continue
+		}
+		if m.BlockedPolling() {
+			pollWaits++
 		}
 		if err := out.flush(); err != nil {
 			return nil, err
@@ -161,6 +171,11 @@ func Run(img *vm.Image, opts Options) (*Result, error) {
 			break
 		}
 		ch, ticks := m.BlockedOn(), m.Ticks()
+		if pw, ok := opts.Input.(pollWaiter); ok && m.BlockedPolling() {
+			if err := pw.pollWait(ch, ticks); err != nil {
+				return nil, err
+			}
+		}
 		msgs, err := opts.Input.Blocked(ch, ticks)
 		if err != nil {
 			return nil, err
@@ -179,13 +194,14 @@ func Run(img *vm.Image, opts Options) (*Result, error) {
 		}
 	}
 	r := &Result{
-		State:    m.State(),
-		Fault:    m.Fault(),
-		UserCode: m.UserCode(),
-		PC:       m.PC(),
-		Ticks:    m.Ticks(),
-		Input:    in.Sum(),
-		Output:   out.hash.Sum(),
+		State:     m.State(),
+		Fault:     m.Fault(),
+		UserCode:  m.UserCode(),
+		PC:        m.PC(),
+		Ticks:     m.Ticks(),
+		Input:     in.Sum(),
+		Output:    out.hash.Sum(),
+		PollWaits: pollWaits,
 	}
 	if r.State == vm.Blocked {
 		r.BlockedOn = m.BlockedOn()
@@ -249,12 +265,14 @@ func (o *output) flush() error {
 const ChunkSize = 64 << 10
 
 // Stdin is an Input that delivers a reader's bytes on channel 2. Each
-// time the machine blocks on channel 2 it reads the next chunk with
-// io.ReadFull into a ChunkSize buffer and delivers what it got, so the
-// messages depend only on the bytes, never on how they arrived. At end of
-// input it delivers an empty message, and again at every later blocking
-// receive on channel 2 (as read(2) keeps returning 0). Nothing is read
-// before the program asks for it. Stdin services no other channel.
+// time the machine blocks on channel 2 (a RECV or a POLL finding no
+// message queued) it reads the next chunk with io.ReadFull into a
+// ChunkSize buffer and delivers what it got, so the messages depend only
+// on the bytes, never on how they arrived. At end of input it delivers an
+// empty message, and again at every later block on channel 2 (as read(2)
+// keeps returning 0). Nothing is read before the program asks for it: a
+// POLL waits for the chunk, so on a terminal it returns once 64 KiB have
+// been typed or the input has ended. Stdin services no other channel.
 type Stdin struct {
 	r   io.Reader
 	buf []byte

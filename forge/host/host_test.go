@@ -177,6 +177,36 @@ func TestRunCat(t *testing.T) {
 	}
 }
 
+// TestRunOldIdiom runs the reading idiom from before POLL waited:
+// RECV 2, buf, 0 to wait for a message, then POLL. It still copies its
+// input; at the end, the RECV of 0 bytes consumes the empty message, so
+// the POLL after it waits for, and gets, a second one.
+func TestRunOldIdiom(t *testing.T) {
+	b := newBuilder()
+	b.op(bc.LI, 1, 0, 0, heap)
+	b.label("next")
+	b.op(bc.RECV, 1, 0, 2, 0)         // wait for a message
+	b.op(bc.POLL, 2, 0, 2, 0)         // r2 = its size
+	b.jump(bc.JZ, 2, 0, "eof")        // empty: end of input
+	b.op(bc.RECV, 1, 0, 2, ChunkSize) // copy it
+	b.op(bc.SEND, 1, 0, 0, 3)         // its first 3 bytes
+	b.jump(bc.JMP, 0, 0, "next")
+	b.label("eof")
+	b.op(bc.HALT, 0, 0, 0, 0)
+	var stdout bytes.Buffer
+	rec := &recorder{}
+	r, err := Run(b.image(t), Options{Limits: DefaultLimits(), Input: NewStdin(strings.NewReader("abcdef")), Stdout: &stdout, Recorder: rec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.State != vm.Halted || stdout.String() != "abc" {
+		t.Fatalf("%s, output %q", r.Summary(), stdout.String())
+	}
+	if len(rec.ds) != 3 || len(rec.ds[1].Data) != 0 || len(rec.ds[2].Data) != 0 || r.PollWaits != 1 {
+		t.Errorf("deliveries %+v, %d poll waits; want the input, two empty messages, 1", rec.ds, r.PollWaits)
+	}
+}
+
 func TestRunBlockedAndYield(t *testing.T) {
 	b := newBuilder()
 	b.op(bc.TICK, 0, 0, 0, 0) // yields: Run goes on

@@ -25,8 +25,9 @@ func (d *Divergence) Error() string { return "replay diverged: " + d.Msg }
 // journal has no delivery left, it delivers nothing, so the run stops
 // BLOCKED; Finish tells whether that, and everything else, matches.
 type JournalInput struct {
-	ds   []journal.Delivery
-	next int
+	ds      []journal.Delivery
+	next    int
+	version int // the journal's format version
 	// starved is set when the machine blocked with no delivery left.
 	starved      bool
 	starvedCh    uint8
@@ -35,7 +36,27 @@ type JournalInput struct {
 
 // NewJournalInput returns an Input serving j's deliveries.
 func NewJournalInput(j *journal.Journal) *JournalInput {
-	return &JournalInput{ds: j.Deliveries}
+	return &JournalInput{ds: j.Deliveries, version: j.Version}
+}
+
+// pollWaiter is an Input that must be told before Blocked when the
+// machine waits at a POLL rather than a RECV.
+type pollWaiter interface {
+	pollWait(ch uint8, ticks uint64) error
+}
+
+// pollWait refuses a POLL that waits when the journal is older than
+// version 3: such a POLL gave 0 at once when it was recorded, so the run
+// cannot replay from it, and saying so is better than reporting the tick
+// counts that then differ. (A journal with no version, built in memory,
+// is taken as current.)
+func (in *JournalInput) pollWait(ch uint8, ticks uint64) error {
+	if in.version == 0 || in.version >= 3 {
+		return nil
+	}
+	return &Divergence{fmt.Sprintf("the program waits at a POLL of channel %d, which has no message queued, at %s: "+
+		"journal version %d was recorded when such a POLL gave 0 without waiting (docs/forge.md, \"Channels\"), "+
+		"so this run cannot replay from it; record the run again", ch, tickCount(ticks), in.version)}
 }
 
 // line is the journal line of delivery i (the header is line 1).

@@ -55,6 +55,40 @@ func TestReplay(t *testing.T) {
 	if r.Ticks != rec.Ticks || *r.TraceHash != *rec.TraceHash || r.Output != rec.Output || r.Input != rec.Input {
 		t.Errorf("replay %+v, recorded %+v", r, rec)
 	}
+	// cat polls before it reads: every delivery (two chunks and the end
+	// of input) was made to a waiting POLL, and replays there.
+	if rec.PollWaits != 3 || r.PollWaits != 3 {
+		t.Errorf("POLL waited %d times, replayed %d; want 3", rec.PollWaits, r.PollWaits)
+	}
+}
+
+// TestReplayVersion2Polling replays a journal marked version 2, from
+// before POLL waited for input: the run of a program that polls an empty
+// channel cannot reproduce it, and the replay says why, at the POLL.
+func TestReplayVersion2Polling(t *testing.T) {
+	img := catProgram(t)
+	text, _ := record(t, img, DefaultLimits(), "hello\n")
+	old := strings.Replace(text, `"version":3`, `"version":2`, 1)
+	if old == text {
+		t.Fatal("the journal is not version 3")
+	}
+	_, _, err := replay(t, img, old)
+	var d *Divergence
+	want := "the program waits at a POLL of channel 2, which has no message queued, at 2 ticks: journal version 2 was recorded when such a POLL gave 0 without waiting"
+	if !errors.As(err, &d) || !strings.Contains(err.Error(), want) {
+		t.Errorf("got %v, want a divergence mentioning %q", err, want)
+	}
+	// A version 2 journal of a run that only RECVs still replays.
+	b := newBuilder()
+	b.op(bc.LI, 1, 0, 0, heap)
+	b.op(bc.RECV, 1, 0, 2, 4)
+	b.op(bc.POLL, 2, 0, 2, 0) // "ab" is left: POLL does not wait
+	b.op(bc.HALT, 0, 0, 0, 0)
+	img = b.image(t)
+	text, _ = record(t, img, DefaultLimits(), "abcdef")
+	if _, r, err := replay(t, img, strings.Replace(text, `"version":3`, `"version":2`, 1)); err != nil || r.PollWaits != 0 {
+		t.Errorf("version 2 journal without a waiting POLL: %v", err)
+	}
 }
 
 func TestReplayBlockedAndFaulted(t *testing.T) {

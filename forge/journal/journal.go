@@ -5,7 +5,7 @@
 // deterministic, and a channel message is its only input. The file is JSON
 // Lines (one JSON object per line, each line ending in '\n'):
 //
-//	{"format":"forge-journal","version":2,"program":"<sha256>","ticks":N,"memory":N,"stack":N,"output":N,"grant":[0,1,2]}
+//	{"format":"forge-journal","version":3,"program":"<sha256>","ticks":N,"memory":N,"stack":N,"output":N,"grant":[0,1,2]}
 //	{"ticks":N,"ch":2,"data":"<base64>"}
 //	...
 //	{"state":"HALTED","fault":null,"fault_code":0,"user_code":0,"pc":N,"ticks_used":N,"input_sha256":"…","output_sha256":"…","trace_hash":"…"}
@@ -39,10 +39,17 @@ import (
 // Format and Version identify a journal's header line. Version 2 added
 // the output quota and is the first of the metering in which SEND and
 // RECV pay for the bytes they move; a version 1 journal's tick counts
-// are those of the older metering, so it cannot replay.
+// are those of the older metering, so it cannot replay. Version 3 is the
+// first in which a POLL of an input channel with no message queued waits
+// for the host's next message, as a RECV does (docs/forge.md,
+// "Channels"); in version 2 it gave 0 at once. Read accepts version 2:
+// a run that never polled an empty channel is the same under both, and
+// a replay of one that did fails, saying why (host.Replay).
 const (
 	Format  = "forge-journal"
-	Version = 2
+	Version = 3
+	// OldestVersion is the oldest version Read accepts.
+	OldestVersion = 2
 )
 
 // numChannels bounds channel numbers (vm.NumChannels; the journal format
@@ -87,6 +94,9 @@ type End struct {
 
 // Journal is a journal file read into memory.
 type Journal struct {
+	// Version is the format version of the file (OldestVersion to
+	// Version); a Writer always writes Version.
+	Version    int
 	Header     Header
 	Deliveries []Delivery
 	End        *End // nil if the run did not finish
@@ -328,9 +338,10 @@ func (j *Journal) readHeader(line []byte) error {
 	if h.Version == 1 {
 		return errors.New("journal version 1 was recorded before SEND and RECV paid for the bytes they move (docs/forge.md, \"Metering\"): its tick counts do not replay; record the run again")
 	}
-	if h.Version != Version {
-		return fmt.Errorf("unsupported journal version %d, want %d", h.Version, Version)
+	if h.Version < OldestVersion || h.Version > Version {
+		return fmt.Errorf("unsupported journal version %d, want %d to %d", h.Version, OldestVersion, Version)
 	}
+	j.Version = h.Version
 	if err := decodeHash(h.Program, &j.Header.Program); err != nil {
 		return fmt.Errorf("bad program hash: %v", err)
 	}

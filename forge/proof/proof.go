@@ -35,16 +35,39 @@ import (
 // Version is the proof format version. Version 2 added the output quota
 // to the limits and is the first of the metering in which SEND and RECV
 // pay for the bytes they move: a version 1 proof's ticks are those of the
-// older metering, and re-execution cannot reproduce them.
-const Version = 2
+// older metering, and re-execution cannot reproduce them. Version 3 is
+// the first in which a POLL of an input channel with no message queued
+// waits for the host's next message, as a RECV does (docs/forge.md,
+// "Channels"); in version 2 it gave 0 at once. New proofs are version 3;
+// Parse and Check accept version 2, whose runs are the same unless a
+// POLL waited, which Check then reports (a run that never polled an
+// empty channel is reproduced exactly).
+const Version = 3
 
-// Domain prefixes the signed message so that a Forge proof signature can
-// never be mistaken for the signature of anything else, nor one version's
-// for another's.
-const Domain = "forge execution proof v2\x00"
+// OldestVersion is the oldest proof version Parse accepts.
+const OldestVersion = 2
+
+// Domain prefixes the signed message of a version 3 proof so that a Forge
+// proof signature can never be mistaken for the signature of anything
+// else, nor one version's for another's (DomainOf).
+const Domain = "forge execution proof v3\x00"
+
+// DomainOf returns the domain prefix of proof version v: Domain for
+// Version, and "forge execution proof v2\x00" for version 2. Both have
+// the same length.
+func DomainOf(v int) string {
+	if v == 2 {
+		return "forge execution proof v2\x00"
+	}
+	return Domain
+}
 
 // Proof is an execution proof.
 type Proof struct {
+	// Version is the format version (OldestVersion to Version); New
+	// makes Version. It selects the signed domain (DomainOf) and the
+	// machine semantics the proof was made under.
+	Version   int
 	Program   [32]byte // sha256 of the canonical FRGP file
 	Input     [32]byte // MessageHash of the delivered messages
 	Output    [32]byte // MessageHash of the sent messages
@@ -72,6 +95,7 @@ func New(prog [32]byte, lim host.Limits, r *host.Result) (*Proof, error) {
 	}
 	lim.Grant = lim.EffectiveGrant()
 	return &Proof{
+		Version:   Version,
 		Program:   prog,
 		Input:     r.Input,
 		Output:    r.Output,
@@ -88,8 +112,9 @@ func New(prog [32]byte, lim host.Limits, r *host.Result) (*Proof, error) {
 // messageSize is the size of Message's result.
 const messageSize = len(Domain) + 32 + 32 + 32 + 8 + 32 + 1 + 1 + 4 + 8 + 8 + 8 + 8 + 8 + 2 + ed25519.PublicKeySize
 
-// Message returns the bytes the signature covers: Domain, then every
-// field in this order, integers little-endian:
+// Message returns the bytes the signature covers: the domain of the
+// proof's version (DomainOf), then every field in this order, integers
+// little-endian:
 //
 //	program [32]  input [32]  output [32]  ticks_used u64  trace_hash [32]
 //	state u8  fault u8  user_code u32  pc u64
@@ -102,7 +127,7 @@ const messageSize = len(Domain) + 32 + 32 + 32 + 8 + 32 + 1 + 1 + 4 + 8 + 8 + 8 
 // zeros (and then no signature verifies).
 func (p *Proof) Message() []byte {
 	b := make([]byte, 0, messageSize)
-	b = append(b, Domain...)
+	b = append(b, DomainOf(p.Version)...)
 	b = append(b, p.Program[:]...)
 	b = append(b, p.Input[:]...)
 	b = append(b, p.Output[:]...)
@@ -174,7 +199,7 @@ type wireLimits struct {
 // and signature in lower-case hex.
 func (p *Proof) JSON() []byte {
 	w := wire{
-		Version:   Version,
+		Version:   p.Version,
 		Program:   hex.EncodeToString(p.Program[:]),
 		Input:     hex.EncodeToString(p.Input[:]),
 		Output:    hex.EncodeToString(p.Output[:]),
@@ -220,13 +245,13 @@ func Parse(data []byte) (*Proof, error) {
 	if w.Version == 1 {
 		return nil, errors.New("proof version 1 was made before SEND and RECV paid for the bytes they move (docs/forge.md, \"Metering\"): re-execution cannot reproduce its ticks; prove the run again")
 	}
-	if w.Version != Version {
-		return nil, fmt.Errorf("unsupported proof version %d, want %d", w.Version, Version)
+	if w.Version < OldestVersion || w.Version > Version {
+		return nil, fmt.Errorf("unsupported proof version %d, want %d to %d", w.Version, OldestVersion, Version)
 	}
 	if w.Limits.Output == nil {
 		return nil, errors.New(`bad limits: "output" (the output quota, 0 for none) is required`)
 	}
-	p := &Proof{TicksUsed: w.TicksUsed, UserCode: w.UserCode, PC: w.PC,
+	p := &Proof{Version: w.Version, TicksUsed: w.TicksUsed, UserCode: w.UserCode, PC: w.PC,
 		Limits: host.Limits{Ticks: w.Limits.Ticks, Memory: w.Limits.Memory, Stack: w.Limits.Stack, Output: *w.Limits.Output}}
 	for _, h := range []struct {
 		name string
@@ -327,6 +352,10 @@ func Check(p *Proof, img *vm.Image, input host.Input, pub ed25519.PublicKey) err
 			return &Invalid{"the journal does not replay: " + d.Msg}
 		}
 		return err
+	}
+	if p.Version < 3 && r.PollWaits > 0 {
+		return &Invalid{fmt.Sprintf("proof version %d was made when a POLL of an input channel with no message queued gave 0 without waiting; "+
+			"this run waits at such a POLL (docs/forge.md, \"Channels\"), so re-execution cannot reproduce the proof; prove the run again", p.Version)}
 	}
 	if r.Input != p.Input {
 		return &Invalid{fmt.Sprintf("the input differs: the proof's input hash is %x, the given input's is %x", p.Input, r.Input)}

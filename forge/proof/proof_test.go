@@ -178,9 +178,9 @@ func TestFaultedAndBlocked(t *testing.T) {
 func TestParseErrors(t *testing.T) {
 	good := string(prove(t, echo4(t), "abcd").JSON())
 	for _, tc := range []struct{ name, old, new, want string }{
-		{"unknown field", `"version": 2,`, `"version": 2, "x": 2,`, "unknown field"},
-		{"version", `"version": 2`, `"version": 3`, "unsupported proof version"},
-		{"version 1", `"version": 2`, `"version": 1`, "proof version 1 was made before SEND and RECV paid for the bytes they move"},
+		{"unknown field", `"version": 3,`, `"version": 3, "x": 2,`, "unknown field"},
+		{"version", `"version": 3`, `"version": 4`, "unsupported proof version 4, want 2 to 3"},
+		{"version 1", `"version": 3`, `"version": 1`, "proof version 1 was made before SEND and RECV paid for the bytes they move"},
 		{"no output quota", `"output": 0,`, ``, `"output" (the output quota, 0 for none) is required`},
 		{"state", `"state": "HALTED"`, `"state": "BLOCKED"`, "a proof is of a HALTED or FAULTED run"},
 		{"fault on halt", `"fault": null`, `"fault": "USER_FAULT"`, "a HALTED run has fault null"},
@@ -313,5 +313,111 @@ func TestProofOfMeteredRun(t *testing.T) {
 	err = Check(q, img, host.NewStdin(strings.NewReader(input)), nil)
 	if err == nil || !strings.Contains(err.Error(), "re-execution differs") || !strings.Contains(err.Error(), "fault: proof says OUTPUT_QUOTA, re-execution gives NONE") {
 		t.Errorf("a proof claiming no quota: %v", err)
+	}
+}
+
+// pollEcho polls channel 2 before it reads: it stores what POLL says
+// next to the (up to) 4 bytes it then receives and sends all 12 bytes.
+func pollEcho(t *testing.T) *vm.Image {
+	var code []byte
+	for _, in := range []bc.Inst{
+		{Op: bc.LI, A: 1, Imm: 0x1000},
+		{Op: bc.POLL, A: 2, C: 2},
+		{Op: bc.STOREW, A: 2, B: 1, Imm: 4},
+		{Op: bc.RECV, A: 1, C: 2, Imm: 4},
+		{Op: bc.SEND, A: 1, C: 0, Imm: 12},
+		{Op: bc.HALT},
+	} {
+		code = in.Append(code)
+	}
+	img, err := vm.NewImage(&bc.Program{Code: code})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return img
+}
+
+// TestProvePolling proves a run whose first instruction of input is a
+// POLL that waits for the host: the proof checks against the same input
+// and against the run's journal, with the same ticks.
+func TestProvePolling(t *testing.T) {
+	img := pollEcho(t)
+	var buf bytes.Buffer
+	w, err := journal.NewWriter(&buf, limits.Header(img.Hash()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	r, err := host.Run(img, host.Options{Limits: limits, Trace: true, Input: host.NewStdin(strings.NewReader("hello")), Recorder: w, Stdout: &out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Finish(r.End()); err != nil {
+		t.Fatal(err)
+	}
+	if want := "hell\x05\x00\x00\x00\x00\x00\x00\x00"; out.String() != want || r.PollWaits != 1 {
+		t.Fatalf("output %q, %d poll waits; want %q, 1", out.String(), r.PollWaits, want)
+	}
+	p, err := New(img.Hash(), limits, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Sign(testKey())
+	parsed, err := Parse(p.JSON())
+	if err != nil || parsed.Version != Version {
+		t.Fatalf("parse: %v, %+v", err, parsed)
+	}
+	if err := Check(parsed, img, host.NewStdin(strings.NewReader("hello")), nil); err != nil {
+		t.Errorf("proof of a polling run rejected: %v", err)
+	}
+	j, err := journal.Read(bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(j.Deliveries) != 1 || j.Deliveries[0].Ticks != 1 {
+		t.Errorf("deliveries %+v, want one at 1 tick (at the POLL)", j.Deliveries)
+	}
+	if err := CheckJournal(parsed, img, j, nil); err != nil {
+		t.Errorf("proof of a polling run rejected with its journal: %v", err)
+	}
+	// The journal recorded before POLL waited cannot replay the run, and
+	// says why.
+	j.Version = 2
+	err = CheckJournal(parsed, img, j, nil)
+	if err == nil || !strings.Contains(err.Error(), "the journal does not replay: the program waits at a POLL of channel 2, which has no message queued, at 1 tick: journal version 2") {
+		t.Errorf("version 2 journal of a polling run: %v", err)
+	}
+}
+
+// TestVersion2 checks proofs of the version before POLL waited: one of a
+// run that never polled an empty channel still checks (its signature
+// covers the version 2 domain), one of a run that did is refused with
+// the reason.
+func TestVersion2(t *testing.T) {
+	old := func(img *vm.Image, input string) *Proof {
+		p := prove(t, img, input)
+		p.Version = 2
+		p.Sign(testKey())
+		q, err := Parse(p.JSON())
+		if err != nil || q.Version != 2 || !bytes.Equal(q.Message()[:len(Domain)], []byte("forge execution proof v2\x00")) {
+			t.Fatalf("parse: %v, %+v", err, q)
+		}
+		return q
+	}
+	img := echo4(t)
+	if err := Check(old(img, "abcd"), img, host.NewStdin(strings.NewReader("abcd")), nil); err != nil {
+		t.Errorf("version 2 proof of a run without a waiting POLL: %v", err)
+	}
+	img = pollEcho(t)
+	err := Check(old(img, "abcd"), img, host.NewStdin(strings.NewReader("abcd")), nil)
+	var inv *Invalid
+	if !errors.As(err, &inv) || !strings.Contains(err.Error(), "proof version 2 was made when a POLL of an input channel with no message queued gave 0 without waiting") {
+		t.Errorf("version 2 proof of a polling run: %v", err)
+	}
+	// A version 3 signature does not verify as version 2's.
+	p := prove(t, img, "abcd")
+	p.Version = 2
+	if err := p.VerifySignature(); err == nil {
+		t.Error("a version 3 signature verified over the version 2 domain")
 	}
 }

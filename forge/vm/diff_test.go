@@ -88,6 +88,10 @@ func agree(m *vm.Machine, out *recorder, r *refMachine, cfg vm.Config) error {
 	check("sp", m.SP(), r.sp)
 	if m.State() == vm.Blocked {
 		check("blocked on", m.BlockedOn(), r.blockCh)
+		in, err := bc.DecodeAt(r.code, int(r.pc))
+		check("blocked polling", m.BlockedPolling(), err == nil && in.Op == bc.POLL)
+	} else if m.BlockedPolling() {
+		errs = append(errs, "blocked polling, but not blocked")
 	}
 	if m.Ticks() > cfg.Ticks {
 		errs = append(errs, fmt.Sprintf("ticks %d exceed the budget %d", m.Ticks(), cfg.Ticks))

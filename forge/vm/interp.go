@@ -281,7 +281,7 @@ run:
 					goto exit
 				}
 				continue run
-			case opPOLL: // rd = bytes left in channel c's head message, 0 if none
+			case opPOLL: // rd = bytes left in channel c's head message; block if none
 				var ok bool
 				m.sp = sp
 				ip, ok, left = m.channelOp(in, base+slot(code0, ip), left)
@@ -642,8 +642,8 @@ guard:
 }
 
 // channelOp runs SEND, RECV or POLL, the instruction in, at slot pc. It
-// returns the next slot and true, or false when the machine stopped (fault
-// or block), and the budget left, less the bytes a RECV moved (see
+// returns the next slot and true, or false when the machine stopped (fault,
+// or a RECV or POLL blocked on an empty channel), and the budget left, less the bytes a RECV moved (see
 // meter.go). It returns the next slot, rather than the loop keeping ip
 // live across the call, so that the Go compiler does not spill ip on every
 // dispatch.
@@ -657,13 +657,22 @@ func (m *Machine) channelOp(in *inst, pc, left uint64) (*inst, bool, uint64) {
 		var blocked bool
 		f, blocked = m.recv(in.c, m.regs[in.a], in.imm)
 		if blocked {
-			m.blockCh = in.c
+			m.blockCh, m.blockPoll = in.c, false
 			m.stop(Blocked, NoFault, pc, m.charged()-uint64(in.run))
 			return in, false, left
 		}
 	case opPOLL:
 		var n uint64
-		if n, f = m.poll(in.c); f == NoFault {
+		var blocked bool
+		n, f, blocked = m.poll(in.c)
+		if blocked {
+			// POLL is inside a run: what its run charged from the POLL
+			// on is given back, and Run charges it again on the retry.
+			m.blockCh, m.blockPoll = in.c, true
+			m.stop(Blocked, NoFault, pc, m.charged()-uint64(in.run))
+			return in, false, left
+		}
+		if f == NoFault {
 			m.regs[in.a] = n
 		}
 	}

@@ -147,6 +147,9 @@ type Machine struct {
 	state    State
 	fault    Fault
 	blockCh  uint8
+	// blockPoll is set when the machine is BLOCKED at a POLL rather than
+	// at a RECV.
+	blockPoll bool
 }
 
 type message struct {
@@ -203,6 +206,13 @@ func (m *Machine) Budget() uint64 { return m.budget }
 // BlockedOn returns the channel a BLOCKED machine waits on.
 func (m *Machine) BlockedOn() uint8 { return m.blockCh }
 
+// BlockedPolling reports whether a BLOCKED machine waits at a POLL (a
+// POLL of an input channel with no message queued) rather than at a
+// RECV. Hosts count these waits: before journal and proof version 3 such
+// a POLL gave 0 at once, so a run that has one cannot reproduce an older
+// record.
+func (m *Machine) BlockedPolling() bool { return m.state == Blocked && m.blockPoll }
+
 // Register returns the value of register r.
 func (m *Machine) Register(r uint8) uint64 { return m.regs[r] }
 
@@ -245,7 +255,7 @@ func Size() int { return int(machineSize) - 256*8 }
 
 // Run executes until the machine halts, faults or blocks, and returns the
 // new state. Run on a HALTED or FAULTED machine does nothing; on a BLOCKED
-// machine it retries the blocked RECV.
+// machine it retries the blocked RECV or POLL.
 func (m *Machine) Run() State {
 	if m.state != Ready && m.state != Blocked {
 		return m.state
@@ -320,13 +330,18 @@ func (m *Machine) recv(ch uint8, addr, maxlen uint64) (f Fault, blocked bool) {
 	return NoFault, true
 }
 
-// poll implements POLL.
-func (m *Machine) poll(ch uint8) (uint64, Fault) {
+// poll implements POLL: the bytes left in the head message of channel
+// ch. It returns blocked when the channel has no message: POLL reports
+// what the next RECV would receive, and only the host knows that, so the
+// machine waits for the host to deliver the next message (the end of
+// input is an empty one) as a RECV would, uncharged (docs/forge.md,
+// "Channels").
+func (m *Machine) poll(ch uint8) (n uint64, f Fault, blocked bool) {
 	if f := m.channelOK(ch, false); f != NoFault {
-		return 0, f
+		return 0, f, false
 	}
-	n, _ := m.Pending(ch)
-	return uint64(n), NoFault
+	k, ok := m.Pending(ch)
+	return uint64(k), NoFault, !ok
 }
 
 const machineSize = unsafe.Sizeof(Machine{})

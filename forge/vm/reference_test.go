@@ -179,6 +179,12 @@ func (r *refMachine) step() {
 		r.state, r.blockCh = vm.Blocked, in.C // not charged: retried on resume
 		return
 	}
+	if in.Op == bc.POLL && r.channel(in.C, false) == vm.NoFault && len(r.inbox[in.C]) == 0 {
+		// POLL reports what the next RECV would get: with nothing
+		// queued, it waits for the host as RECV does.
+		r.state, r.blockCh = vm.Blocked, in.C
+		return
+	}
 	r.ticks += cost
 	r.steps++
 	next := r.pc + uint64(in.Size())
@@ -346,11 +352,7 @@ func (r *refMachine) step() {
 			r.faultWith(f)
 			return
 		}
-		if q := r.inbox[in.C]; len(q) > 0 {
-			set(uint64(len(q[0])))
-		} else {
-			set(0)
-		}
+		set(uint64(len(r.inbox[in.C][0])))
 	case bc.TICK:
 		r.pc = next
 		r.state = vm.Ready
