@@ -435,11 +435,13 @@ func (m *machine) send(ch, a, n uint64) {
 }
 
 // Standard input reaches channel 2 as forge exec delivers it (forge/host,
-// Stdin): when the program waits on the channel with no message queued,
-// the next 64 KiB of input (fewer only at its end) become one message,
-// and once the input is exhausted every wait gets an empty message. RECV
-// copies up to n bytes of the head message and removes it once it is
-// consumed (an empty one at once); POLL says what is left of it.
+// Stdin): when the program waits on the channel with no message queued
+// (a RECV or a POLL), the next 64 KiB of input (fewer only at its end)
+// become one message, and once the input is exhausted every wait gets an
+// empty message. RECV copies up to n bytes of the head message and
+// removes it once it is consumed (an empty one at once); POLL says what
+// is left of it, waiting for the next message when none is queued, so it
+// reports what the next RECV would receive (0: the end of input).
 
 // deliver queues the next message of standard input.
 func (m *machine) deliver() {
@@ -472,13 +474,17 @@ func (m *machine) recv(ch, a, n uint64) {
 	m.queued = len(m.in) > 0
 }
 
-// poll is POLL: the bytes left in the head message of channel 2, 0 when
-// none is queued (it does not wait for one).
+// poll is POLL: the bytes left in the head message of channel 2, a
+// message being delivered first when none is queued; 0 only for the
+// empty message of the end of input, which POLL leaves queued.
 func (m *machine) poll(ch uint64) uint64 {
 	if ch > 8 || ch < 2 {
 		m.faultCode(0x08, 0) // no such channel, or an output channel
 	} else if ch > 2 {
 		m.faultCode(0x09, 0)
+	}
+	if !m.queued {
+		m.deliver()
 	}
 	return uint64(len(m.in))
 }

@@ -78,12 +78,14 @@ void gen_send(uint64_t ch, uint64_t addr, uint64_t n) {
 }
 
 /* Standard input reaches channel 2 as forge exec delivers it (forge/host,
- * Stdin): when the program waits on the channel with no message queued,
- * the next 64 KiB of input (fewer only at its end) become one message,
- * and once the input is exhausted every wait gets an empty message. RECV
- * copies up to maxlen bytes of the head message and removes it once it
- * is consumed (an empty one at once); POLL says what is left of it. The
- * same bytes give the same messages, whatever the timing of the pipe. */
+ * Stdin): when the program waits on the channel with no message queued
+ * (a RECV or a POLL), the next 64 KiB of input (fewer only at its end)
+ * become one message, and once the input is exhausted every wait gets an
+ * empty message. RECV copies up to maxlen bytes of the head message and
+ * removes it once it is consumed (an empty one at once); POLL says what
+ * is left of it, waiting for the next message when none is queued (0:
+ * the end of input). The same bytes give the same messages, whatever the
+ * timing of the pipe. */
 static unsigned char in_msg[CHUNK];
 static uint64_t in_off, in_len; /* the head message is in_msg[in_off:in_len] */
 static int in_queued, in_eof;
@@ -123,14 +125,17 @@ void gen_recv(uint64_t ch, uint64_t addr, uint64_t n, uint64_t heap_start) {
 		in_queued = 0;
 }
 
-/* gen_poll is POLL: the bytes left in the head message of channel 2, 0
- * when none is queued (it does not wait for one). */
+/* gen_poll is POLL: the bytes left in the head message of channel 2, a
+ * message being delivered first when none is queued; 0 only for the
+ * empty message of the end of input, which POLL leaves queued. */
 uint64_t gen_poll(uint64_t ch) {
 	if (ch > 8 || ch < 2)
 		gen_fault(0x08, 0); /* no such channel, or an output channel */
 	if (ch > 2)
 		gen_fault(0x09, 0);
-	return in_queued ? in_len - in_off : 0;
+	if (!in_queued)
+		deliver();
+	return in_len - in_off;
 }
 
 /* usage reports a wrong command line as forge exec does: exit status 2. */
