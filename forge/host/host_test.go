@@ -207,6 +207,24 @@ func TestRunOldIdiom(t *testing.T) {
 	}
 }
 
+// TestRunPollUnserviced polls channel 3, granted but serviced by
+// nobody: the POLL waits as a RECV would, and the run stops BLOCKED there.
+func TestRunPollUnserviced(t *testing.T) {
+	b := newBuilder()
+	b.op(bc.POLL, 1, 0, 2, 0) // standard input: "x", 1
+	b.op(bc.POLL, 2, 0, 3, 0) // nobody services channel 3
+	b.op(bc.HALT, 0, 0, 0, 0)
+	lim := DefaultLimits()
+	lim.Grant |= 1 << 3
+	r, err := Run(b.image(t), Options{Limits: lim, Input: NewStdin(strings.NewReader("x"))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := r.Summary(); got != "BLOCKED on channel 3 at pc 0x8 after 1 tick" || r.PollWaits != 2 {
+		t.Errorf("got %s, %d poll waits", got, r.PollWaits)
+	}
+}
+
 func TestRunBlockedAndYield(t *testing.T) {
 	b := newBuilder()
 	b.op(bc.TICK, 0, 0, 0, 0) // yields: Run goes on
