@@ -66,6 +66,9 @@ func runCommand(stdout, stderr io.Writer) *cli.Command {
 			&cli.StringFlag{Name: "cache-max", Usage: "cap the run cache at `SIZE` (default $GENESIS_CACHE_MAX, else 1GiB; 0: no cap)"},
 		}, limitFlags()...),
 		Action: func(c *cli.Context) error {
+			if forgeRun(c.Args().Slice()) {
+				return runOnForge(c, stdout, stderr)
+			}
 			if c.NArg() != 1 {
 				fmt.Fprintln(stderr, "genesisc run: want exactly one program FILE")
 				return exitError{exitUsage}
