@@ -30,7 +30,7 @@ func runCommand(stdout, stderr io.Writer) *cli.Command {
 	return &cli.Command{
 		Name:      "run",
 		Usage:     "compile and run an agent program",
-		UsageText: "genesisc run [--llm mock:FILE|openai:URL] [--tools mock:FILE|exec:CMD] [--input KEY=VALUE]... [--trace FILE] [--journal FILE [--resume [--payload JSON] | --replay | --overwrite]] [--result FILE] [--repeat N] [--state FILE] [--narrate] [--trigger KIND] [--event NAME [--event-payload JSON]] [--param KEY=VALUE]... [--mode simulate|cast] [--yes] [--max-steps N] [--max-tokens N] [--max-cost USD] [--max-wall DURATION] [--max-memory SIZE] [--max-trace SIZE] [--cache-max SIZE] FILE",
+		UsageText: "genesisc run [--llm mock:FILE|openai:URL [--models FILE] [--model NAME]] [--tools mock:FILE|exec:CMD] [--input KEY=VALUE]... [--trace FILE] [--journal FILE [--resume [--payload JSON] | --replay | --overwrite]] [--result FILE] [--repeat N] [--state FILE] [--narrate] [--trigger KIND] [--event NAME [--event-payload JSON]] [--param KEY=VALUE]... [--mode simulate|cast] [--yes] [--max-steps N] [--max-tokens N] [--max-cost USD] [--max-wall DURATION] [--max-memory SIZE] [--max-trace SIZE] [--cache-max SIZE] FILE",
 		Description: "Compiles FILE through the Go backend, builds the program with the Go toolchain\n" +
 			"(go in PATH, or $GENESIS_GO) into a cache ($GENESIS_CACHE, default the user cache\n" +
 			"directory's genesis/run) keyed by the program and the runtime, and runs it. A\n" +
@@ -44,6 +44,8 @@ func runCommand(stdout, stderr io.Writer) *cli.Command {
 			"killed, the program is cancelled too.",
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "llm", Usage: "the LLM provider: mock:FILE or openai:URL"},
+			&cli.StringFlag{Name: "models", Usage: "the model alias `FILE` mapping the program's model names to the provider's (JSON; default $GENESIS_MODELS; docs/runtime.md, Model names)"},
+			&cli.StringFlag{Name: "model", Usage: "every LLM call uses the provider model `NAME`, whatever the program names"},
 			&cli.StringFlag{Name: "tools", Usage: "the tool provider: mock:FILE or exec:CMD"},
 			&cli.StringSliceFlag{Name: "input", Usage: "an input field `KEY=VALUE` (repeatable; VALUE is JSON or a string)"},
 			&cli.StringFlag{Name: "trace", Usage: "write the JSON Lines trace to `FILE`"},
@@ -73,6 +75,9 @@ func runCommand(stdout, stderr io.Writer) *cli.Command {
 				fmt.Fprintln(stderr, "genesisc run: want exactly one program FILE")
 				return exitError{exitUsage}
 			}
+			if err := checkProviders(c, stderr); err != nil {
+				return err
+			}
 			out, err := compile(c, compiler.Options{Target: "go", GoMain: true, OptLevel: opt.MaxLevel}, stderr)
 			if err != nil {
 				return err
@@ -83,7 +88,7 @@ func runCommand(stdout, stderr io.Writer) *cli.Command {
 				return exitError{exitDiag}
 			}
 			var args []string
-			for _, name := range append([]string{"llm", "tools", "trace", "journal", "payload", "source", "result", "state", "trigger", "event", "event-payload", "mode"}, limitFlagNames...) {
+			for _, name := range append([]string{"llm", "models", "model", "tools", "trace", "journal", "payload", "source", "result", "state", "trigger", "event", "event-payload", "mode"}, limitFlagNames...) {
 				if c.IsSet(name) {
 					args = append(args, "--"+name, c.String(name))
 				}
@@ -113,6 +118,31 @@ func runCommand(stdout, stderr io.Writer) *cli.Command {
 			return nil
 		},
 	}
+}
+
+// checkProviders checks --llm, --models, --model and --tools with the
+// runtime's own parsers before the program is compiled and built, so a
+// malformed provider (--llm http//x, --llm openai:, a models file that
+// does not parse) is a usage error at once, exit status 2, rather than
+// after a build. The compiled program checks them again: they are its
+// flags.
+func checkProviders(c *cli.Context, stderr io.Writer) error {
+	if spec := c.String("llm"); spec != "" {
+		if _, err := runtime.ParseLLMWith(spec, runtime.LLMOptions{ModelsFile: c.String("models"), Model: c.String("model")}); err != nil {
+			fmt.Fprintf(stderr, "genesisc run: --llm: %v\n", err)
+			return exitError{exitUsage}
+		}
+	} else if c.IsSet("models") || c.IsSet("model") {
+		fmt.Fprintln(stderr, "genesisc run: --models and --model choose the models of an --llm provider: give one (--llm openai:URL)")
+		return exitError{exitUsage}
+	}
+	if spec := c.String("tools"); spec != "" {
+		if _, err := runtime.ParseTools(spec); err != nil {
+			fmt.Fprintf(stderr, "genesisc run: --tools: %v\n", err)
+			return exitError{exitUsage}
+		}
+	}
+	return nil
 }
 
 // toolchainDeps returns the modules linked into this genesisc (its build
