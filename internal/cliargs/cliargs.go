@@ -26,6 +26,8 @@ import (
 //     (`-o prog.json`, `--max-cost -1`);
 //   - a flag the command does not declare is moved too, and left for the
 //     parser to refuse by name;
+//   - with --help (-h) the arguments are dropped: the command's help is
+//     printed whatever they are;
 //   - a command with subcommands (genesisc cache) is followed into the
 //     subcommand named; an unknown command leaves args as they are.
 //
@@ -134,6 +136,14 @@ func reorder(flags []cli.Flag, rest []string) ([]string, *MissingValue) {
 		}
 	}
 	out := flagToks
+	for _, f := range flagToks {
+		if f == "-h" || f == "--help" || f == "-help" || f == "--h" {
+			// urfave/cli reads the arguments after --help as a help
+			// topic ("No help topic for 'prog.json'"): the command's
+			// help is what was asked for.
+			return out, nil
+		}
+	}
 	if len(argToks) > 0 || dashdash {
 		needDash := dashdash
 		for _, a := range argToks {

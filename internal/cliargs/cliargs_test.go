@@ -46,6 +46,9 @@ func TestReorder(t *testing.T) {
 		{"tool run -", "tool run -"},
 		// Unknown flags are moved for the parser to refuse.
 		{"tool run prog.json --bogus", "tool run --bogus prog.json"},
+		// --help drops the arguments (urfave/cli would read a help topic).
+		{"tool run prog.json --help", "tool run --help"},
+		{"tool run -h prog.json", "tool run -h"},
 		// Subcommands, global flags, unknown commands.
 		{"tool cache clean x --all", "tool cache clean --all x"},
 		{"tool --help run", "tool --help run"},
