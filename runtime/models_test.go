@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"bytes"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -247,5 +248,55 @@ func TestBuiltinModelsDocumented(t *testing.T) {
 	sort.Strings(want)
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("docs/runtime.md's table:\n%s\nthe code's:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// Main's --models and --model reach the provider; the result it prints
+// has the usage; malformed providers are usage errors (exit 2).
+func TestMainModelFlags(t *testing.T) {
+	clearModelEnv(t)
+	f := &fakeOpenAI{responses: []func(http.ResponseWriter){ok("hello", `,"usage":{"prompt_tokens":100,"completion_tokens":10}`)}}
+	srv := httptest.NewServer(f)
+	t.Cleanup(srv.Close)
+	file := writeModels(t, `{"models": {"sonnet": "vendor/s"}}`)
+	prog := func(h *Host, o RunOptions) *Result {
+		return h.Execute(o, func(r *Run) Value {
+			return r.LLM(siteA.At(), String("hi"), Object(Field{"model", String("sonnet")}))
+		})
+	}
+	run := func(args ...string) (int, string, string) {
+		var stdout, stderr bytes.Buffer
+		code := mainIO(args, "p", prog, &stdout, &stderr)
+		return code, stdout.String(), stderr.String()
+	}
+	code, out, errs := run("--llm", "openai:"+srv.URL, "--models", file)
+	if code != 0 || !strings.Contains(out, `"usage":{"prompt_tokens":100,"completion_tokens":10,"total_tokens":110,"cost":0}`) {
+		t.Errorf("--models: exit %d\n%s%s", code, out, errs)
+	}
+	if m := ObjGet(f.requests[0], String("model")).Str(); m != "vendor/s" {
+		t.Errorf("--models: sent %q", m)
+	}
+	// The built-in sonnet has a price: 100 × 3 + 10 × 15 = 450 millionths.
+	code, out, errs = run("--llm", "openai:"+srv.URL)
+	if code != 0 || !strings.Contains(out, `"cost":0.00045}`) || ObjGet(f.requests[1], String("model")).Str() != "claude-sonnet-4-5" {
+		t.Errorf("built-in: exit %d, sent %s\n%s%s", code, f.requests[1], out, errs)
+	}
+	code, _, errs = run("--llm", "openai:"+srv.URL, "--models", file, "--model", "forced")
+	if code != 0 || ObjGet(f.requests[2], String("model")).Str() != "forced" {
+		t.Errorf("--model: exit %d, sent %s\n%s", code, f.requests[2], errs)
+	}
+	for _, args := range [][]string{
+		{"--llm", "http//x"},
+		{"--llm", "openai:"},
+		{"--llm", "openai:localhost:8000"},
+		{"--model", "x"},
+		{"--llm", "openai:" + srv.URL, "--models", filepath.Join(t.TempDir(), "none.json")},
+	} {
+		if code, _, errs := run(args...); code != 2 || !strings.Contains(errs, "p: ") {
+			t.Errorf("%q: exit %d, want 2\n%s", args, code, errs)
+		}
+	}
+	if len(f.requests) != 3 {
+		t.Errorf("%d requests: a usage error called the server", len(f.requests))
 	}
 }
