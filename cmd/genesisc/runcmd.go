@@ -29,8 +29,9 @@ import (
 func runCommand(stdout, stderr io.Writer) *cli.Command {
 	return &cli.Command{
 		Name:      "run",
-		Usage:     "compile and run an agent program",
-		UsageText: "genesisc run [--llm mock:FILE|openai:URL [--models FILE] [--model NAME]] [--tools mock:FILE|exec:CMD] [--input KEY=VALUE]... [--trace FILE] [--journal FILE [--resume [--payload JSON] | --replay | --overwrite]] [--result FILE] [--repeat N] [--state FILE] [--narrate] [--trigger KIND] [--event NAME [--event-payload JSON]] [--param KEY=VALUE]... [--mode simulate|cast] [--yes] [--max-steps N] [--max-tokens N] [--max-cost USD] [--max-wall DURATION] [--max-memory SIZE] [--max-trace SIZE] [--cache-max SIZE] FILE",
+		Usage:     "compile and run a program: an agent program through Go, Genesis or Forge assembly on the Forge Machine",
+		UsageText: "genesisc run [--llm mock:FILE|openai:URL [--models FILE] [--model NAME]] [--tools mock:FILE|exec:CMD] [--input KEY=VALUE]... [--trace FILE] [--journal FILE [--resume [--payload JSON] | --replay | --overwrite]] [--result FILE] [--repeat N] [--state FILE] [--narrate] [--trigger KIND] [--event NAME [--event-payload JSON]] [--param KEY=VALUE]... [--mode simulate|cast] [--yes] [--max-steps N] [--max-tokens N] [--max-cost USD] [--max-wall DURATION] [--max-memory SIZE] [--max-trace SIZE] [--cache-max SIZE] FILE\n" +
+			"genesisc run [--result FILE] FILE.gen... | FILE.fasm",
 		Description: "Compiles FILE through the Go backend, builds the program with the Go toolchain\n" +
 			"(go in PATH, or $GENESIS_GO) into a cache ($GENESIS_CACHE, default the user cache\n" +
 			"directory's genesis/run) keyed by the program and the runtime, and runs it. A\n" +
@@ -41,7 +42,14 @@ func runCommand(stdout, stderr io.Writer) *cli.Command {
 			"(genesisc cache). Exit status: 0 success, 3 suspended, 130 or 143 cancelled by\n" +
 			"SIGINT or SIGTERM, 1 another status or an error, 2 a usage error. SIGINT and\n" +
 			"SIGTERM cancel the run cleanly (--resume continues it); if genesisc itself is\n" +
-			"killed, the program is cancelled too.",
+			"killed, the program is cancelled too. --llm openai:URL maps the program's model\n" +
+			"names (sonnet, opus, haiku, gpt-4o, ...) to the server's through --models FILE,\n" +
+			"$GENESIS_MODELS, GENESIS_MODEL_<NAME> and built-in defaults; --model NAME forces\n" +
+			"one (docs/runtime.md, Model names).\n\n" +
+			"A Genesis program (.gen files) or Forge assembly (.fasm) is compiled for the Forge\n" +
+			"Machine instead and run in this process as 'forge exec' runs it, with its default\n" +
+			"limits: standard input on channel 2; exit status 0 halted, 3 faulted, 4 blocked;\n" +
+			"--result writes forge's result JSON. Flags may come before or after FILE.",
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "llm", Usage: "the LLM provider: mock:FILE or openai:URL"},
 			&cli.StringFlag{Name: "models", Usage: "the model alias `FILE` mapping the program's model names to the provider's (JSON; default $GENESIS_MODELS; docs/runtime.md, Model names)"},
