@@ -28,8 +28,8 @@ import (
 // with the Go toolchain into a cache keyed by content, and run it.
 func runCommand(stdout, stderr io.Writer) *cli.Command {
 	return &cli.Command{
-		Name:      "run",
-		Usage:     "compile and run a program: an agent program through Go, Genesis or Forge assembly on the Forge Machine",
+		Name:  "run",
+		Usage: "compile and run a program: an agent program through Go, Genesis or Forge assembly on the Forge Machine",
 		UsageText: "genesisc run [--llm mock:FILE|openai:URL [--models FILE] [--model NAME]] [--tools mock:FILE|exec:CMD] [--input KEY=VALUE]... [--trace FILE] [--journal FILE [--resume [--payload JSON] | --replay | --overwrite]] [--result FILE] [--repeat N] [--state FILE] [--narrate] [--trigger KIND] [--event NAME [--event-payload JSON]] [--param KEY=VALUE]... [--mode simulate|cast] [--yes] [--max-steps N] [--max-tokens N] [--max-cost USD] [--max-wall DURATION] [--max-memory SIZE] [--max-trace SIZE] [--cache-max SIZE] FILE\n" +
 			"genesisc run [--result FILE] FILE.gen... | FILE.fasm",
 		Description: "Compiles FILE through the Go backend, builds the program with the Go toolchain\n" +
