@@ -15,7 +15,11 @@ import (
 // that genesisc generates (build --target go --main) calls it, and
 // `genesisc run` runs such a program with the same flags:
 //
-//	--llm mock:FILE|openai:URL   the LLM provider
+//	--llm mock:FILE|openai:URL   the LLM provider (ParseLLMWith)
+//	--models FILE                the model alias file (ModelTable; default
+//	                             $GENESIS_MODELS)
+//	--model NAME                 every LLM call uses the provider model
+//	                             NAME, whatever the program names
 //	--tools mock:FILE|exec:CMD   the tool provider
 //	--input KEY=VALUE            an input field, repeatable; a VALUE that
 //	                             parses as JSON is that JSON, else a string
@@ -103,6 +107,7 @@ func mainIO(args []string, program string, run func(*Host, RunOptions) *Result, 
 	var (
 		inputs                          inputFlags
 		llm, tools, trace, journal, res string
+		models, model                   string
 		state                           string
 		payload, source                 string
 		resume, replay, narrate         bool
@@ -114,6 +119,8 @@ func mainIO(args []string, program string, run func(*Host, RunOptions) *Result, 
 		yes                             bool
 	)
 	fs.StringVar(&llm, "llm", "", "the LLM provider: mock:FILE or openai:URL")
+	fs.StringVar(&models, "models", "", "the model alias `FILE` (JSON; default $GENESIS_MODELS)")
+	fs.StringVar(&model, "model", "", "every LLM call uses the provider model `NAME`")
 	fs.StringVar(&tools, "tools", "", "the tool provider: mock:FILE or exec:CMD")
 	fs.Var(&inputs, "input", "an input field KEY=VALUE (repeatable; VALUE is JSON or a string)")
 	fs.StringVar(&trace, "trace", "", "write the JSON Lines trace to `FILE`")
@@ -196,11 +203,13 @@ func mainIO(args []string, program string, run func(*Host, RunOptions) *Result, 
 	cfg := Config{Limits: limits.l}
 	limits.apply()
 	if llm != "" {
-		p, err := ParseLLM(llm)
+		p, err := ParseLLMWith(llm, LLMOptions{ModelsFile: models, Model: model})
 		if err != nil {
 			return usage("--llm: %v", err)
 		}
 		cfg.LLM = p
+	} else if models != "" || model != "" {
+		return usage("--models and --model choose the models of an --llm provider: give one (--llm openai:URL)")
 	}
 	if tools != "" {
 		p, err := ParseTools(tools)

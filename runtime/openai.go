@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -22,8 +24,13 @@ type OpenAIConfig struct {
 	BaseURL string
 	APIKey  string // sent as "Authorization: Bearer KEY" when not empty
 	Model   string // the default model; options.model overrides it
+	// Models, when not nil, maps the program's model names to the
+	// server's (ModelTable.Resolve) and prices them; Model is then only
+	// the default when the table has none.
+	Models *ModelTable
 	// PromptPrice and CompletionPrice are USD per million tokens, for the
-	// cost of a call when the server does not report usage.cost.
+	// cost of a call when the server does not report usage.cost and
+	// Models gives the model no price.
 	PromptPrice, CompletionPrice float64
 	Client                       *http.Client // nil: a client without its own timeout
 	// MaxRetries is how many times a transient failure (HTTP 408, 409,
@@ -66,6 +73,11 @@ func NewOpenAI(cfg OpenAIConfig) *OpenAI {
 	if cfg.Client == nil {
 		cfg.Client = &http.Client{}
 	}
+	if t := cfg.Models; t != nil && t.Default == "" && cfg.Model != "" {
+		c := *t
+		c.Default = cfg.Model
+		cfg.Models = &c
+	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
@@ -90,15 +102,32 @@ func (o *OpenAI) URL() string { return o.url }
 // judgeSystem is the instruction added to a judgement.
 const judgeSystem = "Answer with exactly one word: true or false."
 
-// requestBody builds the chat completion request.
-func (o *OpenAI) requestBody(req *LLMRequest) (Value, error) {
+// model returns the server's model for a request, and its prices (USD
+// per million prompt and completion tokens).
+func (o *OpenAI) model(req *LLMRequest) (string, [2]float64, error) {
+	price := [2]float64{o.cfg.PromptPrice, o.cfg.CompletionPrice}
+	if t := o.cfg.Models; t != nil {
+		e, ok := t.Resolve(req.Model)
+		if !ok {
+			return "", price, &CallError{Kind: "config", Message: "no model: the program names none; set GENESIS_LLM_MODEL, a \"default\" in the models file, or --model"}
+		}
+		if e.HasPrice {
+			price = [2]float64{e.PromptPrice, e.CompletionPrice}
+		}
+		return e.Model, price, nil
+	}
 	model := req.Model
 	if model == "" {
 		model = o.cfg.Model
 	}
 	if model == "" {
-		return Value{}, &CallError{Kind: "config", Message: "no model: set the model option or GENESIS_LLM_MODEL"}
+		return "", price, &CallError{Kind: "config", Message: "no model: set the model option or GENESIS_LLM_MODEL"}
 	}
+	return model, price, nil
+}
+
+// requestBody builds the chat completion request for the server's model.
+func (o *OpenAI) requestBody(req *LLMRequest, model string) (Value, error) {
 	var msgs []Value
 	system := req.System
 	if req.Judge {
@@ -132,7 +161,11 @@ func (o *OpenAI) requestBody(req *LLMRequest) (Value, error) {
 
 // Complete posts a chat completion request, retrying transient failures.
 func (o *OpenAI) Complete(ctx context.Context, c *Call, req *LLMRequest) (LLMResponse, error) {
-	body, err := o.requestBody(req)
+	model, price, err := o.model(req)
+	if err != nil {
+		return LLMResponse{}, err
+	}
+	body, err := o.requestBody(req, model)
 	if err != nil {
 		return LLMResponse{}, err
 	}
@@ -143,7 +176,7 @@ func (o *OpenAI) Complete(ctx context.Context, c *Call, req *LLMRequest) (LLMRes
 	}
 	backoff := 500 * time.Millisecond
 	for attempt := 0; ; attempt++ {
-		resp, ce, transient := o.post(ctx, timeout, data, c.IdempotencyKey())
+		resp, ce, transient := o.post(ctx, timeout, data, c.IdempotencyKey(), price)
 		if ce == nil {
 			return resp, nil
 		}
@@ -171,7 +204,7 @@ func (o *OpenAI) Complete(ctx context.Context, c *Call, req *LLMRequest) (LLMRes
 // key, when not empty, is sent as the Idempotency-Key header: the same
 // for the client's own retries of one attempt, and for the attempt a
 // resumed run makes again.
-func (o *OpenAI) post(ctx context.Context, timeout time.Duration, body []byte, key string) (LLMResponse, *CallError, bool) {
+func (o *OpenAI) post(ctx context.Context, timeout time.Duration, body []byte, key string, price [2]float64) (LLMResponse, *CallError, bool) {
 	if timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, timeout)
@@ -204,7 +237,7 @@ func (o *OpenAI) post(ctx context.Context, timeout time.Duration, body []byte, k
 		code := resp.StatusCode
 		return LLMResponse{}, o.statusError(resp, data), code == 408 || code == 409 || code == 429 || code >= 500
 	}
-	r, ce := o.parseResponse(data)
+	r, ce := parseResponse(data, price)
 	return r, ce, false
 }
 
@@ -276,7 +309,9 @@ func retryAfter(h http.Header, now time.Time) time.Duration {
 	return 0
 }
 
-func (o *OpenAI) parseResponse(data []byte) (LLMResponse, *CallError) {
+// parseResponse reads a chat completion; price prices its tokens when
+// the server reports no cost.
+func parseResponse(data []byte, price [2]float64) (LLMResponse, *CallError) {
 	v, err := ParseJSON(data)
 	if err != nil {
 		return LLMResponse{}, &CallError{Kind: "bad_response", Message: "the response is not JSON: " + err.Error()}
@@ -296,39 +331,77 @@ func (o *OpenAI) parseResponse(data []byte) (LLMResponse, *CallError) {
 		if cost, ok := ObjGet(usage, String("cost")).AsNumber(); ok {
 			u.Cost = cost
 		} else {
-			u.Cost = (float64(u.PromptTokens)*o.cfg.PromptPrice + float64(u.CompletionTokens)*o.cfg.CompletionPrice) / 1e6
+			u.Cost = (float64(u.PromptTokens)*price[0] + float64(u.CompletionTokens)*price[1]) / 1e6
 		}
 	}
 	return LLMResponse{Value: String(text), Usage: u}, nil
 }
 
-// ParseLLM returns the LLM provider of a flag value:
+// LLMOptions are what a command line adds to an LLM provider's spec.
+type LLMOptions struct {
+	ModelsFile string // --models FILE: the model alias file (else $GENESIS_MODELS)
+	Model      string // --model NAME: every call uses this model
+}
+
+// ParseLLM is ParseLLMWith without options.
+func ParseLLM(spec string) (LLMProvider, error) { return ParseLLMWith(spec, LLMOptions{}) }
+
+// ParseLLMWith returns the LLM provider of a flag value:
 //
-//	mock:FILE      a mock LLM file (parsed now, once)
-//	openai:URL     an OpenAI-compatible server; the model comes from
-//	               GENESIS_LLM_MODEL (or each call's model option), the key
-//	               from OPENAI_API_KEY, prices (USD per million prompt and
-//	               completion tokens) from GENESIS_LLM_PRICE="in,out".
-func ParseLLM(spec string) (LLMProvider, error) {
+//	mock:FILE      a mock LLM file (parsed now, once); it sees the
+//	               program's model names, untranslated
+//	openai:URL     an OpenAI-compatible server at URL (http:// or
+//	               https://, with a host); the program's model names are
+//	               mapped by the ModelTable of the environment, the models
+//	               file and o.Model (LoadModelTable), the key comes from
+//	               OPENAI_API_KEY.
+//
+// The models file and the environment are checked for either kind, so a
+// broken one is reported whatever the provider. Every error is the
+// command line's (a usage error).
+func ParseLLMWith(spec string, o LLMOptions) (LLMProvider, error) {
 	kind, arg, ok := strings.Cut(spec, ":")
-	if !ok || arg == "" {
+	if !ok || arg == "" || kind != "mock" && kind != "openai" {
+		if ok && kind != "mock" && kind != "openai" {
+			return nil, errors.New("llm provider: unknown kind " + strconv.Quote(kind) + " in " + strconv.Quote(spec) + " (expected mock:FILE or openai:URL)")
+		}
 		return nil, errors.New("llm provider: expected mock:FILE or openai:URL, got " + strconv.Quote(spec))
 	}
-	switch kind {
-	case "mock":
-		return LoadMockLLM(arg)
-	case "openai":
-		cfg := OpenAIConfig{BaseURL: arg, APIKey: os.Getenv("OPENAI_API_KEY"), Model: os.Getenv("GENESIS_LLM_MODEL")}
-		if p := os.Getenv("GENESIS_LLM_PRICE"); p != "" {
-			in, out, _ := strings.Cut(p, ",")
-			var err1, err2 error
-			cfg.PromptPrice, err1 = strconv.ParseFloat(strings.TrimSpace(in), 64)
-			cfg.CompletionPrice, err2 = strconv.ParseFloat(strings.TrimSpace(out), 64)
-			if err1 != nil || err2 != nil {
-				return nil, errors.New("GENESIS_LLM_PRICE: expected two numbers, USD per million prompt and completion tokens: " + strconv.Quote(p))
-			}
-		}
-		return NewOpenAI(cfg), nil
+	table, err := LoadModelTable(o.ModelsFile, o.Model)
+	if err != nil {
+		return nil, err
 	}
-	return nil, errors.New("llm provider: unknown kind " + strconv.Quote(kind) + " (mock or openai)")
+	if kind == "mock" {
+		return LoadMockLLM(arg)
+	}
+	if err := checkServerURL(arg); err != nil {
+		return nil, fmt.Errorf("llm provider: openai:%s: %v", arg, err)
+	}
+	cfg := OpenAIConfig{BaseURL: arg, APIKey: os.Getenv("OPENAI_API_KEY"), Model: table.Default, Models: table}
+	if table.price != nil {
+		cfg.PromptPrice, cfg.CompletionPrice = table.price[0], table.price[1]
+	}
+	return NewOpenAI(cfg), nil
+}
+
+// checkServerURL checks a server's base URL: absolute, http or https,
+// with a host, and no query or fragment (the client appends a path).
+func checkServerURL(s string) error {
+	u, err := url.Parse(s)
+	switch {
+	case err != nil:
+		return fmt.Errorf("not a URL: %v", err)
+	case u.Scheme != "http" && u.Scheme != "https":
+		return errors.New("the URL must start with http:// or https:// (e.g. openai:https://api.openai.com)")
+	case u.Host == "" || u.Hostname() == "":
+		return errors.New("the URL has no host (e.g. openai:http://localhost:8000)")
+	case u.RawQuery != "" || u.Fragment != "" || u.User != nil:
+		return errors.New("the URL must not have a query, a fragment or credentials (the key comes from OPENAI_API_KEY)")
+	}
+	if p := u.Port(); p != "" {
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+			return fmt.Errorf("port %q is not a port number", p)
+		}
+	}
+	return nil
 }

@@ -3,6 +3,7 @@ package runtime
 import (
 	"errors"
 	"fmt"
+	"strconv"
 )
 
 // Status is how a run ended.
@@ -51,7 +52,9 @@ func (e *RunError) Error() string {
 //	 "outputs": {key: value} (Run.SetOutput),
 //	 "events": [{"name": …, "payload": …}] (emit),
 //	 "exports": {key: value} (Run.Export),
-//	 "error": null | {"kind": …, "message": …, "step": …}}
+//	 "error": null | {"kind": …, "message": …, "step": …},
+//	 "usage": {"prompt_tokens": n, "completion_tokens": n, "total_tokens": n,
+//	           "cost": USD} (the run's LLM usage, Usage)}
 //
 // with "snapshots": [sha256 hex, …] added when RunOptions.Snapshots asked
 // for them.
@@ -65,7 +68,8 @@ type Result struct {
 	Error     *RunError
 	Snapshots []string // the state hash after each step of the run, when asked for
 
-	// Usage is the run's total LLM usage (not part of the JSON).
+	// Usage is the run's total LLM usage: every attempt of every LLM
+	// call, a resumed run's journaled calls included.
 	Usage Usage
 }
 
@@ -99,6 +103,7 @@ func (r *Result) AppendJSON(b []byte) []byte {
 	b = AppendJSON(b, orEmptyObject(r.Exports))
 	b = append(b, `,"error":`...)
 	b = appendRunError(b, r.Error)
+	b = appendResultUsage(append(b, `,"usage":`...), r.Usage)
 	if r.Snapshots != nil {
 		b = append(b, `,"snapshots":[`...)
 		for i, s := range r.Snapshots {
@@ -109,6 +114,19 @@ func (r *Result) AppendJSON(b []byte) []byte {
 		}
 		b = append(b, ']')
 	}
+	return append(b, '}')
+}
+
+// appendResultUsage appends a usage object of the result.
+func appendResultUsage(b []byte, u Usage) []byte {
+	b = append(b, `{"prompt_tokens":`...)
+	b = strconv.AppendInt(b, int64(u.PromptTokens), 10)
+	b = append(b, `,"completion_tokens":`...)
+	b = strconv.AppendInt(b, int64(u.CompletionTokens), 10)
+	b = append(b, `,"total_tokens":`...)
+	b = strconv.AppendInt(b, int64(u.Tokens()), 10)
+	b = append(b, `,"cost":`...)
+	b = appendNumber(b, u.Cost)
 	return append(b, '}')
 }
 
@@ -187,6 +205,13 @@ func ParseResult(data []byte) (*Result, error) {
 			Kind:    ObjGet(e, String("kind")).Str(),
 			Message: ObjGet(e, String("message")).Str(),
 			Step:    ObjGet(e, String("step")).Str(),
+		}
+	}
+	if u := ObjGet(v, String("usage")); u.k == KindObject {
+		r.Usage = Usage{
+			PromptTokens:     int(ObjGet(u, String("prompt_tokens")).Num()),
+			CompletionTokens: int(ObjGet(u, String("completion_tokens")).Num()),
+			Cost:             ObjGet(u, String("cost")).Num(),
 		}
 	}
 	if s := ObjGet(v, String("snapshots")); s.k == KindList {

@@ -81,7 +81,8 @@ func TestResultJSON(t *testing.T) {
 	res := h.Execute(RunOptions{Input: refundInput}, refundFlow)
 	want := `{"status":"success","steps":["load","classify","route","pay","notify","save"],` +
 		`"output":{"receipt":"R-1","order":"A-17"},"outputs":{"classify":"yes","route":true,"pay":{"receipt":"R-1","order":"A-17"},"decision":"yes","payment":{"receipt":"R-1","order":"A-17"}},` +
-		`"events":[{"name":"refunded","payload":{"order":"A-17"}}],"exports":{},"error":null}`
+		`"events":[{"name":"refunded","payload":{"order":"A-17"}}],"exports":{},"error":null,` +
+		`"usage":{"prompt_tokens":10,"completion_tokens":1,"total_tokens":11,"cost":0.001}}`
 	if got := resultJSON(res); got != want {
 		t.Errorf("result\n%s\nwant\n%s", got, want)
 	}
@@ -103,7 +104,8 @@ func TestStopStatuses(t *testing.T) {
 	h := newHost(t, `{"__default__": {"$error": {"kind": "timeout", "message": "no reply in 30s"}}}`, "", Config{})
 	res := h.Execute(RunOptions{Input: refundInput}, refundFlow)
 	want := `{"status":"failed","steps":["load","classify"],"output":null,"outputs":{},"events":[],"exports":{},` +
-		`"error":{"kind":"timeout","message":"no reply in 30s","step":"classify @ refund.json:3:5"}}`
+		`"error":{"kind":"timeout","message":"no reply in 30s","step":"classify @ refund.json:3:5"},` +
+		`"usage":{"prompt_tokens":0,"completion_tokens":0,"total_tokens":0,"cost":0}}`
 	if got := resultJSON(res); got != want {
 		t.Errorf("result\n%s\nwant\n%s", got, want)
 	}
@@ -378,7 +380,8 @@ func TestTraceDeterministicWithParallel(t *testing.T) {
 	// counts do not depend on timing: every branch starts from the
 	// block's counts.
 	want := `{"status":"success","steps":["fan","ask","lookup","ask","lookup","ask","lookup","ask","lookup","ask","lookup","ask","lookup"],` +
-		`"output":[["first",0],["one",1],["first",2],["first",3],["first",4],["first",5]],"outputs":{"ask":"first","lookup":5,"fan":[["first",0],["one",1],["first",2],["first",3],["first",4],["first",5]],"last":5},"events":[],"exports":{},"error":null}`
+		`"output":[["first",0],["one",1],["first",2],["first",3],["first",4],["first",5]],"outputs":{"ask":"first","lookup":5,"fan":[["first",0],["one",1],["first",2],["first",3],["first",4],["first",5]],"last":5},"events":[],"exports":{},"error":null,` +
+		`"usage":{"prompt_tokens":12,"completion_tokens":11,"total_tokens":23,"cost":0}}`
 	if firstRes != want {
 		t.Errorf("result\n%s\nwant\n%s", firstRes, want)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/genesis-toolchain/genesis/forge/bytecode"
 	"github.com/genesis-toolchain/genesis/forge/host"
 	"github.com/genesis-toolchain/genesis/forge/vm"
+	"github.com/genesis-toolchain/genesis/internal/cliargs"
 )
 
 // Exit statuses of the forge command (docs/forge-cli.md).
@@ -53,14 +54,15 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		Name:  "forge",
 		Usage: "run, prove, replay and link Forge Machine programs",
 		UsageText: "forge COMMAND [flags] ARGS...\n\n" +
-			"Flags come before arguments. Exit status: 0 success (the program halted),\n" +
-			"1 failure (assembly or link errors, an invalid proof, a diverging replay),\n" +
-			"2 bad usage or an input that does not load, 3 the program faulted,\n" +
-			"4 the program blocked on a channel nobody services.",
+			"Flags may come before or after the arguments; after --, everything is an\n" +
+			"argument. Exit status: 0 success (the program halted), 1 failure (assembly\n" +
+			"or link errors, an invalid proof, a diverging replay), 2 bad usage or an\n" +
+			"input that does not load, 3 the program faulted, 4 the program blocked on a\n" +
+			"channel nobody services.",
 		Writer:          stdout,
 		ErrWriter:       stderr,
 		Reader:          stdin,
-		HideVersion:     true,
+		Version:         cliargs.Version(),
 		HideHelpCommand: false,
 		OnUsageError:    e.onUsageError,
 		ExitErrHandler:  func(*cli.Context, error) {},
@@ -78,7 +80,14 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	for _, cmd := range app.Commands {
 		cmd.OnUsageError = e.onUsageError
 	}
-	err := app.Run(args)
+	args, err := cliargs.Reorder(app, args)
+	if err != nil {
+		var mv *cliargs.MissingValue
+		errors.As(err, &mv)
+		fmt.Fprintf(stderr, "forge %s: %v\nRun 'forge %s --help' for usage.\n", mv.Command, err, mv.Command)
+		return exitUsage
+	}
+	err = app.Run(args)
 	var ee exitError
 	switch {
 	case err == nil:
@@ -132,11 +141,6 @@ func (e *env) onUsageError(c *cli.Context, err error, _ bool) error {
 // no limit), and returns them.
 func (e *env) args(c *cli.Context, min, max int, what string) ([]string, error) {
 	a := c.Args().Slice()
-	for _, s := range a {
-		if strings.HasPrefix(s, "-") && s != "-" {
-			return nil, e.usage(c, "flag %s after the arguments: flags come first", s)
-		}
-	}
 	if len(a) < min || (max >= 0 && len(a) > max) {
 		return nil, e.usage(c, "want %s, have %d argument(s)", what, len(a))
 	}

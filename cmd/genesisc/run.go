@@ -16,6 +16,7 @@ import (
 	"github.com/genesis-toolchain/genesis/backend/llvm"
 	"github.com/genesis-toolchain/genesis/compiler"
 	"github.com/genesis-toolchain/genesis/frontend/diag"
+	"github.com/genesis-toolchain/genesis/internal/cliargs"
 	"github.com/genesis-toolchain/genesis/ir/opt"
 )
 
@@ -35,9 +36,11 @@ func (e exitError) Error() string { return fmt.Sprintf("exit %d", e.code) }
 // the exit status. It writes only to stdout and stderr.
 func run(args []string, stdout, stderr io.Writer) int {
 	app := &cli.App{
-		Name:      "genesisc",
-		Usage:     "compile agent programs and Genesis ahead of time",
-		UsageText: "genesisc COMMAND [flags] FILE...",
+		Name:  "genesisc",
+		Usage: "compile agent programs and Genesis ahead of time",
+		UsageText: "genesisc COMMAND [flags] FILE...\n\n" +
+			"Flags may come before or after the files; after --, everything is a file.",
+		Version:   cliargs.Version(),
 		Writer:    stdout,
 		ErrWriter: stderr,
 		// --input values are JSON, whose commas must not split them.
@@ -47,15 +50,25 @@ func run(args []string, stdout, stderr io.Writer) int {
 				Name:      "build",
 				Usage:     "compile FILEs into one program",
 				UsageText: "genesisc build [-o OUT] [--target forge|go|native] [--main] [--package NAME] [--emit ir|asm] [-O0|-O2] [--dump-after PASS] FILE...",
-				Description: "Compiles the input files, chosen by extension (.gen: Genesis; .json, .yaml,\n" +
-					".yml: nano-vm programs; .fasm: Forge assembly; .ir: the printed IR), into a\n" +
-					"Forge program (.frgp), or with --target go into a Go package in the directory\n" +
-					"OUT (default: the first input's name without extension, plus _go), or with\n" +
-					"--target native into an executable through LLVM (llc and cc must be installed;\n" +
-					"default OUT: the first input's name without extension). A Genesis program\n" +
-					"compiled for go is a standalone command with its own go.mod. --emit ir\n" +
-					"prints the optimized IR and --emit asm the Forge assembly (native: the LLVM\n" +
-					"module) instead, on standard output unless -o is given.",
+				Description: "Compiles the input files into one program. The frontend is chosen by extension:\n" +
+					"  .gen              Genesis (several files are one program)\n" +
+					"  .vvm              a VVM program\n" +
+					"  .spell            a Grimoire spell (indentation or brace syntax)\n" +
+					"  .json .yaml .yml  a nano-vm program; a .json with \"groups\" is an execution plan\n" +
+					"  .fasm             Forge assembly\n" +
+					"  .ir               the printed IR\n" +
+					"Targets (--target):\n" +
+					"  forge   (default) a Forge program, OUT.frgp, run by 'forge exec'; Genesis, Forge\n" +
+					"          assembly and IR without agent effects\n" +
+					"  go      a Go package in the directory OUT (default: the first input's name without\n" +
+					"          extension, plus _go): for an agent program a package linked against the\n" +
+					"          runtime (--main: a command taking genesisc run's flags), for Genesis a\n" +
+					"          standalone command with its own go.mod\n" +
+					"  native  an executable through LLVM (llc and cc must be installed; default OUT: the\n" +
+					"          first input's name without extension); Genesis only\n" +
+					"--emit ir prints the optimized IR and --emit asm the Forge assembly (native: the\n" +
+					"LLVM module) instead, on standard output unless -o is given. Flags may also follow\n" +
+					"the files; after --, everything is a file.",
 				Flags: []cli.Flag{
 					&cli.StringFlag{Name: "o", Usage: "write the output to `OUT` (default: the first input with the output's extension; - for stdout)"},
 					&cli.StringFlag{Name: "target", Value: "forge", Usage: "the backend: forge, go or native"},
@@ -82,7 +95,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 		},
 		ExitErrHandler: func(*cli.Context, error) {},
 	}
-	err := app.Run(args)
+	args, err := cliargs.Reorder(app, args)
+	if err != nil {
+		var mv *cliargs.MissingValue
+		errors.As(err, &mv)
+		fmt.Fprintf(stderr, "genesisc %s: %v\n", mv.Command, err)
+		return exitUsage
+	}
+	err = app.Run(args)
 	var ee exitError
 	switch {
 	case err == nil:

@@ -28,9 +28,10 @@ import (
 // with the Go toolchain into a cache keyed by content, and run it.
 func runCommand(stdout, stderr io.Writer) *cli.Command {
 	return &cli.Command{
-		Name:      "run",
-		Usage:     "compile and run an agent program",
-		UsageText: "genesisc run [--llm mock:FILE|openai:URL] [--tools mock:FILE|exec:CMD] [--input KEY=VALUE]... [--trace FILE] [--journal FILE [--resume [--payload JSON] | --replay | --overwrite]] [--result FILE] [--repeat N] [--state FILE] [--narrate] [--trigger KIND] [--event NAME [--event-payload JSON]] [--param KEY=VALUE]... [--mode simulate|cast] [--yes] [--max-steps N] [--max-tokens N] [--max-cost USD] [--max-wall DURATION] [--max-memory SIZE] [--max-trace SIZE] [--cache-max SIZE] FILE",
+		Name:  "run",
+		Usage: "compile and run a program: an agent program through Go, Genesis or Forge assembly on the Forge Machine",
+		UsageText: "genesisc run [--llm mock:FILE|openai:URL [--models FILE] [--model NAME]] [--tools mock:FILE|exec:CMD] [--input KEY=VALUE]... [--trace FILE] [--journal FILE [--resume [--payload JSON] | --replay | --overwrite]] [--result FILE] [--repeat N] [--state FILE] [--narrate] [--trigger KIND] [--event NAME [--event-payload JSON]] [--param KEY=VALUE]... [--mode simulate|cast] [--yes] [--max-steps N] [--max-tokens N] [--max-cost USD] [--max-wall DURATION] [--max-memory SIZE] [--max-trace SIZE] [--cache-max SIZE] FILE\n" +
+			"genesisc run [--result FILE] FILE.gen... | FILE.fasm",
 		Description: "Compiles FILE through the Go backend, builds the program with the Go toolchain\n" +
 			"(go in PATH, or $GENESIS_GO) into a cache ($GENESIS_CACHE, default the user cache\n" +
 			"directory's genesis/run) keyed by the program and the runtime, and runs it. A\n" +
@@ -41,9 +42,18 @@ func runCommand(stdout, stderr io.Writer) *cli.Command {
 			"(genesisc cache). Exit status: 0 success, 3 suspended, 130 or 143 cancelled by\n" +
 			"SIGINT or SIGTERM, 1 another status or an error, 2 a usage error. SIGINT and\n" +
 			"SIGTERM cancel the run cleanly (--resume continues it); if genesisc itself is\n" +
-			"killed, the program is cancelled too.",
+			"killed, the program is cancelled too. --llm openai:URL maps the program's model\n" +
+			"names (sonnet, opus, haiku, gpt-4o, ...) to the server's through --models FILE,\n" +
+			"$GENESIS_MODELS, GENESIS_MODEL_<NAME> and built-in defaults; --model NAME forces\n" +
+			"one (docs/runtime.md, Model names).\n\n" +
+			"A Genesis program (.gen files) or Forge assembly (.fasm) is compiled for the Forge\n" +
+			"Machine instead and run in this process as 'forge exec' runs it, with its default\n" +
+			"limits: standard input on channel 2; exit status 0 halted, 3 faulted, 4 blocked;\n" +
+			"--result writes forge's result JSON. Flags may come before or after FILE.",
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "llm", Usage: "the LLM provider: mock:FILE or openai:URL"},
+			&cli.StringFlag{Name: "models", Usage: "the model alias `FILE` mapping the program's model names to the provider's (JSON; default $GENESIS_MODELS; docs/runtime.md, Model names)"},
+			&cli.StringFlag{Name: "model", Usage: "every LLM call uses the provider model `NAME`, whatever the program names"},
 			&cli.StringFlag{Name: "tools", Usage: "the tool provider: mock:FILE or exec:CMD"},
 			&cli.StringSliceFlag{Name: "input", Usage: "an input field `KEY=VALUE` (repeatable; VALUE is JSON or a string)"},
 			&cli.StringFlag{Name: "trace", Usage: "write the JSON Lines trace to `FILE`"},
@@ -66,9 +76,15 @@ func runCommand(stdout, stderr io.Writer) *cli.Command {
 			&cli.StringFlag{Name: "cache-max", Usage: "cap the run cache at `SIZE` (default $GENESIS_CACHE_MAX, else 1GiB; 0: no cap)"},
 		}, limitFlags()...),
 		Action: func(c *cli.Context) error {
+			if forgeRun(c.Args().Slice()) {
+				return runOnForge(c, stdout, stderr)
+			}
 			if c.NArg() != 1 {
 				fmt.Fprintln(stderr, "genesisc run: want exactly one program FILE")
 				return exitError{exitUsage}
+			}
+			if err := checkProviders(c, stderr); err != nil {
+				return err
 			}
 			out, err := compile(c, compiler.Options{Target: "go", GoMain: true, OptLevel: opt.MaxLevel}, stderr)
 			if err != nil {
@@ -80,7 +96,7 @@ func runCommand(stdout, stderr io.Writer) *cli.Command {
 				return exitError{exitDiag}
 			}
 			var args []string
-			for _, name := range append([]string{"llm", "tools", "trace", "journal", "payload", "source", "result", "state", "trigger", "event", "event-payload", "mode"}, limitFlagNames...) {
+			for _, name := range append([]string{"llm", "models", "model", "tools", "trace", "journal", "payload", "source", "result", "state", "trigger", "event", "event-payload", "mode"}, limitFlagNames...) {
 				if c.IsSet(name) {
 					args = append(args, "--"+name, c.String(name))
 				}
@@ -110,6 +126,31 @@ func runCommand(stdout, stderr io.Writer) *cli.Command {
 			return nil
 		},
 	}
+}
+
+// checkProviders checks --llm, --models, --model and --tools with the
+// runtime's own parsers before the program is compiled and built, so a
+// malformed provider (--llm http//x, --llm openai:, a models file that
+// does not parse) is a usage error at once, exit status 2, rather than
+// after a build. The compiled program checks them again: they are its
+// flags.
+func checkProviders(c *cli.Context, stderr io.Writer) error {
+	if spec := c.String("llm"); spec != "" {
+		if _, err := runtime.ParseLLMWith(spec, runtime.LLMOptions{ModelsFile: c.String("models"), Model: c.String("model")}); err != nil {
+			fmt.Fprintf(stderr, "genesisc run: --llm: %v\n", err)
+			return exitError{exitUsage}
+		}
+	} else if c.IsSet("models") || c.IsSet("model") {
+		fmt.Fprintln(stderr, "genesisc run: --models and --model choose the models of an --llm provider: give one (--llm openai:URL)")
+		return exitError{exitUsage}
+	}
+	if spec := c.String("tools"); spec != "" {
+		if _, err := runtime.ParseTools(spec); err != nil {
+			fmt.Fprintf(stderr, "genesisc run: --tools: %v\n", err)
+			return exitError{exitUsage}
+		}
+	}
+	return nil
 }
 
 // toolchainDeps returns the modules linked into this genesisc (its build
