@@ -19,6 +19,7 @@ import (
 //	🔄 a loop iterates (note "loop")
 //	⏳ a subagent, tool or wait is under way
 //	🎯 a semantic judgement or a match/choose decision
+//	⚠️ a warning (note "warning": a VVM predicate that was uncertain, tools dropped)
 //	⚡ a parallel block starts
 //	🔀 a branch of a parallel block (its steps are indented)
 //
@@ -90,7 +91,7 @@ func (n *Narrator) event(ev Value) {
 		n.line("", "📍", "Run "+quoteName(str("program")))
 	case "note":
 		data := ObjGet(ev, String("data"))
-		marker := map[string]string{"statement": "📍", "loop": "🔄", "decision": "🎯", "bind": "📦"}[ObjGet(data, String("kind")).Str()]
+		marker := map[string]string{"statement": "📍", "loop": "🔄", "decision": "🎯", "bind": "📦", "warning": "⚠️"}[ObjGet(data, String("kind")).Str()]
 		if marker == "" {
 			marker = "📍"
 		}

@@ -45,6 +45,10 @@ func Errorf(kind, format string, args ...any) *CallError {
 	return &CallError{Kind: kind, Message: fmt.Sprintf(format, args...)}
 }
 
+// noLLMMessage is the message of an llm or judge call on a host without
+// an LLM provider (kind "config"): it names what to set.
+const noLLMMessage = "no LLM provider is configured: run with --llm mock:FILE or --llm openai:URL (in Go: runtime.Config.LLM)"
+
 // ErrUnknownTool is returned by a ToolProvider that does not know a tool,
 // so that the next provider is asked.
 var ErrUnknownTool = errors.New("unknown tool")

@@ -878,7 +878,7 @@ func (r *Run) callLLM(id string, req *LLMRequest, pol RetryPolicy) (Value, Usage
 	var total Usage
 	p := r.h.cfg.LLM
 	if p == nil {
-		return Error("config", "no LLM provider is configured"), total, 0
+		return Error("config", noLLMMessage), total, 0
 	}
 	for attempt := r.firstAttempt(id); ; attempt++ {
 		r.noteAttempt(id, attempt)

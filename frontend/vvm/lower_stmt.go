@@ -421,7 +421,7 @@ func (fl *funcLowerer) matchStmt(s *MatchStmt) {
 					body()
 				}, nil)
 			case *PredPattern:
-				ok := fl.judge(p.Criterion, subject, p.QPos)
+				ok := fl.judge(p.Criterion, subject, p.QPos, false)
 				b.If(b.Builtin("value.truthy", ok), nil, body, nil)
 			default:
 				panic(fmt.Sprintf("vvm: no lowering for pattern %T", p))
@@ -458,6 +458,7 @@ func (fl *funcLowerer) chooseStmt(s *ChooseStmt) {
 	schema = b.Builtin("obj.set", schema, b.StringValue("enum"), labels)
 	b.SetPos(s.ChoosePos)
 	reply := b.Effect(ir.OpLLM, "choose "+s.As.Name, nil, prompt, b.Builtin("obj.new"))
+	fl.stopUnconfigured(reply, "choose "+s.As.Name, "choose "+s.As.Name, s.Criterion.Open)
 	reply = b.CallSym("vvm.from_effect", dyn, reply)[0]
 	b.If(b.CallSym("vvm.is_error", []ir.Type{ir.Bool}, reply)[0], nil, func() {
 		msg := b.Builtin("str.concat", b.StringValue("choose could not select an option: "),
@@ -494,7 +495,7 @@ func (fl *funcLowerer) constrainStmt(s *ConstrainStmt) {
 		b.SetPos(r.RequirePos)
 		text := b.StringValue(r.Criterion.Raw)
 		requirements = b.Builtin("list.append", requirements, text)
-		ok := b.Builtin("value.truthy", fl.judge(r.Criterion, v, r.RequirePos))
+		ok := b.Builtin("value.truthy", fl.judge(r.Criterion, v, r.RequirePos, true))
 		violations = b.If(ok, dyn, func() { b.Yield(violations) }, func() {
 			b.Yield(b.Builtin("list.append", violations, text))
 		})[0]
