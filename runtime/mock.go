@@ -35,9 +35,9 @@ import (
 type mockReply struct {
 	value     Value
 	toolCalls []ToolCall // $tool_calls: made before the reply
-	err   *CallError
-	usage *Usage
-	seq   []mockReply
+	err       *CallError
+	usage     *Usage
+	seq       []mockReply
 }
 
 type mockEntry struct {
