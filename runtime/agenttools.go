@@ -196,6 +196,9 @@ func matchSegs(pat, name []string) bool {
 // (identity id) whose options offer tools, or records that the provider
 // drops them.
 func (r *Run) offerTools(st Step, id string, req *LLMRequest, options Value, pol RetryPolicy) {
+	if r.h.cfg.LLM == nil {
+		return // the call fails with kind config: nothing to drop
+	}
 	defs, dropped := agentTools(options)
 	if len(defs) == 0 && len(dropped) == 0 {
 		return
@@ -241,7 +244,8 @@ func (r *Run) offerTools(st Step, id string, req *LLMRequest, options Value, pol
 // agentToolCall serves one tool call of the model: checks it against the
 // offered tools and their rules, then asks the Go tools and the tool
 // providers, as Tool does (one attempt: the model decides what to do
-// about a failure).
+// about a failure). A reply "PENDING" is handed to the model as it is:
+// a call inside an agent's step cannot suspend the run.
 func (r *Run) agentToolCall(ctx context.Context, st Step, callID string, defs []ToolDef, call ToolCall, pol RetryPolicy) Value {
 	var def *ToolDef
 	for i := range defs {
@@ -255,6 +259,9 @@ func (r *Run) agentToolCall(ctx context.Context, st Step, callID string, defs []
 	args := call.Args
 	if args.k == KindUnit {
 		args = emptyObject
+	}
+	if args.k == KindError {
+		return args // arguments that are not JSON (parseToolCalls)
 	}
 	if args.k != KindObject {
 		return Error("rejected", "the arguments of "+call.Name+" must be an object")

@@ -264,3 +264,33 @@ func TestOpenAIToolRounds(t *testing.T) {
 		t.Errorf("tool calls nobody offered: %s, want kind bad_response", resultJSON(res))
 	}
 }
+
+func TestToolCallBadArguments(t *testing.T) {
+	calls, ce := parseToolCalls(Object(Field{"tool_calls", List(Object(
+		Field{"id", String("c1")},
+		Field{"function", Object(Field{"name", String("web-search")}, Field{"arguments", String("{not json")})},
+	))}))
+	if ce != nil || len(calls) != 1 {
+		t.Fatalf("calls %v, %v", calls, ce)
+	}
+	// A provider that cannot send tools gets no CallTool.
+	NewHost(Config{LLM: plainLLM{}}).Execute(RunOptions{}, func(r *Run) Value {
+		req := &LLMRequest{}
+		r.offerTools(sAgent.At(), "researcher", req, agentOptions(), DefaultRetryPolicy())
+		if req.CallTool != nil || req.Tools != nil {
+			t.Error("a provider that cannot send tools got them")
+		}
+		return Value{}
+	})
+	tools := &toolLog{}
+	var got Value
+	NewHost(Config{LLM: &MockLLM{}, Tools: []ToolProvider{tools}}).Execute(RunOptions{}, func(r *Run) Value {
+		req := &LLMRequest{}
+		r.offerTools(sAgent.At(), "researcher", req, agentOptions(), DefaultRetryPolicy())
+		got = req.CallTool(context.Background(), calls[0])
+		return Value{}
+	})
+	if got.ErrKind() != "bad_arguments" || len(tools.calls) != 0 {
+		t.Errorf("a call with arguments that are not JSON: %s, the provider got %v", AppendJSON(nil, got), tools.calls)
+	}
+}
