@@ -454,8 +454,6 @@ func (fl *funcLowerer) chooseStmt(s *ChooseStmt) {
 	prompt = b.Builtin("str.concat", prompt, b.StringValue("\nOptions: "+quoted+
 		"\nAnswer with the label of one option alone. When several fit equally well, answer the first of them."))
 	prompt = b.CallSym("vvm.with_input", dyn, prompt, subject)[0]
-	schema := b.Builtin("obj.set", b.Builtin("obj.new"), b.StringValue("type"), b.StringValue("string"))
-	schema = b.Builtin("obj.set", schema, b.StringValue("enum"), labels)
 	b.SetPos(s.ChoosePos)
 	reply := b.Effect(ir.OpLLM, "choose "+s.As.Name, nil, prompt, b.Builtin("obj.new"))
 	outcome := b.CallSym("vvm.effect_outcome", []ir.Type{ir.I64}, reply)[0]
