@@ -290,6 +290,11 @@ func mainIO(args []string, program string, run func(*Host, RunOptions) *Result, 
 		}
 	}
 	out := append(result.AppendJSON(nil), '\n')
+	if result.Error != nil && result.Error.Kind == "config" {
+		// A run the host was not configured for (no LLM provider, no
+		// model) says so on standard error too, not only in the result.
+		fmt.Fprintf(stderr, "%s: %v\n", program, result.Error)
+	}
 	if res != "" {
 		if err := os.WriteFile(res, out, 0o644); err != nil {
 			return fail(err)

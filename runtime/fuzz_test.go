@@ -53,6 +53,7 @@ func FuzzMockFile(f *testing.F) {
 		`{"refund": "yes", "__default__": {"$sequence": ["a", {"$error": {"kind": "timeout", "message": "m"}}]}}`,
 		`{"pay": "PENDING", "x": {"$reply": {"a": 1}, "$usage": {"prompt_tokens": 3, "cost": 0.1}}}`,
 		`{"a": {"$error": "x"}}`, `[]`, `{"": ""}`,
+		`{"r": {"$tool_calls": [{"name": "read", "args": {"path": "docs/a"}}, {"name": "web-search"}], "$reply": "ok"}}`,
 	} {
 		f.Add([]byte(s), "refund please")
 	}
@@ -71,6 +72,8 @@ func FuzzMockFile(f *testing.F) {
 				r.LLM(siteA.At(int64(i)), String(prompt), ObjNew())
 				r.Tool(siteB.At(int64(i)), String(prompt), ObjNew())
 				r.Judge(siteC.At(int64(i)), String(prompt), ObjNew())
+				// An agent with tools: scripted tool calls go through them.
+				r.LLM(siteA.At(int64(i+3)), String(prompt), agentOptions(Field{"read", List(String("docs/**"))}))
 			}
 			return Unit()
 		})

@@ -25,13 +25,19 @@ import (
 //   - {"$reply": value, "$usage": {"prompt_tokens": n,
 //     "completion_tokens": n, "cost": usd}}: a reply with the usage the
 //     call reports. Without $usage a mock LLM reports ceil(bytes/4) tokens
-//     of prompt and of completion text, and no cost.
+//     of prompt and of completion text, and no cost;
+//   - {"$tool_calls": [{"name": tool, "args": {…}}, …], "$reply": value}
+//     (an LLM reply, $usage allowed): the model calls these tools, in
+//     order, before it answers value; the call must offer them
+//     (LLMRequest.Tools: an agent's skills and permissions), and each is
+//     served as the run serves the model's tool calls (agenttools.go).
 
 type mockReply struct {
-	value Value
-	err   *CallError
-	usage *Usage
-	seq   []mockReply
+	value     Value
+	toolCalls []ToolCall // $tool_calls: made before the reply
+	err       *CallError
+	usage     *Usage
+	seq       []mockReply
 }
 
 type mockEntry struct {
@@ -70,6 +76,8 @@ func parseMockReply(v Value, top bool) (mockReply, error) {
 			switch k, x := v.Field(0); k {
 			case "$error":
 				return mockReply{}, fmt.Errorf(`$error needs an object {"kind": string, "message": string}`)
+			case "$tool_calls":
+				return mockReply{}, fmt.Errorf(`$tool_calls needs a $reply beside it: what the model answers after the calls`)
 			case "$sequence":
 				if !top {
 					return mockReply{}, fmt.Errorf("$sequence inside $sequence")
@@ -91,9 +99,16 @@ func parseMockReply(v Value, top bool) (mockReply, error) {
 		if rv, ok := v.Get("$reply"); ok {
 			rep := mockReply{value: rv}
 			for _, k := range v.Keys() {
-				if k != "$reply" && k != "$usage" {
+				if k != "$reply" && k != "$usage" && k != "$tool_calls" {
 					return mockReply{}, fmt.Errorf("unexpected key %q beside $reply", k)
 				}
+			}
+			if tc, ok := v.Get("$tool_calls"); ok {
+				calls, err := parseMockToolCalls(tc)
+				if err != nil {
+					return mockReply{}, err
+				}
+				rep.toolCalls = calls
 			}
 			if u, ok := v.Get("$usage"); ok {
 				usage, err := parseUsage(u)
@@ -178,7 +193,7 @@ func (m *MockLLM) match(prompt string) *mockEntry {
 }
 
 // Complete answers with the reply of the first key the prompt contains.
-func (m *MockLLM) Complete(_ context.Context, c *Call, req *LLMRequest) (LLMResponse, error) {
+func (m *MockLLM) Complete(ctx context.Context, c *Call, req *LLMRequest) (LLMResponse, error) {
 	e := m.match(req.Prompt)
 	if e == nil {
 		return LLMResponse{}, &CallError{Kind: "mock", Message: "no key of the mock LLM file matches the prompt " + strconv.Quote(truncate(req.Prompt, 60))}
@@ -186,6 +201,11 @@ func (m *MockLLM) Complete(_ context.Context, c *Call, req *LLMRequest) (LLMResp
 	rep := e.pick(c)
 	if rep.err != nil {
 		return LLMResponse{}, rep.err
+	}
+	if len(rep.toolCalls) > 0 {
+		if err := mockToolCalls(ctx, req, rep.toolCalls); err != nil {
+			return LLMResponse{}, err
+		}
 	}
 	resp := LLMResponse{Value: rep.value}
 	if rep.usage != nil {

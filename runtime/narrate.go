@@ -19,6 +19,8 @@ import (
 //	🔄 a loop iterates (note "loop")
 //	⏳ a subagent, tool or wait is under way
 //	🎯 a semantic judgement or a match/choose decision
+//	⚠️ a warning (note "warning": a VVM predicate that was uncertain; tools dropped)
+//	📦 ❌ a tool an agent called during its step, and its reply or error
 //	⚡ a parallel block starts
 //	🔀 a branch of a parallel block (its steps are indented)
 //
@@ -90,7 +92,7 @@ func (n *Narrator) event(ev Value) {
 		n.line("", "📍", "Run "+quoteName(str("program")))
 	case "note":
 		data := ObjGet(ev, String("data"))
-		marker := map[string]string{"statement": "📍", "loop": "🔄", "decision": "🎯", "bind": "📦"}[ObjGet(data, String("kind")).Str()]
+		marker := map[string]string{"statement": "📍", "loop": "🔄", "decision": "🎯", "bind": "📦", "warning": "⚠️"}[ObjGet(data, String("kind")).Str()]
 		if marker == "" {
 			marker = "📍"
 		}
@@ -130,6 +132,21 @@ func (n *Narrator) event(ev Value) {
 		n.line(indent, "📍", name+" skipped: "+str("reason"))
 	case "exported":
 		n.line(indent, "📦", "Exported "+str("name")+" = "+preview(ObjGet(ev, String("value"))))
+	case "advisory_tool_call":
+		data := ObjGet(ev, String("data"))
+		tool := ObjGet(data, String("tool")).Str()
+		if e, ok := data.Get("error"); ok {
+			n.line(indent, "❌", name+" called "+tool+": "+ObjGet(e, String("kind")).Str()+": "+ObjGet(e, String("message")).Str())
+		} else {
+			n.line(indent, "📦", name+" called "+tool+": "+preview(ObjGet(data, String("reply"))))
+		}
+	case "advisory_tools_dropped":
+		data := ObjGet(ev, String("data"))
+		var tools []string
+		for _, t := range ObjGet(data, String("tools")).Elems() {
+			tools = append(tools, t.Str())
+		}
+		n.line(indent, "⚠️", name+": tools dropped ("+ObjGet(data, String("reason")).Str()+"): "+strings.Join(tools, "; "))
 	case "event_emitted":
 		n.line(indent, "📦", "Event "+str("event_name"))
 	case "run_completed":

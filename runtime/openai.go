@@ -146,6 +146,9 @@ func (o *OpenAI) requestBody(req *LLMRequest, model string) (Value, error) {
 			fields = append(fields, Field{k, v})
 		}
 	}
+	if len(req.Tools) > 0 {
+		fields = append(fields, Field{"tools", toolsJSON(req.Tools)})
+	}
 	if req.Schema.k == KindObject {
 		fields = append(fields, Field{"response_format", Object(
 			Field{"type", String("json_schema")},
@@ -169,14 +172,26 @@ func (o *OpenAI) Complete(ctx context.Context, c *Call, req *LLMRequest) (LLMRes
 	if err != nil {
 		return LLMResponse{}, err
 	}
-	data := AppendJSON(nil, body)
+	if len(req.Tools) > 0 && req.CallTool != nil {
+		return o.completeTools(ctx, c, req, body, price)
+	}
+	resp, err := o.send(ctx, c, AppendJSON(nil, body), c.IdempotencyKey(), price)
+	if err == nil && len(resp.toolCalls) > 0 && resp.Value.Str() == "" {
+		return LLMResponse{Usage: resp.Usage}, &CallError{Kind: "bad_response", Message: "the model called tools, but the request offered none"}
+	}
+	return resp, err
+}
+
+// send posts one request body, retrying transient failures, and prices
+// its usage at price (USD per million prompt and completion tokens).
+func (o *OpenAI) send(ctx context.Context, c *Call, data []byte, key string, price [2]float64) (LLMResponse, error) {
 	var timeout time.Duration
 	if c != nil {
 		timeout = c.Timeout
 	}
 	backoff := 500 * time.Millisecond
 	for attempt := 0; ; attempt++ {
-		resp, ce, transient := o.post(ctx, timeout, data, c.IdempotencyKey(), price)
+		resp, ce, transient := o.post(ctx, timeout, data, key, price)
 		if ce == nil {
 			return resp, nil
 		}
@@ -316,9 +331,14 @@ func parseResponse(data []byte, price [2]float64) (LLMResponse, *CallError) {
 	if err != nil {
 		return LLMResponse{}, &CallError{Kind: "bad_response", Message: "the response is not JSON: " + err.Error()}
 	}
-	content := PathGet(v, String("choices.0.message.content"))
+	message := PathGet(v, String("choices.0.message"))
+	calls, ce := parseToolCalls(message)
+	if ce != nil {
+		return LLMResponse{}, ce
+	}
+	content := ObjGet(message, String("content"))
 	text, ok := content.AsString()
-	if !ok {
+	if !ok && len(calls) == 0 {
 		if r, ok := PathGet(v, String("choices.0.message.refusal")).AsString(); ok && r != "" {
 			return LLMResponse{}, &CallError{Kind: "refused", Message: r}
 		}
@@ -334,7 +354,7 @@ func parseResponse(data []byte, price [2]float64) (LLMResponse, *CallError) {
 			u.Cost = (float64(u.PromptTokens)*price[0] + float64(u.CompletionTokens)*price[1]) / 1e6
 		}
 	}
-	return LLMResponse{Value: String(text), Usage: u}, nil
+	return LLMResponse{Value: String(text), Usage: u, toolCalls: calls, message: message}, nil
 }
 
 // LLMOptions are what a command line adds to an LLM provider's spec.

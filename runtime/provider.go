@@ -45,6 +45,10 @@ func Errorf(kind, format string, args ...any) *CallError {
 	return &CallError{Kind: kind, Message: fmt.Sprintf(format, args...)}
 }
 
+// noLLMMessage is the message of an llm or judge call on a host without
+// an LLM provider (kind "config"): it names what to set.
+const noLLMMessage = "no LLM provider is configured: run with --llm mock:FILE or --llm openai:URL (in Go: runtime.Config.LLM)"
+
 // ErrUnknownTool is returned by a ToolProvider that does not know a tool,
 // so that the next provider is asked.
 var ErrUnknownTool = errors.New("unknown tool")
@@ -102,6 +106,14 @@ type LLMRequest struct {
 	Schema  Value  // options.schema: a JSON schema object the reply must satisfy, or unit
 	Judge   bool   // a boolean judgement: the reply is read as true or false
 	Options Value  // every option, for providers that read more (temperature, max_tokens, …)
+
+	// Tools are the tools the model may call (options skills and
+	// permissions, agenttools.go), for providers that implement
+	// ToolTaker; CallTool serves a call of one of them and returns the
+	// reply the model gets (an error value when the call failed or was
+	// rejected). Both are unset when the call offers no tools.
+	Tools    []ToolDef
+	CallTool func(ctx context.Context, call ToolCall) Value
 }
 
 // LLMResponse is a provider's answer: the completion text (a string), or
@@ -110,6 +122,9 @@ type LLMRequest struct {
 type LLMResponse struct {
 	Value Value
 	Usage Usage
+
+	toolCalls []ToolCall // OpenAI: the tools the reply calls instead of answering
+	message   Value      // OpenAI: the assistant message that calls them
 }
 
 // LLMProvider completes prompts. Complete makes one attempt: the run

@@ -859,7 +859,11 @@ func (r *Run) llm(st Step, kind string, prompt, options Value, judge bool) Value
 			return rec.reply
 		}
 	}
-	reply, usage, attempts := r.callLLM(id, req, r.policy(options))
+	pol := r.policy(options)
+	if !judge {
+		r.offerTools(st, id, req, options, pol)
+	}
+	reply, usage, attempts := r.callLLM(id, req, pol)
 	if reply.k != KindError && options.k == KindObject && ObjGet(options, String("usage")).Truthy() {
 		reply = Object(Field{"text", reply}, Field{"usage", Object(
 			Field{"prompt_tokens", Int(int64(usage.PromptTokens))},
@@ -878,7 +882,7 @@ func (r *Run) callLLM(id string, req *LLMRequest, pol RetryPolicy) (Value, Usage
 	var total Usage
 	p := r.h.cfg.LLM
 	if p == nil {
-		return Error("config", "no LLM provider is configured"), total, 0
+		return Error("config", noLLMMessage), total, 0
 	}
 	for attempt := r.firstAttempt(id); ; attempt++ {
 		r.noteAttempt(id, attempt)

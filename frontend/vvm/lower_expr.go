@@ -59,7 +59,7 @@ func (fl *funcLowerer) expr(e Expr) *ir.Value {
 		if e.Input != nil {
 			input = fl.expr(e.Input)
 		}
-		return fl.judge(e.Criterion, input, e.QPos)
+		return fl.judge(e.Criterion, input, e.QPos, false)
 	case *MemberExpr:
 		x := fl.expr(e.X)
 		b.SetPos(e.NamePos)
@@ -217,21 +217,74 @@ func (fl *funcLowerer) render(t *Template, primary *ir.Value) *ir.Value {
 }
 
 // judge evaluates the semantic predicate ?`criterion` on input: a
-// judgement by the model, true or false (spec.md §6). A failed
-// judgement raises thrown.
-func (fl *funcLowerer) judge(t *Template, input *ir.Value, pos diag.Pos) *ir.Value {
+// judgement by the model, true or false (spec.md §6). require says the
+// predicate is a constrain's requirement (§9.1).
+//
+// A judgement the model gave but that is neither true nor false (kind
+// "judge": "maybe", a sentence) or that it refused (kind "refused") is
+// uncertain: the predicate is false and a requirement violated — "if
+// uncertain, return false" (§6), "if a requirement is uncertain, treat
+// it as violated" (§9.1) — and the run says so: an event
+// vvm.predicate_uncertain (the result's events, the trace) and a
+// warning note (the narration). A run without a model stops (stopIf);
+// any other failure (a timeout, an unreachable service) is a failed
+// evaluation and raises thrown (§6).
+func (fl *funcLowerer) judge(t *Template, input *ir.Value, pos diag.Pos, require bool) *ir.Value {
 	b := fl.b
 	question := fl.render(t, input)
 	question = b.CallSym("vvm.with_input", dyn, question, input)[0]
 	b.SetPos(pos)
-	r := b.Effect(ir.OpJudge, predName(t), nil, question, b.Builtin("obj.new"))
-	r = b.CallSym("vvm.from_effect", dyn, r)[0]
-	b.If(b.CallSym("vvm.is_error", []ir.Type{ir.Bool}, r)[0], nil, func() {
-		msg := b.Builtin("str.concat", b.StringValue("the semantic predicate "+predName(t)+" could not be judged: "),
-			b.Builtin("obj.get", b.Builtin("obj.get", r, b.StringValue("error")), b.StringValue("message")))
-		fl.raise(b.CallSym("vvm.thrown", dyn, msg)[0])
+	name := predName(t)
+	r := b.Effect(ir.OpJudge, name, nil, question, b.Builtin("obj.new"))
+	outcome := b.CallSym("vvm.effect_outcome", []ir.Type{ir.I64}, r)[0]
+	fl.stopIf(outcome, r, "the semantic predicate "+name, name, t.Open)
+	b.If(b.Op(ir.OpEq, outcome, b.Const(ir.I64, outcomeFailed)), nil, func() {
+		fl.raise(b.CallSym("vvm.judge_failed", dyn, b.StringValue(name), r)[0])
 	}, nil)
-	return r
+	return b.If(b.Op(ir.OpEq, outcome, b.Const(ir.I64, outcomeUncertain)), dyn, func() {
+		falseV := b.ConstValue(ir.Literal{Kind: ir.LitBool})
+		treated, rule := falseV, "false (spec.md §6: if uncertain, return false)"
+		if require {
+			treated, rule = b.StringValue("violated"), "violated (spec.md §9.1: if a requirement is uncertain, treat it as violated)"
+		}
+		b.SetPos(pos)
+		event := b.CallSym("vvm.uncertain_event", dyn, b.StringValue(t.Raw), r, treated)[0]
+		b.Effect(ir.OpEmit, "uncertain", nil, b.StringValue("vvm.predicate_uncertain"), event)
+		note := b.CallSym("vvm.uncertain_note", dyn, b.StringValue(name), r, b.StringValue(rule))[0]
+		b.Effect(ir.OpTrace, "warning", nil, b.StringValue("note"), note)
+		b.Yield(falseV)
+	}, func() { b.Yield(r) })[0]
+}
+
+// The outcomes of an effect, as @vvm.effect_outcome classifies its result.
+const (
+	outcomeOK        = 0 // a value
+	outcomeConfig    = 1 // kind "config": the host has no model for it
+	outcomeUncertain = 2 // kind "judge" or "refused": a judgement the model did not decide
+	outcomeFailed    = 3 // any other failure
+)
+
+// stopUnconfigured ends the run when the effect result r says the host
+// has no model for it (stopIf).
+func (fl *funcLowerer) stopUnconfigured(r *ir.Value, what, step string, pos diag.Pos) {
+	fl.stopIf(fl.b.CallSym("vvm.effect_outcome", []ir.Type{ir.I64}, r)[0], r, what, step, pos)
+}
+
+// stopIf ends the run, status failed and kind "config", when outcome is
+// outcomeConfig: the host has no model for the effect (no LLM provider,
+// or none that knows which model to use). what, e.g. "agent @writer",
+// names the call in the message. A missing configuration is no failure
+// of the call that a program could handle (an error value, spec.md
+// §3.4) but of the run: without the stop every agent call would
+// "succeed" with an error value in the exports. The stop is at pos
+// under the effect's step name, so the result names the effect's step.
+func (fl *funcLowerer) stopIf(outcome, r *ir.Value, what, step string, pos diag.Pos) {
+	b := fl.b
+	b.If(b.Op(ir.OpEq, outcome, b.Const(ir.I64, outcomeConfig)), nil, func() {
+		e := b.CallSym("vvm.config_error", dyn, b.StringValue(what), r)[0]
+		b.SetPos(pos)
+		b.Effect(ir.OpStop, step, nil, b.StringValue("failed"), e)
+	}, nil)
 }
 
 // predName is the step name of a predicate: ?`its criterion`, shortened.
@@ -337,12 +390,25 @@ func (fl *funcLowerer) agentCall(e *AgentCall) *ir.Value {
 	call := func(prompt *ir.Value) *ir.Value {
 		b.SetPos(e.Agent.At)
 		r := b.Effect(ir.OpLLM, step, nil, prompt, opts)
+		fl.stopUnconfigured(r, "agent "+agentLabel(e.Agent, step), step, e.Template.Open)
 		return b.CallSym("vvm.from_effect", dyn, r)[0]
 	}
 	if !mayHaveMemory(e.Agent) {
 		return call(prompt)
 	}
 	return fl.memoryCall(agent, prompt, mode, e.Agent.At, call)
+}
+
+// agentLabel names the agent of a call in a message: @name (and the
+// step name when name= renames it), or the inline agent.
+func agentLabel(ref *AgentRef, step string) string {
+	if ref.Name == nil {
+		return "@{…} (inline)"
+	}
+	if step != ref.Name.Name {
+		return "@" + ref.Name.Name + " (" + step + ")"
+	}
+	return "@" + ref.Name.Name
 }
 
 // ── Calls ──

@@ -421,7 +421,7 @@ func (fl *funcLowerer) matchStmt(s *MatchStmt) {
 					body()
 				}, nil)
 			case *PredPattern:
-				ok := fl.judge(p.Criterion, subject, p.QPos)
+				ok := fl.judge(p.Criterion, subject, p.QPos, false)
 				b.If(b.Builtin("value.truthy", ok), nil, body, nil)
 			default:
 				panic(fmt.Sprintf("vvm: no lowering for pattern %T", p))
@@ -454,17 +454,37 @@ func (fl *funcLowerer) chooseStmt(s *ChooseStmt) {
 	prompt = b.Builtin("str.concat", prompt, b.StringValue("\nOptions: "+quoted+
 		"\nAnswer with the label of one option alone. When several fit equally well, answer the first of them."))
 	prompt = b.CallSym("vvm.with_input", dyn, prompt, subject)[0]
-	schema := b.Builtin("obj.set", b.Builtin("obj.new"), b.StringValue("type"), b.StringValue("string"))
-	schema = b.Builtin("obj.set", schema, b.StringValue("enum"), labels)
 	b.SetPos(s.ChoosePos)
 	reply := b.Effect(ir.OpLLM, "choose "+s.As.Name, nil, prompt, b.Builtin("obj.new"))
-	reply = b.CallSym("vvm.from_effect", dyn, reply)[0]
-	b.If(b.CallSym("vvm.is_error", []ir.Type{ir.Bool}, reply)[0], nil, func() {
-		msg := b.Builtin("str.concat", b.StringValue("choose could not select an option: "),
-			b.Builtin("obj.get", b.Builtin("obj.get", reply, b.StringValue("error")), b.StringValue("message")))
+	outcome := b.CallSym("vvm.effect_outcome", []ir.Type{ir.I64}, reply)[0]
+	fl.stopIf(outcome, reply, "choose "+s.As.Name, "choose "+s.As.Name, s.Criterion.Open)
+	b.If(b.Op(ir.OpEq, outcome, b.Const(ir.I64, outcomeFailed)), nil, func() {
+		msg := b.Builtin("str.concat", b.StringValue("choose could not select an option: "), b.Builtin("error.message", reply))
 		fl.raise(b.CallSym("vvm.thrown", dyn, msg)[0])
 	}, nil)
-	index := b.CallSym("vvm.pick", []ir.Type{ir.I64}, reply, labels)[0]
+	// A refusal, or a reply that names no option, is an uncertain choice:
+	// the first option, conservatively, and the run says so.
+	refused := b.Op(ir.OpEq, outcome, b.Const(ir.I64, outcomeUncertain))
+	picked := b.If(refused, []ir.Type{ir.I64}, func() { b.Yield(b.Const(ir.I64, -1)) }, func() {
+		b.Yield(b.CallSym("vvm.pick", []ir.Type{ir.I64}, reply, labels)[0])
+	})[0]
+	index := b.If(b.Op(ir.OpLtS, picked, b.Const(ir.I64, 0)), []ir.Type{ir.I64}, func() {
+		b.SetPos(s.ChoosePos)
+		first := b.StringValue(s.Options[0].Label.Value)
+		shown := b.If(b.Builtin("error.is", reply), dyn, func() { b.Yield(b.Builtin("error.message", reply)) },
+			func() { b.Yield(reply) })[0]
+		reason := b.If(b.Builtin("error.is", reply), dyn, func() { b.Yield(shown) }, func() {
+			q := b.Builtin("str.concat", b.StringValue("the reply \""), b.Builtin("value.string", reply))
+			b.Yield(b.Builtin("str.concat", q, b.StringValue("\" names no option")))
+		})[0]
+		event := b.Builtin("obj.set", b.Builtin("obj.new"), b.StringValue("choose"), b.StringValue(s.As.Name))
+		event = b.Builtin("obj.set", event, b.StringValue("reply"), shown)
+		event = b.Builtin("obj.set", event, b.StringValue("treated_as"), first)
+		b.Effect(ir.OpEmit, "uncertain", nil, b.StringValue("vvm.choice_uncertain"), event)
+		note := b.CallSym("vvm.choice_note", dyn, b.StringValue("choose "+s.As.Name), reason, first)[0]
+		b.Effect(ir.OpTrace, "warning", nil, b.StringValue("note"), note)
+		b.Yield(b.Const(ir.I64, 0))
+	}, func() { b.Yield(picked) })[0]
 	label := b.Builtin("list.get", labels, index)
 	fl.assign(s.As.Sym, label)
 	fl.note(s.ChoosePos, "decision", b.Builtin("str.concat", b.StringValue("choose: option "), label))
@@ -494,7 +514,7 @@ func (fl *funcLowerer) constrainStmt(s *ConstrainStmt) {
 		b.SetPos(r.RequirePos)
 		text := b.StringValue(r.Criterion.Raw)
 		requirements = b.Builtin("list.append", requirements, text)
-		ok := b.Builtin("value.truthy", fl.judge(r.Criterion, v, r.RequirePos))
+		ok := b.Builtin("value.truthy", fl.judge(r.Criterion, v, r.RequirePos, true))
 		violations = b.If(ok, dyn, func() { b.Yield(violations) }, func() {
 			b.Yield(b.Builtin("list.append", violations, text))
 		})[0]

@@ -168,3 +168,23 @@ func TestCorpus(t *testing.T) {
 
 	golden.CheckCorpusCopy(t, "corpus", filepath.Join("..", "..", "..", "shared", "corpus", "vvm"), ".vvm")
 }
+
+// TestExamples: the project's own VVM examples (examples/*.vvm) load
+// and lower without a single diagnostic, so `genesisc check` on them
+// prints nothing.
+func TestExamples(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("..", "..", "examples", "*.vvm"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no examples: %v", err)
+	}
+	for _, f := range files {
+		prog, diags := vvm.Load(f, os.ReadFile)
+		if len(diags) > 0 {
+			t.Errorf("%s: %s", f, diags.Error())
+			continue
+		}
+		if _, ds := vvm.Lower(prog); len(ds) > 0 {
+			t.Errorf("%s: lowering: %s", f, ds.Error())
+		}
+	}
+}
