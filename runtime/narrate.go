@@ -18,9 +18,11 @@ import (
 //	❌ a step or the run fails
 //	🔄 a loop iterates (note "loop")
 //	⏳ a subagent, tool or wait is under way
-//	🎯 a semantic judgement or a match/choose decision
+//	🎯 a semantic judgement or a match/choose decision; an advisory
+//	   starts or its reply is coerced
 //	⚡ a parallel block starts
 //	🔀 a branch of a parallel block (its steps are indented)
+//	⚠️ a warning (note "warning")
 //
 // Branch events arrive when their block ends, in branch order (the trace
 // does not depend on timing), so the narration does not either.
@@ -90,7 +92,7 @@ func (n *Narrator) event(ev Value) {
 		n.line("", "📍", "Run "+quoteName(str("program")))
 	case "note":
 		data := ObjGet(ev, String("data"))
-		marker := map[string]string{"statement": "📍", "loop": "🔄", "decision": "🎯", "bind": "📦"}[ObjGet(data, String("kind")).Str()]
+		marker := map[string]string{"statement": "📍", "loop": "🔄", "decision": "🎯", "bind": "📦", "warning": "⚠️"}[ObjGet(data, String("kind")).Str()]
 		if marker == "" {
 			marker = "📍"
 		}
@@ -132,6 +134,8 @@ func (n *Narrator) event(ev Value) {
 		n.line(indent, "📦", "Exported "+str("name")+" = "+preview(ObjGet(ev, String("value"))))
 	case "event_emitted":
 		n.line(indent, "📦", "Event "+str("event_name"))
+	case "advisory_started", "advisory_coerced":
+		n.line(indent, "🎯", "Advisory "+strings.TrimPrefix(str("event"), "advisory_")+": "+name+" "+preview(ObjGet(ev, String("data"))))
 	case "run_completed":
 		status := str("status")
 		if status == string(StatusSuccess) {

@@ -58,6 +58,22 @@ type checker struct {
 	advisors map[string]*Advisor
 	blocks   map[string]*Block
 	imports  map[string]*Import // by namespace
+	// undeclared holds the undeclared assets already reported (G105 is
+	// one warning per asset, at its first use).
+	undeclared map[string]bool
+}
+
+// undeclaredAsset reports the undeclared asset name at pos, the first
+// time only.
+func (c *checker) undeclaredAsset(pos diag.Pos, name string) {
+	if c.undeclared[name] {
+		return
+	}
+	if c.undeclared == nil {
+		c.undeclared = map[string]bool{}
+	}
+	c.undeclared[name] = true
+	c.warnf(pos, CodeUnknownAsset, "asset %s is not declared in assets", name)
 }
 
 // ── Declarations ──
@@ -255,7 +271,7 @@ func (c *checker) param(p *Param, sc *scope) {
 		if p.Type.Name != "amount" {
 			c.errorf(p.Asset.Pos(), CodeMisplaced, "only an amount parameter has an asset")
 		} else if c.assets[p.Asset.Name] == nil {
-			c.warnf(p.Asset.Pos(), CodeUnknownAsset, "asset %s is not declared in assets", p.Asset.Name)
+			c.undeclaredAsset(p.Asset.Pos(), p.Asset.Name)
 		}
 	}
 	switch d := p.Default.(type) {
