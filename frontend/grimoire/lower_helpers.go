@@ -12,7 +12,7 @@ import (
 //	@grim.merge(base, pre, new) -> value                      base with the keys whose value new changed from pre
 //	                                                          (the warnings: base's, then those new added to pre's)
 //	@grim.concat(a, b) -> value                               list a, then the elements of list b
-//	@grim.unscope(env, env0, names, dropNew) -> value         env without the names bound only inside a construct
+//	@grim.unscope(env, env0, names) -> value                  env with names as they were in env0 (or gone)
 //
 // Each returns an error value (kind "type") for operands it cannot take.
 func (l *lowerer) helpers() {
@@ -89,14 +89,12 @@ func (l *lowerer) helpers() {
 	})
 	b.Return(b.Get(out))
 
-	// grim.unscope(env, env0, names, dropNew): env after a construct
-	// that binds names only inside it (a loop's index, a catch's error, a
-	// stage's item, index and acc): each of names has its value of env0
-	// again, or is gone; with dropNew, so is every name env0 did not
-	// have (what a pipeline stage's body assigned is the stage's own).
-	f = l.m.NewFunc("grim.unscope", []ir.Type{ir.Dyn, ir.Dyn, ir.Dyn, ir.Bool}, dyn, diag.Pos{})
+	// grim.unscope(env, env0, names): env after a construct that binds
+	// names only inside it (a loop's index, a catch's error): each of
+	// names has its value of env0 again, or is gone.
+	f = l.m.NewFunc("grim.unscope", dyn3, dyn, diag.Pos{})
 	b = ir.NewBuilder(f)
-	env, env0, names, dropNew := f.Params[0], f.Params[1], f.Params[2], f.Params[3]
+	env, env0, names := f.Params[0], f.Params[1], f.Params[2]
 	res := f.NewVar("res", ir.Dyn, diag.Pos{})
 	k := f.NewVar("k", ir.I64, diag.Pos{})
 	b.Set(res, b.Builtin("obj.new"))
@@ -107,13 +105,10 @@ func (l *lowerer) helpers() {
 		kv := b.Get(k)
 		b.If(b.Op(ir.OpGeS, kv, nk), nil, func() { b.Break(label) }, nil)
 		key := b.Builtin("list.get", keys, kv)
-		before := b.Builtin("obj.has", env0, key)
 		b.If(b.Builtin("value.contains", names, key), nil, func() {
-			b.If(before, nil, func() { b.Set(res, b.Builtin("obj.set", b.Get(res), key, b.Builtin("obj.get", env0, key))) }, nil)
+			b.If(b.Builtin("obj.has", env0, key), nil, func() { b.Set(res, b.Builtin("obj.set", b.Get(res), key, b.Builtin("obj.get", env0, key))) }, nil)
 		}, func() {
-			b.If(b.Op(ir.OpOr, before, b.Op(ir.OpNot, dropNew)), nil, func() {
-				b.Set(res, b.Builtin("obj.set", b.Get(res), key, b.Builtin("obj.get", env, key)))
-			}, nil)
+			b.Set(res, b.Builtin("obj.set", b.Get(res), key, b.Builtin("obj.get", env, key)))
 		})
 		b.Set(k, b.Op(ir.OpAdd, kv, b.Const(ir.I64, 1)))
 		b.Continue(label)

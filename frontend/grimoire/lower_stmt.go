@@ -48,7 +48,7 @@ func (fl *funcLowerer) stmt(s Stmt) {
 		// stages' own (their scope, check.go): none reaches the body's
 		// variables.
 		res := fl.newVar("piped", ir.Dyn)
-		fl.scoped([]string{"item", "index", "acc"}, true, func() { b.Set(res, fl.pipeline(s)) })
+		fl.scoped(nil, true, func() { b.Set(res, fl.pipeline(s)) })
 		fl.bind(s.Target, b.Get(res))
 	case *IfStmt:
 		fl.ifStmt(s.Cond, s.Then, s.Elifs, s.Else)
@@ -108,19 +108,25 @@ func (fl *funcLowerer) stmt(s Stmt) {
 }
 
 // scoped runs body, a construct that binds names only inside it (a
-// loop's index; with dropNew, a pipeline, whose stages' assignments are
-// their own too): after it — ended or failed — the body's variables
-// have none of them (grim.unscope), so they never reach the final
-// bindings, and an enclosing loop's index is its own again.
-func (fl *funcLowerer) scoped(names []string, dropNew bool, body func()) {
+// loop's index), or, with whole, whose every binding is its own (a
+// pipeline: item, index, acc and what the stages' bodies assign, D21):
+// after it — ended or failed — the body's variables have none of them
+// (grim.unscope; with whole, the variables of before it), so they never
+// reach the final bindings, and an enclosing loop's index is its own
+// again.
+func (fl *funcLowerer) scoped(names []string, whole bool, body func()) {
 	b := fl.b
 	env0 := b.Get(fl.env)
 	fl.block(body)
-	var ns []*ir.Value
-	for _, n := range names {
-		ns = append(ns, fl.str(n))
+	if whole {
+		b.Set(fl.env, env0)
+	} else {
+		var ns []*ir.Value
+		for _, n := range names {
+			ns = append(ns, fl.str(n))
+		}
+		b.Set(fl.env, b.CallSym("grim.unscope", dyn, b.Get(fl.env), env0, fl.list(ns...))[0])
 	}
-	b.Set(fl.env, b.CallSym("grim.unscope", dyn, b.Get(fl.env), env0, fl.list(ns...), b.Bool(dropNew))[0])
 	b.If(fl.failed(), nil, func() { fl.raise(b.Get(fl.err)) }, nil)
 }
 
@@ -236,7 +242,7 @@ func (fl *funcLowerer) try(s *TryStmt) {
 				envC := b.Get(fl.env)
 				fl.bind(&Ident{Name: "error"}, fl.obj("kind", kind, "message", b.Builtin("error.message", e)))
 				fl.block(func() { fl.stmts(c.Body) })
-				b.Set(fl.env, b.CallSym("grim.unscope", dyn, b.Get(fl.env), envC, fl.list(fl.str("error")), b.Bool(false))[0])
+				b.Set(fl.env, b.CallSym("grim.unscope", dyn, b.Get(fl.env), envC, fl.list(fl.str("error")))[0])
 				b.If(fl.failed(), nil, func() { b.Set(pending, b.Get(fl.err)) }, func() {
 					switch action := catchAction(c); action {
 					case "halt":
