@@ -836,7 +836,7 @@ func (c *checker) fallbackFits(fb Expr, s *Schema) {
 			return
 		}
 		text := str.Value
-		if n, ok := numValue(s.MaxLength); ok && n.IsInt() && n.Num().IsInt64() && int64(utf8.RuneCountInString(text)) > n.Num().Int64() {
+		if n, ok := numValue(s.MaxLength); ok && n.IsInt() && n.Sign() >= 0 && n.Num().IsInt64() && int64(utf8.RuneCountInString(text)) > n.Num().Int64() {
 			text = string([]rune(text)[:n.Num().Int64()])
 		}
 		if n, ok := numValue(s.MinLength); ok && n.IsInt() && n.Num().IsInt64() && int64(utf8.RuneCountInString(text)) < n.Num().Int64() {
