@@ -341,7 +341,7 @@ func (fl *funcLowerer) atomic(s *AtomicStmt) {
 	performed := b.Op(ir.OpGtS, b.Builtin("list.len", acts), b.Const(ir.I64, 0))
 	b.If(performed, nil, func() {
 		// The warning must not clear a pending failure: warn keeps $err.
-		fl.warn(s.AtomicPos, b.Builtin("str.concat", fl.str("atomicity was not enforced: the actions "),
+		fl.warn(s.AtomicPos, b.Builtin("str.concat", fl.str(fmt.Sprintf("atomicity was not enforced (atomic at line %d): the actions ", s.AtomicPos.Line)),
 			b.Builtin("str.concat", b.Builtin("json.encode", acts), fl.str(" cannot be rolled back by this host"))))
 	}, nil)
 	b.If(fl.failed(), nil, func() {
