@@ -58,6 +58,10 @@ import (
 //	--mode simulate|cast         input field "mode"
 //	--yes                        input field "yes": true, side effects are
 //	                             confirmed in advance
+//	--real-clock                 run on the real clock (Config.RealTime):
+//	                             waits and retry backoffs really wait,
+//	                             bounded by --max-wall; by default the
+//	                             clock is virtual and they only advance it
 //	--max-steps N                the run's limits (Limits), DefaultLimits
 //	--max-tokens N               unless given, 0 for none: steps, LLM
 //	--max-cost USD               tokens, cost, real time, live heap (also
@@ -117,6 +121,7 @@ func mainIO(args []string, program string, run func(*Host, RunOptions) *Result, 
 		trigger, event, eventPayload    string
 		mode                            string
 		yes                             bool
+		realClock                       bool
 	)
 	fs.StringVar(&llm, "llm", "", "the LLM provider: mock:FILE or openai:URL")
 	fs.StringVar(&models, "models", "", "the model alias `FILE` (JSON; default $GENESIS_MODELS)")
@@ -140,6 +145,7 @@ func mainIO(args []string, program string, run func(*Host, RunOptions) *Result, 
 	fs.Var(&params, "param", "a parameter override `KEY=VALUE` (repeatable; input field params)")
 	fs.StringVar(&mode, "mode", "", "simulate or cast (input field mode)")
 	fs.BoolVar(&yes, "yes", false, "confirm every side effect in advance (input field yes)")
+	fs.BoolVar(&realClock, "real-clock", false, "run on the real clock: waits and backoffs really wait (bounded by --max-wall)")
 	limits := addLimitFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -200,7 +206,7 @@ func mainIO(args []string, program string, run func(*Host, RunOptions) *Result, 
 		return 1
 	}
 
-	cfg := Config{Limits: limits.l}
+	cfg := Config{Limits: limits.l, RealTime: realClock}
 	limits.apply()
 	if llm != "" {
 		p, err := ParseLLMWith(llm, LLMOptions{ModelsFile: models, Model: model})

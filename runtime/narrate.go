@@ -18,11 +18,12 @@ import (
 //	❌ a step or the run fails
 //	🔄 a loop iterates (note "loop")
 //	⏳ a subagent, tool or wait is under way
-//	🎯 a semantic judgement or a match/choose decision
-//	⚠️ a warning (note "warning": a VVM predicate that was uncertain; tools dropped)
+//	🎯 a semantic judgement or a match/choose decision; an advisory
+//	   starts or its reply is coerced
 //	📦 ❌ a tool an agent called during its step, and its reply or error
 //	⚡ a parallel block starts
 //	🔀 a branch of a parallel block (its steps are indented)
+//	⚠️ a warning (note "warning")
 //
 // Branch events arrive when their block ends, in branch order (the trace
 // does not depend on timing), so the narration does not either.
@@ -149,6 +150,8 @@ func (n *Narrator) event(ev Value) {
 		n.line(indent, "⚠️", name+": tools dropped ("+ObjGet(data, String("reason")).Str()+"): "+strings.Join(tools, "; "))
 	case "event_emitted":
 		n.line(indent, "📦", "Event "+str("event_name"))
+	case "advisory_started", "advisory_coerced":
+		n.line(indent, "🎯", "Advisory "+strings.TrimPrefix(str("event"), "advisory_")+": "+name+" "+preview(ObjGet(ev, String("data"))))
 	case "run_completed":
 		status := str("status")
 		if status == string(StatusSuccess) {

@@ -99,6 +99,10 @@ func NewOpenAI(cfg OpenAIConfig) *OpenAI {
 // URL returns the endpoint the provider posts to.
 func (o *OpenAI) URL() string { return o.url }
 
+// StructuredOutput reports that the provider sends an llm call's
+// output_schema to the model as response_format (coerce.go).
+func (o *OpenAI) StructuredOutput() bool { return true }
+
 // judgeSystem is the instruction added to a judgement.
 const judgeSystem = "Answer with exactly one word: true or false."
 
@@ -148,6 +152,14 @@ func (o *OpenAI) requestBody(req *LLMRequest, model string) (Value, error) {
 	}
 	if len(req.Tools) > 0 {
 		fields = append(fields, Field{"tools", toolsJSON(req.Tools)})
+	}
+	if o := req.Options; req.Schema.k != KindObject && !req.Judge && ObjGet(o, String("output_schema")).Kind() == KindObject {
+		// A schema to coerce to (coerce.go), not to enforce: not strict,
+		// which would refuse keywords such as minLength.
+		fields = append(fields, Field{"response_format", Object(
+			Field{"type", String("json_schema")},
+			Field{"json_schema", Object(Field{"name", String("output")}, Field{"schema", structuredSchema(ObjGet(o, String("output_schema")))})},
+		)})
 	}
 	if req.Schema.k == KindObject {
 		fields = append(fields, Field{"response_format", Object(

@@ -814,13 +814,11 @@ func (r *Run) backoff(d time.Duration) {
 		r.vnow += d
 		return
 	}
-	if err := r.h.sleep(r.ctx, d); err != nil {
-		r.cancelled("")
-	}
+	r.sleepReal("", d)
 }
 
 // LLM is the effect llm: a completion of prompt with options (model,
-// system, schema, temperature, max_tokens, usage, retries, timeout,
+// system, schema, output_schema (coerce.go), temperature, max_tokens, usage, retries, timeout,
 // retry_on). It returns the completion (a string; with a schema, the
 // parsed and validated JSON value), or an error value. With "usage": true
 // the reply is {"text": completion, "usage": {"prompt_tokens",
@@ -841,10 +839,17 @@ func (r *Run) llm(st Step, kind string, prompt, options Value, judge bool) Value
 	start := r.elapsed()
 	req := &r.llmReq
 	*req = LLMRequest{Prompt: prompt.String(), Judge: judge, Options: options}
+	var outSchema Value
 	if options.k == KindObject && options.u > 0 {
 		req.System = ObjGet(options, String("system")).Str()
 		req.Model = ObjGet(options, String("model")).Str()
 		req.Schema = ObjGet(options, String("schema"))
+		if o := ObjGet(options, String("output_schema")); o.k == KindObject && !judge {
+			outSchema = o
+			if so, ok := r.h.cfg.LLM.(StructuredOutput); !ok || !so.StructuredOutput() {
+				req.Prompt += schemaInstruction(o)
+			}
+		}
 	}
 	var request Value
 	if r.j != nil {
@@ -864,6 +869,19 @@ func (r *Run) llm(st Step, kind string, prompt, options Value, judge bool) Value
 		r.offerTools(st, id, req, options, pol)
 	}
 	reply, usage, attempts := r.callLLM(id, req, pol)
+	var coercedFrom Value
+	if outSchema.k == KindObject && reply.k != KindError {
+		raw := reply
+		c, msg := coerceOutput(reply, outSchema)
+		if msg != "" {
+			reply = Error("schema", "the reply cannot be coerced to the output schema: "+msg)
+		} else {
+			if !ValueEq(c, raw) && !(raw.k == KindString && ValueEq(c, String(strings.TrimSpace(raw.s)))) {
+				coercedFrom = raw
+			}
+			reply = c
+		}
+	}
 	if reply.k != KindError && options.k == KindObject && ObjGet(options, String("usage")).Truthy() {
 		reply = Object(Field{"text", reply}, Field{"usage", Object(
 			Field{"prompt_tokens", Int(int64(usage.PromptTokens))},
@@ -875,6 +893,9 @@ func (r *Run) llm(st Step, kind string, prompt, options Value, judge bool) Value
 		r.journal(r.j.appendEffect(id, kind, request, reply, &usage, attempts, r.elapsed()-start), id)
 	}
 	r.complete(id, st, kind, start, reply, &usage, attempts)
+	if coercedFrom.k != KindUnit {
+		r.Advisory(st, "coerced", Object(Field{"from", coercedFrom}, Field{"to", reply}))
+	}
 	return reply
 }
 
@@ -1211,7 +1232,11 @@ func (r *Run) noteStateWrite(k string, v Value) {
 
 // Wait is the effect wait. A request that is a duration — a number of
 // seconds, a Go duration string ("1.5s"), or {"kind": "sleep", "seconds":
-// n} — waits that long on the run's clock and returns unit.
+// n} — waits that long on the run's clock and returns unit: in real time
+// (Config.RealTime, --real-clock) no longer than the real-time limit
+// allows, else it advances the virtual clock and, when the request is an
+// object with "trace_virtual": true (Grimoire's wait and retry backoff),
+// notes in the trace (kind "virtual_clock") that it did not wait.
 // {"kind": "backoff", "seconds": n} waits too, but as the pause between
 // two attempts of a step it is not a step itself: it is traced and
 // journaled, and not counted (budgets, stall count, the result's steps,
@@ -1236,17 +1261,39 @@ func (r *Run) Wait(st Step, request Value) Value {
 		r.suspendStep(id, st, "wait", jreq, start, "waiting for "+request.String())
 	}
 	if r.real {
-		if err := r.h.sleep(r.ctx, d); err != nil {
-			r.cancelled(id)
-		}
+		r.sleepReal(id, d)
 	} else {
 		r.vnow += d
+		if request.k == KindObject && ObjGet(request, String("trace_virtual")).Truthy() {
+			r.noteAt(id, st, Object(Field{"kind", String("virtual_clock")}, Field{"text", String("did not wait " + d.String() +
+				": the clock is virtual (--real-clock waits for real)")}))
+		}
 	}
 	if r.j != nil && r.mode != JournalReplay {
 		r.journal(r.j.appendEffect(id, "wait", jreq, Value{}, nil, 0, r.elapsed()-start), id)
 	}
 	r.endWait(id, st, request, start, Value{})
 	return Value{}
+}
+
+// sleepReal waits d in real time for the step id, no longer than the
+// run's real-time limit (Limits.Wall, --max-wall) allows: a wait that
+// would outlast it sleeps until the limit and stops the run there
+// (limit.wall), and a cancelled context cancels it.
+func (r *Run) sleepReal(id string, d time.Duration) {
+	cut := false
+	if r.runExtra != nil && r.limits.Wall > 0 {
+		left := r.limits.Wall - r.h.now().Sub(r.realStart)
+		if d >= left {
+			d, cut = max(left, 0), true
+		}
+	}
+	if err := r.h.sleep(r.ctx, d); err != nil {
+		r.cancelled(id)
+	}
+	if cut {
+		r.checkRealLimits(id, false)
+	}
 }
 
 // endWait ends a wait step with its reply: a step like any other, but a
@@ -1341,6 +1388,8 @@ func (r *Run) stopID(st Step) string {
 // the result's steps, the stall count) with payload as its output;
 // "failed" counts it too, failed with payload as its error; "skipped"
 // records step_skipped with payload as the reason and counts nothing;
+// "advisory_KIND" (Grimoire's advisory_started) records an advisory event
+// (Advisory) with payload as its data.
 // "note" writes a note event with payload as its data ({"kind", "text"}:
 // what the program does, for narration) and counts nothing. Journals do
 // not record it: it asks nothing of the world.
@@ -1357,6 +1406,10 @@ func (r *Run) Trace(st Step, event, payload Value) {
 	case "note":
 		r.note(st, payload)
 	default:
+		if k, ok := strings.CutPrefix(event.Str(), "advisory_"); ok && k != "" {
+			r.Advisory(st, k, payload)
+			return
+		}
 		r.Mark(st, "step", payload)
 	}
 }
@@ -1373,9 +1426,17 @@ func (r *Run) note(st Step, data Value) {
 	if !r.tracing {
 		return
 	}
+	r.noteAt(r.identity(st), st, data)
+}
+
+// noteAt writes a note event for the step whose identity is id.
+func (r *Run) noteAt(id string, st Step, data Value) {
+	if !r.tracing {
+		return
+	}
 	b := r.eventHead("note")
 	b = append(b, `,"step":`...)
-	b = appendString(b, r.identity(st))
+	b = appendString(b, id)
 	b = append(b, `,"name":`...)
 	b = appendString(b, st.site().Name)
 	b = append(b, `,"data":`...)

@@ -19,7 +19,7 @@ import (
 // that answer every action, and compares the emitted events, written as
 // the matrix writes them: name(key=value, …). A payload written "(...)"
 // or holding <tool_result> is compared by name only. Rows with
-// by_trigger run once per trigger.
+// by_trigger run once per trigger, rows with a trigger with that trigger.
 func TestGrimoireConformance(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds Go programs")
@@ -38,6 +38,7 @@ func TestGrimoireConformance(t *testing.T) {
 		OneOf     [][]string          `json:"events_one_of"`
 		ByTrigger map[string][]string `json:"by_trigger"`
 		Halt      string              `json:"halt_reason"`
+		Trigger   string              `json:"trigger"`
 	}
 	dir := t.TempDir()
 	tools := filepath.Join(dir, "tools.json")
@@ -57,7 +58,10 @@ func TestGrimoireConformance(t *testing.T) {
 			spell := filepath.Join("../../tests/grimoire/corpus/grimoire", strings.TrimPrefix(name, "spells/"))
 			t.Run(group+"/"+filepath.Base(name), func(t *testing.T) {
 				t.Parallel()
-				runs := map[string][]string{"": r.Events}
+				// A row's trigger is the one the matrix invokes: a spell
+				// whose only trigger is hourly or daily runs nothing by
+				// default (grimoire-vm.md: "MAY be invoked manually").
+				runs := map[string][]string{r.Trigger: r.Events}
 				if r.ByTrigger != nil {
 					runs = r.ByTrigger
 				}
@@ -280,5 +284,46 @@ func TestGrimoireCastConfirm(t *testing.T) {
 	}
 	if res := runSpell(0, "--yes"); res.Status != runtime.StatusSuccess || !called(res) {
 		t.Errorf("--yes: status %s, steps %q", res.Status, res.Steps)
+	}
+}
+
+// TestGrimoireRealClock runs a spell's wait with --real-clock, through
+// genesisc run as through a compiled main: the wait really waits, cut at
+// --max-wall (the run ends budget_exceeded, limit.wall, and the trace says
+// the clock is real); without the flag the clock is virtual, the run
+// ends at once and the trace notes that the wait did not happen.
+func TestGrimoireRealClock(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds Go programs")
+	}
+	useRunCache(t)
+	dir := t.TempDir()
+	spell := filepath.Join(dir, "wait.spell")
+	os.WriteFile(spell, []byte(`spell Waits
+  on manual:
+    wait 1h
+    emit after_wait
+`), 0o644)
+	trace := filepath.Join(dir, "trace.jsonl")
+	var out, errs bytes.Buffer
+	if code := run([]string{"genesisc", "run", "--real-clock", "--max-wall", "300ms", "--trace", trace, spell}, &out, &errs); code != 1 {
+		t.Fatalf("--real-clock: exit %d, want 1\n%s%s", code, out.String(), errs.String())
+	}
+	res, err := runtime.ParseResult(out.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != runtime.StatusBudgetExceeded || res.Error == nil || res.Error.Kind != "limit.wall" || len(res.Events) != 0 {
+		t.Errorf("--real-clock: status %s, error %+v, events %v; want budget_exceeded (limit.wall) before the emit", res.Status, res.Error, res.Events)
+	}
+	if data, _ := os.ReadFile(trace); !bytes.Contains(data, []byte(`"clock":"real"`)) || bytes.Contains(data, []byte("virtual_clock")) {
+		t.Errorf("--real-clock trace:\n%s", data)
+	}
+	out.Reset()
+	if code := run([]string{"genesisc", "run", "--trace", trace, spell}, &out, &errs); code != 0 {
+		t.Fatalf("virtual clock: exit %d\n%s%s", code, out.String(), errs.String())
+	}
+	if data, _ := os.ReadFile(trace); !bytes.Contains(data, []byte(`"kind":"virtual_clock","text":"did not wait 1h0m0s`)) {
+		t.Errorf("the virtual clock's trace does not note the wait:\n%s", data)
 	}
 }

@@ -30,7 +30,7 @@ func runCommand(stdout, stderr io.Writer) *cli.Command {
 	return &cli.Command{
 		Name:  "run",
 		Usage: "compile and run a program: an agent program through Go, Genesis or Forge assembly on the Forge Machine",
-		UsageText: "genesisc run [--llm mock:FILE|openai:URL [--models FILE] [--model NAME]] [--tools mock:FILE|exec:CMD] [--input KEY=VALUE]... [--trace FILE] [--journal FILE [--resume [--payload JSON] | --replay | --overwrite]] [--result FILE] [--repeat N] [--state FILE] [--narrate] [--trigger KIND] [--event NAME [--event-payload JSON]] [--param KEY=VALUE]... [--mode simulate|cast] [--yes] [--max-steps N] [--max-tokens N] [--max-cost USD] [--max-wall DURATION] [--max-memory SIZE] [--max-trace SIZE] [--cache-max SIZE] FILE\n" +
+		UsageText: "genesisc run [--llm mock:FILE|openai:URL [--models FILE] [--model NAME]] [--tools mock:FILE|exec:CMD] [--input KEY=VALUE]... [--trace FILE] [--journal FILE [--resume [--payload JSON] | --replay | --overwrite]] [--result FILE] [--repeat N] [--state FILE] [--narrate] [--trigger KIND] [--event NAME [--event-payload JSON]] [--param KEY=VALUE]... [--mode simulate|cast] [--yes] [--real-clock] [--max-steps N] [--max-tokens N] [--max-cost USD] [--max-wall DURATION] [--max-memory SIZE] [--max-trace SIZE] [--cache-max SIZE] FILE\n" +
 			"genesisc run [--result FILE] FILE.gen... | FILE.fasm",
 		Description: "Compiles FILE through the Go backend, builds the program with the Go toolchain\n" +
 			"(go in PATH, or $GENESIS_GO) into a cache ($GENESIS_CACHE, default the user cache\n" +
@@ -73,6 +73,7 @@ func runCommand(stdout, stderr io.Writer) *cli.Command {
 			&cli.StringSliceFlag{Name: "param", Usage: "a parameter override `KEY=VALUE` (repeatable; Grimoire)"},
 			&cli.StringFlag{Name: "mode", Usage: "simulate or cast (Grimoire)"},
 			&cli.BoolFlag{Name: "yes", Usage: "confirm every side effect in advance (Grimoire cast mode)"},
+			&cli.BoolFlag{Name: "real-clock", Usage: "run on the real clock: waits and retry backoffs really wait, bounded by --max-wall (default: a virtual clock)"},
 			&cli.StringFlag{Name: "cache-max", Usage: "cap the run cache at `SIZE` (default $GENESIS_CACHE_MAX, else 1GiB; 0: no cap)"},
 		}, limitFlags()...),
 		Action: func(c *cli.Context) error {
@@ -107,7 +108,7 @@ func runCommand(stdout, stderr io.Writer) *cli.Command {
 			for _, p := range c.StringSlice("param") {
 				args = append(args, "--param", p)
 			}
-			for _, name := range []string{"resume", "replay", "overwrite", "narrate", "yes"} {
+			for _, name := range []string{"resume", "replay", "overwrite", "narrate", "yes", "real-clock"} {
 				if c.Bool(name) {
 					args = append(args, "--"+name)
 				}

@@ -6,7 +6,9 @@ import (
 	"path"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/genesis-toolchain/genesis/frontend/diag"
 )
@@ -58,6 +60,22 @@ type checker struct {
 	advisors map[string]*Advisor
 	blocks   map[string]*Block
 	imports  map[string]*Import // by namespace
+	// undeclared holds the undeclared assets already reported (G105 is
+	// one warning per asset, at its first use).
+	undeclared map[string]bool
+}
+
+// undeclaredAsset reports the undeclared asset name at pos, the first
+// time only.
+func (c *checker) undeclaredAsset(pos diag.Pos, name string) {
+	if c.undeclared[name] {
+		return
+	}
+	if c.undeclared == nil {
+		c.undeclared = map[string]bool{}
+	}
+	c.undeclared[name] = true
+	c.warnf(pos, CodeUnknownAsset, "asset %s is not declared in assets", name)
 }
 
 // ── Declarations ──
@@ -255,7 +273,7 @@ func (c *checker) param(p *Param, sc *scope) {
 		if p.Type.Name != "amount" {
 			c.errorf(p.Asset.Pos(), CodeMisplaced, "only an amount parameter has an asset")
 		} else if c.assets[p.Asset.Name] == nil {
-			c.warnf(p.Asset.Pos(), CodeUnknownAsset, "asset %s is not declared in assets", p.Asset.Name)
+			c.undeclaredAsset(p.Asset.Pos(), p.Asset.Name)
 		}
 	}
 	switch d := p.Default.(type) {
@@ -798,8 +816,57 @@ func (c *checker) advise(s *AdviseStmt, sc *scope) {
 	c.schema(s.Output)
 	c.positive(s.Timeout, "an advise's timeout", false, sc)
 	c.expr(s.Fallback, sc)
+	if s.Output != nil && s.Fallback != nil {
+		c.fallbackFits(s.Fallback, s.Output)
+	}
 	c.entries(s.Context, "context", sc)
 	c.extra(s.Extra, "advise field", "output, timeout, fallback, context, within and on_violation")
+}
+
+// fallbackFits reports a literal fallback that the coercion of fallbacks
+// (lower_effects.go, coerce) cannot make valid: a string shorter than
+// min_length (after the cut to max_length) or not matching the pattern,
+// in the fallback or in a field or item of it. The fallback is what an
+// advise gives when nothing else fits the schema, so it must fit.
+func (c *checker) fallbackFits(fb Expr, s *Schema) {
+	switch s.Type {
+	case "string":
+		str, ok := fb.(*StringLit)
+		if !ok {
+			return
+		}
+		text := str.Value
+		if n, ok := numValue(s.MaxLength); ok && n.IsInt() && n.Sign() >= 0 && n.Num().IsInt64() && int64(utf8.RuneCountInString(text)) > n.Num().Int64() {
+			text = string([]rune(text)[:n.Num().Int64()])
+		}
+		if n, ok := numValue(s.MinLength); ok && n.IsInt() && n.Num().IsInt64() && int64(utf8.RuneCountInString(text)) < n.Num().Int64() {
+			c.errorf(fb.Pos(), CodeBadValue, "the fallback %s is shorter than the output schema's min_length %s", strconv.Quote(text), n.RatString())
+			return
+		}
+		if p, ok := s.Pattern.(*StringLit); ok {
+			if re, err := regexp.Compile(p.Value); err == nil && !re.MatchString(text) {
+				c.errorf(fb.Pos(), CodeBadValue, "the fallback %s does not match the output schema's pattern %s", strconv.Quote(text), strconv.Quote(p.Value))
+			}
+		}
+	case "object":
+		o, ok := fb.(*ObjectLit)
+		if !ok {
+			return
+		}
+		for _, f := range s.Fields {
+			for _, e := range o.Entries {
+				if e.Key != nil && e.Key.Name == f.Name.Name {
+					c.fallbackFits(e.Value, f.Schema)
+				}
+			}
+		}
+	case "array":
+		if l, ok := fb.(*ListLit); ok && s.Items != nil {
+			for _, x := range l.Elems {
+				c.fallbackFits(x, s.Items)
+			}
+		}
+	}
 }
 
 func (c *checker) suggestAdvisor(name string) string {

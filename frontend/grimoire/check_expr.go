@@ -123,7 +123,7 @@ func (c *checker) ident(id *Ident, sc *scope) {
 	}
 	if isSymbol(name) {
 		id.Ref = RefAsset
-		c.warnf(id.Pos(), CodeUnknownAsset, "asset %s is not declared in assets", name)
+		c.undeclaredAsset(id.Pos(), name)
 		return
 	}
 	if l, ok := strings.CutPrefix(name, "limit_"); ok && c.spell.Limits != nil {

@@ -5,6 +5,7 @@ import (
 	"math/big"
 	"runtime/debug"
 	"strconv"
+	"strings"
 
 	"github.com/genesis-toolchain/genesis/frontend/diag"
 	"github.com/genesis-toolchain/genesis/ir"
@@ -231,6 +232,47 @@ func (fl *funcLowerer) note(pos diag.Pos, kind string, text *ir.Value) {
 	fl.b.Effect(ir.OpTrace, name, fl.iters, fl.str("note"), fl.obj("kind", fl.str(kind), "text", text))
 }
 
+// warningsKey is the key of the run's warnings in a body's state object
+// (absent until the first warning):
+// the state travels through every body, block, branch and pmap item and
+// back, so a warning raised anywhere reaches the result (grim.merge
+// appends a branch's new warnings; rollbacks keep them). It is no state
+// variable: stateObject and the store see declared variables only.
+const warningsKey = "$warnings"
+
+// warn records a warning: a note of kind "warning" in the trace (and the
+// narration), and an entry of the result's exports.warnings.
+func (fl *funcLowerer) warn(pos diag.Pos, text *ir.Value) {
+	b := fl.b
+	fl.note(pos, "warning", text)
+	st := b.Get(fl.st)
+	ws := b.If(b.Builtin("obj.has", st, fl.str(warningsKey)), dyn, func() { b.Yield(fl.get(st, warningsKey)) }, func() { b.Yield(b.Builtin("list.new")) })[0]
+	b.Set(fl.st, fl.set(st, warningsKey, b.Builtin("list.append", ws, text)))
+}
+
+// restoreState sets the state back to st0 (a rollback), keeping the
+// warnings raised since: a rollback undoes writes, not what the run told.
+func (fl *funcLowerer) restoreState(st0 *ir.Value) {
+	b := fl.b
+	st := b.Get(fl.st)
+	b.Set(fl.st, b.If(b.Builtin("obj.has", st, fl.str(warningsKey)), dyn, func() {
+		b.Yield(fl.set(st0, warningsKey, fl.get(st, warningsKey)))
+	}, func() { b.Yield(st0) })[0])
+}
+
+// guardSeverity is a guard's severity: "warn", "revert", "halt" or
+// "pause" as written, "halt" when none is.
+func guardSeverity(g *Guard) string {
+	for _, m := range g.Meta {
+		if m.Name != nil && m.Name.Name == "severity" {
+			if w, ok := wordValue(m.Value); ok {
+				return w
+			}
+		}
+	}
+	return "halt"
+}
+
 // ratFloat converts an exact number to the float64 of the reference
 // runtime's numbers.
 func ratFloat(r *big.Rat) float64 {
@@ -354,6 +396,12 @@ func (l *lowerer) main() {
 					}
 				}
 			}
+			if guardSeverity(g) == "warn" {
+				// severity="warn": the run warns and goes on (ir.md's
+				// Guard severity "warn").
+				b.If(b.Op(ir.OpNot, ok), nil, func() { fl.warn(g.Name.Pos(), fl.str(msg+" (severity warn: the run goes on)")) }, nil)
+				continue
+			}
 			b.If(b.Op(ir.OpNot, ok), nil, func() { fl.fail("guard", fl.str(msg)) }, nil)
 		}
 		fl.runTrigger(in)
@@ -374,9 +422,16 @@ func (l *lowerer) main() {
 		}, nil)
 	}
 	b.SetPos(pos)
-	env := b.Get(fl.env)
+	// The final bindings (grimoire-vm.md: "resolved values for params,
+	// state, and outputs"): the parameters with their overrides, then the
+	// trigger's variables; the state is exported beside them.
+	env := b.CallSym("grim.merge", dyn, fl.obj("params", fl.get(b.Get(fl.ctx), "params")), b.Builtin("obj.new"), b.Get(fl.env))[0]
 	b.Effect(ir.OpExport, fl.step("export bindings", pos), nil, fl.str("bindings"), env)
 	b.Effect(ir.OpExport, fl.step("export state", pos), nil, fl.str("state"), fl.stateObject(b.Get(fl.st)))
+	warnings := fl.get(b.Get(fl.st), warningsKey)
+	b.If(b.Op(ir.OpGtS, b.Builtin("list.len", warnings), b.Const(ir.I64, 0)), nil, func() {
+		b.Effect(ir.OpExport, fl.step("export warnings", pos), nil, fl.str("warnings"), warnings)
+	}, nil)
 	e := b.Get(fl.err)
 	b.If(b.Builtin("error.is", e), nil, func() {
 		b.If(b.Builtin("value.eq", b.Builtin("error.kind", e), fl.str("halt")), nil, func() {
@@ -387,9 +442,81 @@ func (l *lowerer) main() {
 	b.Return(env)
 }
 
-// runTrigger selects the trigger the input names and runs it: with
-// "event", the first event trigger of that name; with "trigger", the
-// first trigger of that kind; else the spell's first trigger.
+// triggerLabel names a trigger for messages and the run's log: its kind,
+// with the event's name or the cron expression, and its line.
+func triggerLabel(t *Trigger) string {
+	s := t.Kind.String()
+	switch {
+	case t.Kind == Event && t.Event != nil:
+		s += " " + strconv.Quote(t.Event.Value)
+	case t.Kind == Cron && t.Cron != nil:
+		s += " " + strconv.Quote(t.Cron.Value)
+	}
+	return s + " (line " + strconv.Itoa(t.OnPos.Line) + ")"
+}
+
+// needsHost is why a trigger cannot run unless the host chooses it: it
+// waits for an event or a schedule that a one-shot run has no source for
+// (grimoire-vm.md, "Trigger selection": such a trigger SHOULD NOT be
+// selected). "" for `on manual` and a condition trigger without `every`,
+// which need nothing but the run itself.
+func needsHost(t *Trigger) string {
+	switch t.Kind {
+	case Manual:
+		return ""
+	case Condition:
+		if t.Every == nil {
+			return ""
+		}
+		return "polls on a schedule (every)"
+	case Event:
+		return "waits for an event"
+	}
+	return "runs on a schedule"
+}
+
+// defaultTrigger is the trigger a run that chooses none runs, and why:
+// `on manual` (the default of hosts without a scheduler), else the first
+// declared trigger that needs no event or schedule; -1 when there is none.
+func defaultTrigger(ts []*Trigger) (int, string) {
+	var eligible []int
+	for i, t := range ts {
+		if needsHost(t) == "" {
+			eligible = append(eligible, i)
+		}
+	}
+	for _, i := range eligible {
+		if ts[i].Kind == Manual {
+			why := "the default: on manual"
+			if len(eligible) > 1 {
+				why += fmt.Sprintf(", of %d triggers that need no event or schedule", len(eligible))
+			}
+			return i, why
+		}
+	}
+	if len(eligible) == 0 {
+		return -1, ""
+	}
+	why := "the only trigger that needs no event or schedule"
+	if len(eligible) > 1 {
+		why = fmt.Sprintf("the first declared of %d triggers that need no event or schedule", len(eligible))
+	}
+	return eligible[0], why
+}
+
+// runTrigger selects the one trigger the run executes
+// (grimoire-vm.md, "Trigger selection"), logs the choice — a note in the
+// trace (and the narration) and the result's exports.trigger
+// {"kind", "line", "reason"} (with "event" for an event trigger) — and
+// runs it:
+//
+//   - input "event" NAME: the first event trigger of that name;
+//   - else input "trigger" KIND: the first trigger of that kind, whatever
+//     it needs (the host chose it);
+//   - else the default (defaultTrigger).
+//
+// When none fits, the run fails (kind "trigger") with a message that
+// lists the spell's triggers.
 func (fl *funcLowerer) runTrigger(in *ir.Value) {
 	b := fl.b
 	s := fl.spell
@@ -397,33 +524,57 @@ func (fl *funcLowerer) runTrigger(in *ir.Value) {
 		fl.fail("trigger", fl.str("the spell has no trigger"))
 		return
 	}
+	var labels []string
+	for _, t := range s.Triggers {
+		labels = append(labels, triggerLabel(t))
+	}
+	has := "; the spell has " + joinList(labels)
 	ev, kind := fl.get(in, "event"), fl.get(in, "trigger")
 	hasEv := b.Op(ir.OpNe, b.Builtin("value.kind", ev), b.Const(ir.I64, 0))
 	hasKind := b.Op(ir.OpNe, b.Builtin("value.kind", kind), b.Const(ir.I64, 0))
 	sel := fl.newVar("trigger", ir.I64)
-	b.Set(sel, b.Const(ir.I64, -1))
-	for i, t := range s.Triggers {
-		byEv := b.Bool(false)
-		if t.Kind == Event {
-			byEv = b.Builtin("value.eq", ev, fl.str(t.Event.Value))
+	why := fl.newVar("why", ir.Dyn)
+	def, defWhy := defaultTrigger(s.Triggers)
+	b.If(hasEv, nil, func() {
+		b.Set(sel, b.Const(ir.I64, -1))
+		for i, t := range s.Triggers {
+			if t.Kind != Event {
+				continue
+			}
+			none := b.Op(ir.OpEq, b.Get(sel), b.Const(ir.I64, -1))
+			b.If(b.Op(ir.OpAnd, none, b.Builtin("value.eq", ev, fl.str(t.Event.Value))), nil, func() {
+				b.Set(sel, b.Const(ir.I64, int64(i)))
+			}, nil)
 		}
-		byKind := b.Builtin("value.eq", kind, fl.str(t.Kind.String()))
-		var match *ir.Value
-		if i == 0 {
-			match = b.If(hasEv, []ir.Type{ir.Bool}, func() { b.Yield(byEv) }, func() {
-				b.Yield(b.If(hasKind, []ir.Type{ir.Bool}, func() { b.Yield(byKind) }, func() { b.Yield(b.Bool(true)) })[0])
-			})[0]
-		} else {
-			match = b.If(hasEv, []ir.Type{ir.Bool}, func() { b.Yield(byEv) }, func() { b.Yield(b.Op(ir.OpAnd, hasKind, byKind)) })[0]
-		}
-		none := b.Op(ir.OpEq, b.Get(sel), b.Const(ir.I64, -1))
-		b.If(b.Op(ir.OpAnd, none, match), nil, func() { b.Set(sel, b.Const(ir.I64, int64(i))) }, nil)
-	}
+		b.Set(why, b.Builtin("str.concat", fl.str("chosen by the host: the event "), b.Builtin("value.string", ev)))
+	}, func() {
+		b.If(hasKind, nil, func() {
+			b.Set(sel, b.Const(ir.I64, -1))
+			for i, t := range s.Triggers {
+				none := b.Op(ir.OpEq, b.Get(sel), b.Const(ir.I64, -1))
+				b.If(b.Op(ir.OpAnd, none, b.Builtin("value.eq", kind, fl.str(t.Kind.String()))), nil, func() {
+					b.Set(sel, b.Const(ir.I64, int64(i)))
+				}, nil)
+			}
+			b.Set(why, b.Builtin("str.concat", fl.str("chosen by the host: trigger "), b.Builtin("value.string", kind)))
+		}, func() {
+			b.Set(sel, b.Const(ir.I64, int64(def)))
+			b.Set(why, fl.str(defWhy))
+		})
+	})
 	var cases []ir.Case
 	for i, t := range s.Triggers {
 		i, t := i, t
 		cases = append(cases, ir.Case{Values: []int64{int64(i)}, Body: func() {
 			b.SetPos(t.OnPos)
+			info := fl.obj("kind", fl.str(t.Kind.String()))
+			if t.Kind == Event && t.Event != nil {
+				info = fl.set(info, "event", fl.str(t.Event.Value))
+			}
+			info = fl.set(info, "line", b.NumberValue(float64(t.OnPos.Line)))
+			info = fl.set(info, "reason", b.Get(why))
+			fl.note(t.OnPos, "decision", b.Builtin("str.concat", fl.str("Trigger "+triggerLabel(t)+" selected: "), b.Get(why)))
+			b.Effect(ir.OpExport, fl.step("export trigger", t.OnPos), nil, fl.str("trigger"), info)
 			frame := fl.obj("env", b.Builtin("obj.new"), "st", b.Get(fl.st), "ctx", b.Get(fl.ctx))
 			res := b.CallSym("trigger"+strconv.Itoa(i), dyn, frame)[0]
 			b.Set(fl.env, fl.get(res, "env"))
@@ -432,9 +583,26 @@ func (fl *funcLowerer) runTrigger(in *ir.Value) {
 		}})
 	}
 	b.Switch(b.Get(sel), nil, cases, func() {
-		what := b.If(hasEv, dyn, func() { b.Yield(b.Builtin("str.concat", fl.str("no event trigger for "), ev)) }, func() {
-			b.Yield(b.Builtin("str.concat", fl.str("no trigger of kind "), b.Builtin("value.string", kind)))
+		what := b.If(hasEv, dyn, func() {
+			b.Yield(b.Builtin("str.concat", fl.str("no event trigger for "), b.Builtin("value.string", ev)))
+		}, func() {
+			b.Yield(b.If(hasKind, dyn, func() {
+				b.Yield(b.Builtin("str.concat", fl.str("no trigger of kind "), b.Builtin("value.string", kind)))
+			}, func() {
+				b.Yield(fl.str("no trigger can run without a choice: each waits for an event or a schedule; choose one with --trigger KIND or --event NAME"))
+			})[0])
 		})[0]
-		fl.raise(b.Builtin("error.new", fl.str("trigger"), what))
+		fl.raise(b.Builtin("error.new", fl.str("trigger"), b.Builtin("str.concat", what, fl.str(has))))
 	})
+}
+
+// joinList joins words as "a, b and c".
+func joinList(ws []string) string {
+	switch len(ws) {
+	case 0:
+		return ""
+	case 1:
+		return ws[0]
+	}
+	return strings.Join(ws[:len(ws)-1], ", ") + " and " + ws[len(ws)-1]
 }

@@ -3,6 +3,8 @@ package grimoire
 import (
 	"strconv"
 
+	"github.com/genesis-toolchain/genesis/frontend/diag"
+
 	"github.com/genesis-toolchain/genesis/ir"
 )
 
@@ -125,6 +127,38 @@ func (fl *funcLowerer) advisorOptions(adv *Advisor, timeout Expr) *ir.Value {
 	return opts
 }
 
+// advisoryStarted traces advisory_started for an advisory step of the
+// advisor adv (nil: none): the advisor, its model and the skills,
+// allowed_tools and mcp it declares (grimoire-vm.md, "Advisory
+// metadata": the VM SHOULD surface them in advisory-start events so that
+// orchestrators can route tools), and the output schema when there is
+// one.
+func (fl *funcLowerer) advisoryStarted(pos diag.Pos, stepName string, adv *Advisor, schema *ir.Value) {
+	b := fl.b
+	words := func(ws []*Word) *ir.Value {
+		var vs []*ir.Value
+		for _, w := range ws {
+			vs = append(vs, fl.str(w.Text))
+		}
+		return fl.list(vs...)
+	}
+	data := b.Builtin("obj.new")
+	if adv != nil {
+		data = fl.set(data, "advisor", fl.str(adv.Name.Name))
+		if adv.Model != nil {
+			data = fl.set(data, "model", fl.expr(adv.Model))
+		}
+		data = fl.set(data, "skills", words(adv.Skills))
+		data = fl.set(data, "allowed_tools", words(adv.AllowedTools))
+		data = fl.set(data, "mcp", words(adv.MCP))
+	}
+	if schema != nil {
+		data = fl.set(data, "output_schema", schema)
+	}
+	b.SetPos(pos)
+	b.Effect(ir.OpTrace, fl.step(stepName, pos), fl.iters, fl.str("advisory_started"), data)
+}
+
 // advisory lowers an inline advisory prompt (`**…**`) to a boolean
 // judgement. When it cannot be resolved (no model, a timeout, an answer
 // that is not a boolean) it is the advisor's fallback, else false, and
@@ -136,6 +170,7 @@ func (fl *funcLowerer) advisory(e *Advisory, fallback Expr) *ir.Value {
 		adv = fl.advisorNamed(e.Via.Name)
 	}
 	opts := fl.advisorOptions(adv, nil)
+	fl.advisoryStarted(e.LitPos, "advisory started", adv, nil)
 	b.SetPos(e.LitPos)
 	step := fl.step("advisory", e.LitPos)
 	r := b.Effect(ir.OpJudge, step, fl.iters, fl.str(e.Prompt), opts)
@@ -156,10 +191,15 @@ func (fl *funcLowerer) advisory(e *Advisory, fallback Expr) *ir.Value {
 }
 
 // advise lowers `x = advise advisor: "prompt"`: an llm call with the
-// advisor's model, the prompt (and its context, as canonical JSON). An
-// answer that cannot be had (no model configured, a timeout, any failed
-// call) is the fallback; an answer is parsed as JSON when it is JSON, and
-// coerced to the output schema (coerce); the fallback is coerced too.
+// advisor's model, the prompt (and its context, as canonical JSON) and
+// the output schema as the option output_schema, a JSON schema
+// (jsonSchema). The runtime sends the schema to the model (structured
+// output where the provider has it, else in the prompt) and coerces the
+// reply to it (runtime/coerce.go: fences unwrapped, JSON parsed, enums
+// matched case-insensitively, numbers clamped, strings cut, patterns
+// checked), or fails the call. An answer that cannot be had (no model
+// configured, a timeout, a reply no coercion makes valid) is the
+// fallback, coerced to the schema too (coerce).
 func (fl *funcLowerer) advise(s *AdviseStmt) *ir.Value {
 	b := fl.b
 	adv := fl.advisorNamed(s.Advisor.Name)
@@ -172,10 +212,16 @@ func (fl *funcLowerer) advise(s *AdviseStmt) *ir.Value {
 		prompt = b.Builtin("str.concat", prompt, b.Builtin("str.concat", fl.str("\nContext: "), b.Builtin("json.canonical", ctx)))
 	}
 	opts := fl.advisorOptions(adv, s.Timeout)
+	var schema *ir.Value
+	if s.Output != nil {
+		schema = fl.jsonSchema(s.Output)
+		opts = fl.set(opts, "output_schema", schema)
+	}
+	fl.advisoryStarted(s.AdvisePos, "advise "+s.Advisor.Name+" started", adv, schema)
 	b.SetPos(s.AdvisePos)
 	step := fl.step("advise "+s.Advisor.Name, s.AdvisePos)
 	r := b.Effect(ir.OpLLM, step, fl.iters, prompt, opts)
-	v := b.If(b.Builtin("error.is", r), dyn, func() {
+	return b.If(b.Builtin("error.is", r), dyn, func() {
 		fb := b.UnitValue()
 		if s.Fallback != nil {
 			fb = fl.expr(s.Fallback)
@@ -183,28 +229,87 @@ func (fl *funcLowerer) advise(s *AdviseStmt) *ir.Value {
 			fb = fl.expr(adv.Fallback)
 		}
 		fl.note(s.AdvisePos, "advisory_fallback", b.Builtin("str.concat", fl.str("advise used its fallback after: "), b.Builtin("error.message", r)))
+		if s.Output != nil {
+			c := fl.coerce(fb, s.Output)
+			b.SetPos(s.AdvisePos)
+			b.If(b.Op(ir.OpNot, b.Builtin("value.eq", c, fb)), nil, func() {
+				fl.note(s.AdvisePos, "advisory_coerced", b.Builtin("str.concat", fl.str("the fallback coerced to the output schema: "), b.Builtin("json.encode", fb)))
+			}, nil)
+			fb = c
+		}
 		b.Yield(fb)
 	}, func() {
+		if schema != nil {
+			b.Yield(r) // parsed and coerced by the run
+			return
+		}
 		isStr := b.Op(ir.OpEq, b.Builtin("value.kind", r), b.Const(ir.I64, 3))
 		b.Yield(b.If(isStr, dyn, func() {
 			p := b.Builtin("json.parse", b.Builtin("str.trim", r))
 			b.Yield(b.If(b.Builtin("error.is", p), dyn, func() { b.Yield(r) }, func() { b.Yield(p) })[0])
 		}, func() { b.Yield(r) })[0])
 	})[0]
-	if s.Output == nil {
-		return v
-	}
-	c := fl.coerce(v, s.Output)
-	b.SetPos(s.AdvisePos)
-	changed := b.Op(ir.OpNot, b.Builtin("value.eq", c, v))
-	b.If(changed, nil, func() {
-		fl.note(s.AdvisePos, "advisory_coerced", b.Builtin("str.concat", fl.str("coerced to the output schema: "), b.Builtin("json.encode", v)))
-	}, nil)
-	return c
 }
 
-// coerce lowers the coercion of v to a schema (grimoire-vm.md: an output
-// outside the schema MUST be coerced to a valid value):
+// jsonSchema builds the JSON schema of an output schema:
+//
+//	boolean  {"type": "boolean"}
+//	number   {"type": "number", "minimum", "maximum"}
+//	enum     {"enum": [values]}
+//	string   {"type": "string", "minLength", "maxLength", "pattern"}
+//	object   {"type": "object", "properties": {…}, "required": [every field], "additionalProperties": false}
+//	array    {"type": "array", "items": …}
+//
+// The values are the literals Check allows (an enum's names are strings).
+func (fl *funcLowerer) jsonSchema(s *Schema) *ir.Value {
+	b := fl.b
+	b.SetPos(s.TypePos)
+	o := b.Builtin("obj.new")
+	opt := func(key string, x Expr) {
+		if x != nil {
+			o = fl.set(o, key, fl.expr(x))
+		}
+	}
+	switch s.Type {
+	case "boolean", "number", "string":
+		o = fl.set(o, "type", fl.str(s.Type))
+		opt("minimum", s.Min)
+		opt("maximum", s.Max)
+		opt("minLength", s.MinLength)
+		opt("maxLength", s.MaxLength)
+		opt("pattern", s.Pattern)
+	case "enum":
+		var vals []*ir.Value
+		for _, x := range s.Values {
+			w, _ := wordValue(x) // names or strings (Check): `values: [low, high]`
+			vals = append(vals, fl.str(w))
+		}
+		o = fl.set(o, "enum", fl.list(vals...))
+	case "object":
+		props := b.Builtin("obj.new")
+		var req []*ir.Value
+		for _, f := range s.Fields {
+			props = fl.set(props, f.Name.Name, fl.jsonSchema(f.Schema))
+			req = append(req, fl.str(f.Name.Name))
+		}
+		o = fl.set(o, "type", fl.str("object"))
+		o = fl.set(o, "properties", props)
+		o = fl.set(o, "required", fl.list(req...))
+		o = fl.set(o, "additionalProperties", b.ConstValue(ir.Literal{Kind: ir.LitBool, Int: 0}))
+	case "array":
+		o = fl.set(o, "type", fl.str("array"))
+		if s.Items != nil {
+			o = fl.set(o, "items", fl.jsonSchema(s.Items))
+		}
+	}
+	return o
+}
+
+// coerce lowers the coercion of an advise's fallback to its schema, as
+// the conformance matrix has it ("fallback true coerced to first enum
+// value"); the model's replies are coerced by the run (runtime/coerce.go),
+// which refuses what it cannot make valid — a fallback has nothing to
+// fall back to, so this coercion always gives a value:
 //
 //	boolean  its truthiness
 //	number   a number (a numeric string or bool converted, else the min or
@@ -239,7 +344,8 @@ func (fl *funcLowerer) coerce(v *ir.Value, s *Schema) *ir.Value {
 		}
 		var vals []*ir.Value
 		for _, x := range s.Values {
-			vals = append(vals, fl.expr(x))
+			w, _ := wordValue(x)
+			vals = append(vals, fl.str(w))
 		}
 		in := b.Builtin("value.contains", fl.list(vals...), v)
 		return b.If(in, dyn, func() { b.Yield(v) }, func() { b.Yield(vals[0]) })[0]

@@ -10,6 +10,9 @@ import (
 //	@grim.min, @grim.max, @grim.sum, @grim.avg (l) -> value   over a list of numbers
 //	@grim.to_number(v) -> value                               a number, a numeric string, a bool
 //	@grim.merge(base, pre, new) -> value                      base with the keys whose value new changed from pre
+//	                                                          (the warnings: base's, then those new added to pre's)
+//	@grim.concat(a, b) -> value                               list a, then the elements of list b
+//	@grim.unscope(env, env0, names) -> value                  env with names as they were in env0 (or gone)
 //
 // Each returns an error value (kind "type") for operands it cannot take.
 func (l *lowerer) helpers() {
@@ -44,11 +47,73 @@ func (l *lowerer) helpers() {
 		k := b.Builtin("list.get", keys, iv)
 		x := b.Builtin("obj.get", nw, k)
 		same := b.Op(ir.OpAnd, b.Builtin("obj.has", pre, k), b.Builtin("value.eq", b.Builtin("obj.get", pre, k), x))
-		b.If(b.Op(ir.OpNot, same), nil, func() { b.Set(acc, b.Builtin("obj.set", b.Get(acc), k, x)) }, nil)
+		b.If(b.Builtin("value.eq", k, b.StringValue(warningsKey)), nil, func() {
+			// The warnings a branch added (those after pre's) go after
+			// base's, so that no branch's warnings are lost.
+			all := f.NewVar("warnings", ir.Dyn, diag.Pos{})
+			j := f.NewVar("j", ir.I64, diag.Pos{})
+			b.Set(all, b.Builtin("list.new"))
+			b.If(b.Builtin("obj.has", b.Get(acc), k), nil, func() { b.Set(all, b.Builtin("obj.get", b.Get(acc), k)) }, nil)
+			b.Set(j, b.Builtin("list.len", b.Builtin("obj.get", pre, k)))
+			nx := b.Builtin("list.len", x)
+			b.Loop(b.NewLabel("w"), nil, nil, func(wl string, _ []*ir.Value) {
+				jv := b.Get(j)
+				b.If(b.Op(ir.OpGeS, jv, nx), nil, func() { b.Break(wl) }, nil)
+				b.Set(all, b.Builtin("list.append", b.Get(all), b.Builtin("list.get", x, jv)))
+				b.Set(j, b.Op(ir.OpAdd, jv, b.Const(ir.I64, 1)))
+				b.Continue(wl)
+			})
+			b.Set(acc, b.Builtin("obj.set", b.Get(acc), k, b.Get(all)))
+		}, func() {
+			b.If(b.Op(ir.OpNot, same), nil, func() { b.Set(acc, b.Builtin("obj.set", b.Get(acc), k, x)) }, nil)
+		})
 		b.Set(i, b.Op(ir.OpAdd, iv, b.Const(ir.I64, 1)))
 		b.Continue(label)
 	})
 	b.Return(b.Get(acc))
+
+	f = l.m.NewFunc("grim.concat", dyn2, dyn, diag.Pos{})
+	b = ir.NewBuilder(f)
+	x, y := f.Params[0], f.Params[1]
+	out := f.NewVar("out", ir.Dyn, diag.Pos{})
+	j := f.NewVar("j", ir.I64, diag.Pos{})
+	b.Set(out, x)
+	b.Set(j, b.Const(ir.I64, 0))
+	ny := b.Builtin("list.len", y)
+	b.Loop(b.NewLabel("c"), nil, nil, func(label string, _ []*ir.Value) {
+		jv := b.Get(j)
+		b.If(b.Op(ir.OpGeS, jv, ny), nil, func() { b.Break(label) }, nil)
+		b.Set(out, b.Builtin("list.append", b.Get(out), b.Builtin("list.get", y, jv)))
+		b.Set(j, b.Op(ir.OpAdd, jv, b.Const(ir.I64, 1)))
+		b.Continue(label)
+	})
+	b.Return(b.Get(out))
+
+	// grim.unscope(env, env0, names): env after a construct that binds
+	// names only inside it (a loop's index, a catch's error): each of
+	// names has its value of env0 again, or is gone.
+	f = l.m.NewFunc("grim.unscope", dyn3, dyn, diag.Pos{})
+	b = ir.NewBuilder(f)
+	env, env0, names := f.Params[0], f.Params[1], f.Params[2]
+	res := f.NewVar("res", ir.Dyn, diag.Pos{})
+	k := f.NewVar("k", ir.I64, diag.Pos{})
+	b.Set(res, b.Builtin("obj.new"))
+	b.Set(k, b.Const(ir.I64, 0))
+	keys = b.Builtin("obj.keys", env)
+	nk := b.Builtin("list.len", keys)
+	b.Loop(b.NewLabel("u"), nil, nil, func(label string, _ []*ir.Value) {
+		kv := b.Get(k)
+		b.If(b.Op(ir.OpGeS, kv, nk), nil, func() { b.Break(label) }, nil)
+		key := b.Builtin("list.get", keys, kv)
+		b.If(b.Builtin("value.contains", names, key), nil, func() {
+			b.If(b.Builtin("obj.has", env0, key), nil, func() { b.Set(res, b.Builtin("obj.set", b.Get(res), key, b.Builtin("obj.get", env0, key))) }, nil)
+		}, func() {
+			b.Set(res, b.Builtin("obj.set", b.Get(res), key, b.Builtin("obj.get", env, key)))
+		})
+		b.Set(k, b.Op(ir.OpAdd, kv, b.Const(ir.I64, 1)))
+		b.Continue(label)
+	})
+	b.Return(b.Get(res))
 }
 
 // fold adds @grim.NAME(l): the minimum, maximum, sum or average of a

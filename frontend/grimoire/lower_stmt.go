@@ -44,7 +44,12 @@ func (fl *funcLowerer) stmt(s Stmt) {
 	case *AdviseStmt:
 		fl.bind(s.Target, fl.advise(s))
 	case *PipelineStmt:
-		fl.bind(s.Target, fl.pipeline(s))
+		// item, index, acc and what the stages' bodies assign are the
+		// stages' own (their scope, check.go): none reaches the body's
+		// variables.
+		res := fl.newVar("piped", ir.Dyn)
+		fl.scoped(nil, true, func() { b.Set(res, fl.pipeline(s)) })
+		fl.bind(s.Target, b.Get(res))
 	case *IfStmt:
 		fl.ifStmt(s.Cond, s.Then, s.Elifs, s.Else)
 	case *ForStmt:
@@ -52,18 +57,20 @@ func (fl *funcLowerer) stmt(s Stmt) {
 		b.SetPos(s.ForPos)
 		isList := b.Op(ir.OpEq, b.Builtin("value.kind", items), b.Const(ir.I64, 4))
 		b.If(b.Op(ir.OpNot, isList), nil, func() { fl.fail("type", fl.str("for needs a list")) }, nil)
-		fl.loop(s.ForPos, b.Builtin("list.len", items), func(i *ir.Value) {
-			fl.bind(s.Var, b.Builtin("list.get", items, i))
-		}, s.Body)
+		fl.scoped([]string{"index"}, false, func() {
+			fl.loop(s.ForPos, b.Builtin("list.len", items), func(i *ir.Value) {
+				fl.bind(s.Var, b.Builtin("list.get", items, i))
+			}, s.Body)
+		})
 	case *RepeatStmt:
 		n := fl.expr(s.Count)
 		b.SetPos(s.RepeatPos)
 		count := b.Builtin("num.to_int", n)
 		bad := b.Op(ir.OpOr, b.Op(ir.OpNe, b.Builtin("value.kind", n), b.Const(ir.I64, 2)), b.Op(ir.OpLeS, count, b.Const(ir.I64, 0)))
 		b.If(bad, nil, func() { fl.fail("repeat", fl.str("repeat needs a positive count")) }, nil)
-		fl.loop(s.RepeatPos, count, nil, s.Body)
+		fl.scoped([]string{"index"}, false, func() { fl.loop(s.RepeatPos, count, nil, s.Body) })
 	case *LoopStmt:
-		fl.loopUntil(s)
+		fl.scoped([]string{"index"}, false, func() { fl.loopUntil(s) })
 	case *TryStmt:
 		fl.try(s)
 	case *ParallelStmt:
@@ -90,13 +97,37 @@ func (fl *funcLowerer) stmt(s Stmt) {
 	case *WaitStmt:
 		d := fl.expr(s.Duration)
 		step := fl.step("wait", s.WaitPos)
-		b.Effect(ir.OpWait, step, fl.iters, d)
+		// On the virtual clock the run notes that it did not wait.
+		b.Effect(ir.OpWait, step, fl.iters, fl.obj("kind", fl.str("sleep"), "seconds", d, "trace_virtual", b.ConstValue(ir.Literal{Kind: ir.LitBool, Int: 1})))
 	case *PassStmt:
 	case *DoStmt:
 		fl.do(s)
 	default:
 		panic(fmt.Sprintf("grimoire: no lowering for statement %T", s))
 	}
+}
+
+// scoped runs body, a construct that binds names only inside it (a
+// loop's index), or, with whole, whose every binding is its own (a
+// pipeline: item, index, acc and what the stages' bodies assign, D21):
+// after it — ended or failed — the body's variables have none of them
+// (grim.unscope; with whole, the variables of before it), so they never
+// reach the final bindings, and an enclosing loop's index is its own
+// again.
+func (fl *funcLowerer) scoped(names []string, whole bool, body func()) {
+	b := fl.b
+	env0 := b.Get(fl.env)
+	fl.block(body)
+	if whole {
+		b.Set(fl.env, env0)
+	} else {
+		var ns []*ir.Value
+		for _, n := range names {
+			ns = append(ns, fl.str(n))
+		}
+		b.Set(fl.env, b.CallSym("grim.unscope", dyn, b.Get(fl.env), env0, fl.list(ns...))[0])
+	}
+	b.If(fl.failed(), nil, func() { fl.raise(b.Get(fl.err)) }, nil)
 }
 
 // ifStmt lowers if/elif/else.
@@ -208,15 +239,17 @@ func (fl *funcLowerer) try(s *TryStmt) {
 					fl.retry(c.Retry, av, label, attempt, env0, st0)
 				}
 				b.Set(fl.err, b.UnitValue())
+				envC := b.Get(fl.env)
 				fl.bind(&Ident{Name: "error"}, fl.obj("kind", kind, "message", b.Builtin("error.message", e)))
 				fl.block(func() { fl.stmts(c.Body) })
+				b.Set(fl.env, b.CallSym("grim.unscope", dyn, b.Get(fl.env), envC, fl.list(fl.str("error")))[0])
 				b.If(fl.failed(), nil, func() { b.Set(pending, b.Get(fl.err)) }, func() {
 					switch action := catchAction(c); action {
 					case "halt":
 						b.Set(pending, b.Builtin("error.new", fl.str("halt"), b.Builtin("str.concat", fl.str("halted after "), b.Builtin("error.message", e))))
 					case "revert":
 						b.Set(fl.env, env0)
-						b.Set(fl.st, st0)
+						fl.restoreState(st0)
 					}
 				})
 			}, nil)
@@ -276,10 +309,10 @@ func (fl *funcLowerer) retry(r *Retry, attempt *ir.Value, label string, av *ir.L
 				secs = b.CallSym("grim.min", dyn, fl.list(secs, mb))[0]
 			}
 			step := fl.step("retry backoff", r.RetryPos)
-			b.Effect(ir.OpWait, step, append(fl.iters, attempt), fl.obj("kind", fl.str("backoff"), "seconds", secs))
+			b.Effect(ir.OpWait, step, append(fl.iters, attempt), fl.obj("kind", fl.str("backoff"), "seconds", secs, "trace_virtual", b.ConstValue(ir.Literal{Kind: ir.LitBool, Int: 1})))
 		}
 		b.Set(fl.env, env0)
-		b.Set(fl.st, st0)
+		fl.restoreState(st0)
 		b.Set(av, b.Op(ir.OpAdd, attempt, b.Const(ir.I64, 1)))
 		b.Continue(label)
 	}, nil)
@@ -289,23 +322,32 @@ func (fl *funcLowerer) retry(r *Retry, attempt *ir.Value, label string, av *ir.L
 // variables and the state of its start (its state writes are undone),
 // notes in the trace the actions it performed, which cannot be undone,
 // and then, by the block's mode, fails (revert, the default), fails
-// with a halt (halt) or goes on (skip).
+// with a halt (halt) or goes on (skip). Actions are tool calls no host
+// here can take back, so whenever the block performed one, failed or
+// not, the run warns that atomicity was not enforced (grimoire-vm.md:
+// "If atomicity is not possible in the host, the VM MUST: execute the
+// steps in order; emit a warning that atomicity was not enforced").
 func (fl *funcLowerer) atomic(s *AtomicStmt) {
 	b := fl.b
 	env0, st0 := b.Get(fl.env), b.Get(fl.st)
 	// The block's actions are counted from none; the enclosing body's
-	// list is restored after it.
+	// list gets them after it.
 	outer := b.Get(fl.acts)
 	b.Set(fl.acts, b.Builtin("list.new"))
 	fl.block(func() { fl.stmts(s.Body) })
 	b.SetPos(s.AtomicPos)
 	acts := b.Get(fl.acts)
-	b.Set(fl.acts, outer)
+	b.Set(fl.acts, b.CallSym("grim.concat", dyn, outer, acts)[0])
+	performed := b.Op(ir.OpGtS, b.Builtin("list.len", acts), b.Const(ir.I64, 0))
+	b.If(performed, nil, func() {
+		// The warning must not clear a pending failure: warn keeps $err.
+		fl.warn(s.AtomicPos, b.Builtin("str.concat", fl.str(fmt.Sprintf("atomicity was not enforced (atomic at line %d): the actions ", s.AtomicPos.Line)),
+			b.Builtin("str.concat", b.Builtin("json.encode", acts), fl.str(" cannot be rolled back by this host"))))
+	}, nil)
 	b.If(fl.failed(), nil, func() {
 		e := b.Get(fl.err)
 		b.Set(fl.env, env0)
-		b.Set(fl.st, st0)
-		performed := b.Op(ir.OpGtS, b.Builtin("list.len", acts), b.Const(ir.I64, 0))
+		fl.restoreState(st0)
 		text := b.Builtin("str.concat", fl.str("atomic block rolled back its state writes after: "), b.Builtin("error.message", e))
 		text = b.If(performed, dyn, func() {
 			b.Yield(b.Builtin("str.concat", text, b.Builtin("str.concat", fl.str("; could not undo the actions "), b.Builtin("json.encode", acts))))

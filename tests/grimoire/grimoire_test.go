@@ -173,8 +173,10 @@ var corpusDirs = []struct {
 	{"grimoire-braces", 87},
 }
 
-// TestCorpus loads and checks every spell of the corpus copy, and checks
-// the copy against ../shared/corpus when that is present.
+// TestCorpus loads and checks every spell of the corpus copy — no error,
+// no internal error, no diagnostic reported twice, one G105 per
+// undeclared asset — and checks the copy against ../shared/corpus when
+// that is present.
 func TestCorpus(t *testing.T) {
 	total, warnings := 0, 0
 	for _, cd := range corpusDirs {
@@ -193,9 +195,23 @@ func TestCorpus(t *testing.T) {
 				t.Errorf("corpus/%s/%s does not load:\n%s", cd.dir, rel, diags.Render(prog.Sources))
 				continue
 			}
+			// One report per cause: no diagnostic twice, and one G105
+			// per undeclared asset.
+			seen, assets := map[string]bool{}, map[string]bool{}
 			for _, d := range diags {
 				if d.Code == grimoire.CodeInternal {
 					t.Errorf("%s: internal error: %s", rel, d)
+				}
+				if key := d.Pos.String() + " " + d.Msg; seen[key] {
+					t.Errorf("%s: reported twice: %s", rel, d)
+				} else {
+					seen[key] = true
+				}
+				if d.Code == grimoire.CodeUnknownAsset {
+					if assets[d.Msg] {
+						t.Errorf("%s: a second G105 for one asset: %s", rel, d)
+					}
+					assets[d.Msg] = true
 				}
 				warnings++
 			}
