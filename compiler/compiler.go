@@ -395,8 +395,8 @@ func HeapLimit(srcs []Source) int64 {
 // Heap limit of a check (CheckHeapLimit): a base for the runtime and the
 // small tables, plus a multiple of the input. What Check holds live
 // peaks at the checked tree, about 26 bytes per byte of Genesis and 19
-// of VVM (TestCheckLiveSet bounds it at 40): 64 leaves the collector
-// room enough to cost about a fifth more CPU on large Genesis input,
+// of VVM (TestCheckMemory bounds it at 40): 64 leaves the collector
+// room enough to cost about a quarter more CPU on large Genesis input,
 // where without a limit the heap of genesisc (which collects at 400 %
 // growth) reached 150 bytes a byte (docs/genesis.md, "Limits").
 const checkLimitPerByte = 64
@@ -467,6 +467,15 @@ func compileModule(m *ir.Module, name string, opts Options) (out *Output, diags 
 		if p := recover(); p != nil {
 			out, diags = nil, nil
 			diags.Errorf(diag.Pos{File: name}, "0x08FF", "internal compiler error: %v", p)
+		}
+	}()
+	// Every diagnostic names a file: one the IR gives no position (a
+	// prelude function's, a missing main) is the program's.
+	defer func() {
+		for i := range diags {
+			if diags[i].Pos.File == "" {
+				diags[i].Pos = diag.Pos{File: name}
+			}
 		}
 	}()
 	if ds := ir.Verify(m); ds.HasErrors() {
