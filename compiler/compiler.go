@@ -145,8 +145,8 @@ func Build(srcs []Source, opts Options) (*Output, diag.List) {
 				target = "forge"
 			}
 			ds.Errorf(diag.Pos{File: srcs[0].Name, Line: 1, Col: 1}, CodeAgentTarget,
-				"%s programs do not compile for the %s target yet: build a Go package with --target go (add --main for a command), or run the program with genesisc run %s",
-				languageName(ext, srcs[0].Data), target, srcs[0].Name)
+				"%s do not compile for the %s target yet: build a Go package with --target go (add --main for a command), or run the program with genesisc run %s",
+				programsOf(ext, srcs[0].Data), target, srcs[0].Name)
 			return nil, ds
 		}
 		out, more := compileModule(m, srcs[0].Name, opts)
@@ -175,17 +175,18 @@ func Build(srcs []Source, opts Options) (*Output, diag.List) {
 // Forge Machine.
 const CodeAgentTarget = "E0009"
 
-// languageName names the language of an agent program, for messages.
-func languageName(ext string, data []byte) string {
+// programsOf names the programs of the language of an agent program,
+// for messages.
+func programsOf(ext string, data []byte) string {
 	switch {
 	case ext == ".vvm":
-		return "VVM"
+		return "VVM programs"
 	case ext == ".spell":
-		return "Grimoire"
+		return "Grimoire spells"
 	case ext == ".json" && plan.Is(data):
-		return "execution plan"
+		return "execution plans"
 	}
-	return "nano-vm"
+	return "nano-vm programs"
 }
 
 // language returns the extension, lower case, of the one language srcs
@@ -239,11 +240,12 @@ func language(srcs []Source) (string, diag.List) {
 // lowering and the IR verifier, for Forge assembly the assembler, for
 // the printed IR the parser and the verifier — without building a
 // program: no optimizer and no backend run, so a target's limits show
-// only at Build (as cargo check does). Its errors are those of Build
-// with the go target, but for the internal errors of a compiler bug in
-// the IR of an agent language (E999 and the like: the agent languages'
-// lowering reports nothing else, which TestCheckIsTheFrontend holds it
-// to, and Check does not lower them). What it holds is bounded by a
+// only at Build (as cargo check does). Its diagnostics are those Build
+// reports before the optimizer and the backend run, but for the
+// internal errors of a compiler bug in the IR of an agent language (E999
+// and the like: the agent languages' lowering reports nothing else,
+// which TestCheckIsTheFrontend holds it to, and Check does not lower
+// them). What it holds is bounded by a
 // small multiple of the input (docs/genesis.md, docs/vvm.md,
 // docs/nanovm.md: "Limits"): Genesis is lowered and verified one
 // function at a time, each function's IR dropped once verified.
