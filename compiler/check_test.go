@@ -203,3 +203,47 @@ func TestBuildAgentProgramForForge(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckIsBuildForGenesis checks that Check reports, on every error
+// case and type-checking case of tests/genesis (whose programs fail in
+// every phase: lexing, parsing, names, types, inline assembly, the
+// lowering's 0x0802), the diagnostics Build reports, errors and
+// warnings: no Genesis diagnostic comes from the optimizer or the
+// backend, which Check does not run.
+func TestCheckIsBuildForGenesis(t *testing.T) {
+	var paths []string
+	for _, dir := range []string{"errors", "check", "lower"} {
+		m, err := filepath.Glob(filepath.Join("..", "tests", "genesis", dir, "*.txtar"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, m...)
+	}
+	failing := 0
+	for _, p := range paths {
+		a, err := golden.Load(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var srcs []Source
+		for _, f := range a.Archive.Files {
+			if strings.HasSuffix(f.Name, ".gen") {
+				srcs = append(srcs, Source{Name: f.Name, Data: f.Data})
+			}
+		}
+		if len(srcs) == 0 {
+			continue
+		}
+		_, want := Build(srcs, Options{OptLevel: 2})
+		got := Check(srcs)
+		if got.Render(SourceMap(srcs)) != want.Render(SourceMap(srcs)) {
+			t.Errorf("%s: Check reports\n%s\nBuild\n%s", filepath.Base(p), got.Render(SourceMap(srcs)), want.Render(SourceMap(srcs)))
+		}
+		if want.HasErrors() {
+			failing++
+		}
+	}
+	if failing < 100 {
+		t.Errorf("only %d of the %d cases fail: the error cases moved?", failing, len(paths))
+	}
+}
