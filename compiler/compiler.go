@@ -4,6 +4,7 @@
 package compiler
 
 import (
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -105,31 +106,12 @@ func Build(srcs []Source, opts Options) (*Output, diag.List) {
 		diags.Errorf(diag.Pos{}, "E0002", "unknown target %q (supported: forge, go, native)", opts.Target)
 		return nil, diags
 	}
-	if len(srcs) == 0 {
-		diags.Errorf(diag.Pos{}, "E0003", "no input files")
+	ext, diags := language(srcs)
+	if diags.HasErrors() {
 		return nil, diags
 	}
-	langs := map[string][]Source{}
-	for _, s := range srcs {
-		ext := strings.ToLower(filepath.Ext(s.Name))
-		langs[ext] = append(langs[ext], s)
-	}
-	if len(langs) > 1 {
-		exts := make([]string, 0, len(langs))
-		for e := range langs {
-			exts = append(exts, e)
-		}
-		sort.Strings(exts)
-		diags.Errorf(diag.Pos{File: srcs[0].Name}, "E0004", "inputs mix languages (%s): build each language separately and link the results", strings.Join(exts, ", "))
-		return nil, diags
-	}
-	ext := strings.ToLower(filepath.Ext(srcs[0].Name))
 	switch ext {
 	case ".fasm":
-		if len(srcs) > 1 {
-			diags.Errorf(diag.Pos{File: srcs[1].Name}, "E0005", "several .fasm files: assemble each one and combine them with forge link")
-			return nil, diags
-		}
 		if opts.Emit == EmitIR {
 			diags.Errorf(diag.Pos{File: srcs[0].Name}, "E0007", "Forge assembly has no IR form (--emit ir is for languages that compile through the IR)")
 			return nil, diags
@@ -147,32 +129,24 @@ func Build(srcs []Source, opts Options) (*Output, diag.List) {
 			out.Text = fasm.Disassemble(p)
 		}
 		return out, ds
-	case ".json", ".yaml", ".yml":
-		if len(srcs) > 1 {
-			diags.Errorf(diag.Pos{File: srcs[1].Name}, "E0005", "several nano-vm programs or plans: a program is one file")
-			return nil, diags
-		}
-		compile := nanovm.Compile
-		if ext == ".json" && plan.Is(srcs[0].Data) {
-			compile = plan.Compile // an execution plan: groups, not steps
-		}
-		m, ds := compile(srcs[0].Name, srcs[0].Data)
+	case ".json", ".yaml", ".yml", ".vvm", ".spell":
+		m, ds := compileAgent(ext, srcs[0].Name, srcs[0].Data, entryReader(srcs[0]))
 		if ds.HasErrors() {
 			return nil, ds
 		}
-		out, more := compileModule(m, srcs[0].Name, opts)
-		return out, append(ds, more...)
-	case ".vvm", ".spell":
-		if len(srcs) > 1 {
-			diags.Errorf(diag.Pos{File: srcs[1].Name}, "E0005", "several %s files: a program is its entry file, which imports the others", ext)
-			return nil, diags
-		}
-		compile := vvm.Compile
-		if ext == ".spell" {
-			compile = grimoire.Compile
-		}
-		m, ds := compile(srcs[0].Name, entryReader(srcs[0]))
-		if ds.HasErrors() {
+		if opts.Emit != EmitIR && opts.Target != "go" {
+			// Until agent programs run on the Forge Machine, the Forge
+			// backend (which the native target goes through) compiles no
+			// dynamic value: one diagnostic that says what to do, rather
+			// than one per instruction (docs/decisions.md, "genesisc check
+			// and the memory of a check").
+			target := opts.Target
+			if target == "" {
+				target = "forge"
+			}
+			ds.Errorf(diag.Pos{File: srcs[0].Name, Line: 1, Col: 1}, CodeAgentTarget,
+				"%s do not compile for the %s target yet: build a Go package with --target go (add --main for a command), or run the program with genesisc run %s",
+				programsOf(ext, srcs[0].Data), target, srcs[0].Name)
 			return nil, ds
 		}
 		out, more := compileModule(m, srcs[0].Name, opts)
@@ -186,19 +160,176 @@ func Build(srcs []Source, opts Options) (*Output, diag.List) {
 		opts.standalone = true
 		out, more := compileModule(m, srcs[0].Name, opts)
 		return out, append(ds, more...)
-	case ".ir":
-		if len(srcs) > 1 {
-			diags.Errorf(diag.Pos{File: srcs[1].Name}, "E0005", "several .ir files: an IR file is a whole module")
-			return nil, diags
-		}
-		m, ds := ir.Parse(srcs[0].Name, srcs[0].Data)
-		if ds.HasErrors() {
-			return nil, ds
-		}
-		return compileModule(m, srcs[0].Name, opts)
 	}
-	diags.Errorf(diag.Pos{File: srcs[0].Name}, "E0006", "no frontend for %q files (supported: .gen, .vvm, .spell, .json, .yaml, .yml, .fasm, .ir)", ext)
-	return nil, diags
+	// ".ir"
+	m, ds := ir.Parse(srcs[0].Name, srcs[0].Data)
+	if ds.HasErrors() {
+		return nil, ds
+	}
+	return compileModule(m, srcs[0].Name, opts)
+}
+
+// CodeAgentTarget is the code of the diagnostic of a build of an agent
+// program (VVM, Grimoire, nano-vm, a plan) for a target that cannot run
+// it: the forge and native targets, until agent programs run on the
+// Forge Machine.
+const CodeAgentTarget = "E0009"
+
+// programsOf names the programs of the language of an agent program,
+// for messages.
+func programsOf(ext string, data []byte) string {
+	switch {
+	case ext == ".vvm":
+		return "VVM programs"
+	case ext == ".spell":
+		return "Grimoire spells"
+	case ext == ".json" && plan.Is(data):
+		return "execution plans"
+	}
+	return "nano-vm programs"
+}
+
+// language returns the extension, lower case, of the one language srcs
+// are written in, or the diagnostics of inputs that do not form one
+// program: none, languages mixed, several files of a language whose
+// program is one file, an extension no frontend reads.
+func language(srcs []Source) (string, diag.List) {
+	var diags diag.List
+	if len(srcs) == 0 {
+		diags.Errorf(diag.Pos{}, "E0003", "no input files")
+		return "", diags
+	}
+	langs := map[string]bool{}
+	for _, s := range srcs {
+		langs[strings.ToLower(filepath.Ext(s.Name))] = true
+	}
+	if len(langs) > 1 {
+		exts := make([]string, 0, len(langs))
+		for e := range langs {
+			exts = append(exts, e)
+		}
+		sort.Strings(exts)
+		diags.Errorf(diag.Pos{File: srcs[0].Name}, "E0004", "inputs mix languages (%s): build each language separately and link the results", strings.Join(exts, ", "))
+		return "", diags
+	}
+	ext := strings.ToLower(filepath.Ext(srcs[0].Name))
+	several := ""
+	switch ext {
+	case ".gen":
+	case ".fasm":
+		several = "several .fasm files: assemble each one and combine them with forge link"
+	case ".json", ".yaml", ".yml":
+		several = "several nano-vm programs or plans: a program is one file"
+	case ".vvm", ".spell":
+		several = "several " + ext + " files: a program is its entry file, which imports the others"
+	case ".ir":
+		several = "several .ir files: an IR file is a whole module"
+	default:
+		diags.Errorf(diag.Pos{File: srcs[0].Name}, "E0006", "no frontend for %q files (supported: .gen, .vvm, .spell, .json, .yaml, .yml, .fasm, .ir)", ext)
+		return "", diags
+	}
+	if len(srcs) > 1 && several != "" {
+		diags.Errorf(diag.Pos{File: srcs[1].Name}, "E0005", "%s", several)
+		return "", diags
+	}
+	return ext, nil
+}
+
+// Check reports every diagnostic of srcs that their language gives — a
+// frontend's syntax, names, types and checks, and for Genesis the
+// lowering and the IR verifier, for Forge assembly the assembler, for
+// the printed IR the parser and the verifier — without building a
+// program: no optimizer and no backend run, so a target's limits show
+// only at Build (as cargo check does). Its diagnostics are those Build
+// reports before the optimizer and the backend run, but for the
+// internal errors of a compiler bug in the IR of an agent language (E999
+// and the like: the agent languages' lowering reports nothing else,
+// which TestCheckIsTheFrontend holds it to, and Check does not lower
+// them). What it holds is bounded by a
+// small multiple of the input (docs/genesis.md, docs/vvm.md,
+// docs/nanovm.md: "Limits"): Genesis is lowered and verified one
+// function at a time, each function's IR dropped once verified.
+func Check(srcs []Source) (diags diag.List) {
+	ext, diags := language(srcs)
+	if diags.HasErrors() {
+		return diags
+	}
+	name := srcs[0].Name
+	// A panic of a frontend is a bug of this compiler: a diagnostic,
+	// never a crash of genesisc (Build gets the same from each
+	// frontend's Compile, or from compileModule).
+	defer func() {
+		if p := recover(); p != nil {
+			diags = append(diags, diag.Diagnostic{Pos: diag.Pos{File: name}, Severity: diag.Error, Code: "0x08FF",
+				Msg: fmt.Sprintf("internal compiler error: %v", p)})
+		}
+	}()
+	switch ext {
+	case ".fasm":
+		_, ds := fasm.Assemble(name, srcs[0].Data)
+		return ds
+	case ".json", ".yaml", ".yml", ".vvm", ".spell":
+		return checkAgent(ext, name, srcs[0].Data, entryReader(srcs[0]))
+	case ".gen":
+		return checkGenesis(srcs)
+	}
+	// ".ir"
+	m, ds := ir.Parse(name, srcs[0].Data)
+	if ds.HasErrors() {
+		return ds
+	}
+	checkPeak(m)
+	return append(ds, ir.Verify(m)...)
+}
+
+// compileAgent compiles an agent program, whose language ext names, to
+// IR: name and data are its entry file, read reads the modules it
+// imports.
+func compileAgent(ext, name string, data []byte, read func(string) ([]byte, error)) (*ir.Module, diag.List) {
+	switch {
+	case ext == ".vvm":
+		return vvm.Compile(name, read)
+	case ext == ".spell":
+		return grimoire.Compile(name, read)
+	case ext == ".json" && plan.Is(data):
+		return plan.Compile(name, data) // an execution plan: groups, not steps
+	}
+	return nanovm.Compile(name, data)
+}
+
+// checkAgent is compileAgent without the lowering and the IR verifier:
+// the frontend's parse and checks only. The lowering of an agent
+// language reports nothing but internal errors (TestCheckIsTheFrontend).
+func checkAgent(ext, name string, data []byte, read func(string) ([]byte, error)) diag.List {
+	var held any // the checked program
+	var ds diag.List
+	switch {
+	case ext == ".vvm":
+		held, ds = vvm.Load(name, read)
+	case ext == ".spell":
+		held, ds = grimoire.Load(name, read)
+	case ext == ".json" && plan.Is(data):
+		held, ds = plan.Check(name, data)
+	default:
+		held, ds = nanovm.Check(name, data)
+	}
+	checkPeak(held)
+	return ds
+}
+
+// atCheckPeak, when set (by the tests of the memory of Check), is called
+// where Check holds the most: the checked program of the frontend (or
+// the IR module of an .ir input) alive, before the Genesis lowering
+// starts dropping it.
+var atCheckPeak func()
+
+// checkPeak calls atCheckPeak, if set, with held, what Check holds,
+// still alive.
+func checkPeak(held any) {
+	if atCheckPeak != nil {
+		atCheckPeak()
+	}
+	runtime.KeepAlive(held)
 }
 
 // entryReader reads the modules of a program whose entry file is entry:
@@ -263,9 +394,57 @@ func HeapLimit(srcs []Source) int64 {
 	return heapLimitBase + heapLimitPerByte*n
 }
 
+// Heap limit of a check (CheckHeapLimit): a base for the runtime and the
+// small tables, plus a multiple of the input. What Check holds live
+// peaks at the checked tree, about 26 bytes per byte of Genesis and 19
+// of VVM (TestCheckMemory bounds it at 40): 64 leaves the collector
+// room enough to cost about a quarter more CPU on large Genesis input,
+// where without a limit the heap of genesisc (which collects at 400 %
+// growth) reached 150 bytes a byte (docs/genesis.md, "Limits").
+const checkLimitPerByte = 64
+
+// CheckHeapLimit returns the soft limit on the Go heap (for
+// runtime/debug.SetMemoryLimit) under which a process should Check
+// srcs: heapLimitBase plus checkLimitPerByte bytes per byte of them,
+// whatever their size and language (a small input's limit is mostly the
+// base, which the heap of a small check does not reach). As with
+// HeapLimit, a check that needs more live memory still runs, with the
+// collector running more often.
+func CheckHeapLimit(srcs []Source) int64 {
+	n := int64(0)
+	for _, s := range srcs {
+		n += int64(len(s.Data))
+	}
+	return heapLimitBase + checkLimitPerByte*n
+}
+
 // genesisModule parses, checks and lowers Genesis files, which together
 // form one program.
 func genesisModule(srcs []Source) (*ir.Module, diag.List) {
+	prog, diags := genesisProgram(srcs)
+	if diags.HasErrors() {
+		return nil, diags
+	}
+	// Nothing reads the checked bodies after lowering: each may die as
+	// soon as its IR is built.
+	m, ds := genesis.LowerConsuming(prog)
+	return m, append(diags, ds...)
+}
+
+// checkGenesis reports what genesisModule would, keeping neither the
+// module nor the checked bodies: each function's IR is verified and
+// dropped once lowered (genesis.CheckLowering).
+func checkGenesis(srcs []Source) diag.List {
+	prog, diags := genesisProgram(srcs)
+	if diags.HasErrors() {
+		return diags
+	}
+	checkPeak(prog)
+	return append(diags, genesis.CheckLowering(prog)...)
+}
+
+// genesisProgram parses and checks Genesis files.
+func genesisProgram(srcs []Source) (*genesis.Program, diag.List) {
 	gsrcs := make([]genesis.Source, len(srcs))
 	for i, src := range srcs {
 		gsrcs[i] = genesis.Source{Name: src.Name, Data: src.Data}
@@ -277,14 +456,7 @@ func genesisModule(srcs []Source) (*ir.Module, diag.List) {
 		return nil, diags
 	}
 	prog, ds := genesis.Check(files)
-	diags = append(diags, ds...)
-	if diags.HasErrors() {
-		return nil, diags
-	}
-	// Nothing reads the checked bodies after lowering: each may die as
-	// soon as its IR is built.
-	m, ds := genesis.LowerConsuming(prog)
-	return m, append(diags, ds...)
+	return prog, append(diags, ds...)
 }
 
 // compileModule runs the IR pipeline: verify, optimize, then emit the IR
@@ -297,6 +469,15 @@ func compileModule(m *ir.Module, name string, opts Options) (out *Output, diags 
 		if p := recover(); p != nil {
 			out, diags = nil, nil
 			diags.Errorf(diag.Pos{File: name}, "0x08FF", "internal compiler error: %v", p)
+		}
+	}()
+	// Every diagnostic names a file: one the IR gives no position (a
+	// prelude function's, a missing main) is the program's.
+	defer func() {
+		for i := range diags {
+			if diags[i].Pos.File == "" {
+				diags[i].Pos = diag.Pos{File: name}
+			}
 		}
 	}()
 	if ds := ir.Verify(m); ds.HasErrors() {

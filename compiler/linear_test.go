@@ -137,18 +137,18 @@ func TestBackendLinear(t *testing.T) {
 	}
 }
 
-// Memory bound of the whole of genesisc check (docs/genesis.md, "Limits"):
-// the bytes allocated per byte of ordinary Genesis, through the frontend,
-// the IR, the Forge backend and the assembler, and those still live at
-// the end (the program). Measured: 794 and 4 (1.6 MB).
+// Memory bound of the whole of genesisc build (docs/genesis.md,
+// "Limits"): the bytes allocated per byte of ordinary Genesis, through
+// the frontend, the IR, the Forge backend and the assembler, and those
+// still live at the end (the program). Measured: 794 and 4 (1.6 MB).
 const (
-	maxCheckAllocPerByte = 1000
-	maxCheckLivePerByte  = 10
+	maxBuildAllocPerByte = 1000
+	maxBuildLivePerByte  = 10
 )
 
-// TestCheckMemory compiles about 2 MB of ordinary Genesis as genesisc
-// check does and checks what it allocates against the documented bound.
-func TestCheckMemory(t *testing.T) {
+// TestBuildMemory compiles about 2 MB of ordinary Genesis to a Forge
+// program and checks what it allocates against the documented bound.
+func TestBuildMemory(t *testing.T) {
 	src := inputlimits.GenesisFunctions(4000)
 	runtime.GC()
 	var before, after runtime.MemStats
@@ -163,11 +163,104 @@ func TestCheckMemory(t *testing.T) {
 	n := uint64(len(src))
 	alloc, live := after.TotalAlloc-before.TotalAlloc, after.HeapAlloc-min(after.HeapAlloc, before.HeapAlloc)
 	t.Logf("%d bytes: %d allocated (%.0f per byte), %d live (%.1f per byte)", n, alloc, float64(alloc)/float64(n), live, float64(live)/float64(n))
-	if alloc > maxCheckAllocPerByte*n {
-		t.Errorf("allocated %d bytes for %d of input, more than %d per byte", alloc, n, maxCheckAllocPerByte)
+	if alloc > maxBuildAllocPerByte*n {
+		t.Errorf("allocated %d bytes for %d of input, more than %d per byte", alloc, n, maxBuildAllocPerByte)
 	}
-	if live > maxCheckLivePerByte*n {
-		t.Errorf("%d bytes live for %d of input, more than %d per byte", live, n, maxCheckLivePerByte)
+	if live > maxBuildLivePerByte*n {
+		t.Errorf("%d bytes live for %d of input, more than %d per byte", live, n, maxBuildLivePerByte)
+	}
+}
+
+// maxCheckHeldPerByte bounds what Check holds live at its peak, per
+// byte of input, in every language: the checked program (measured: 26
+// for Genesis, 19 VVM, 23 Grimoire, 27 nano-vm, 13 for an IR module).
+// CheckHeapLimit gives the collector checkLimitPerByte, which must leave
+// it room above this.
+const maxCheckHeldPerByte = 40
+
+// TestCheckMemory checks Check on about 1 MB of ordinary code of each
+// kind of input against the bounds docs/genesis.md, docs/vvm.md,
+// docs/grimoire.md, docs/nanovm.md, docs/ir.md and docs/fasm.md state
+// ("Limits"): what it allocates in all, what it holds at its peak
+// (maxCheckHeldPerByte: no IR module of a whole program, for Genesis no
+// more than one function's), and that nothing stays live after.
+func TestCheckMemory(t *testing.T) {
+	if checkLimitPerByte < 3*maxCheckHeldPerByte/2 {
+		t.Errorf("the heap limit of a check, %d bytes a byte, leaves the collector too little room above what a check holds, %d", checkLimitPerByte, maxCheckHeldPerByte)
+	}
+	// Genesis prints as about 5 times as much IR and 3 times as much
+	// assembly.
+	printed := func(emit Emit, ratio int) func(int) []byte {
+		return func(size int) []byte {
+			out, ds := Build([]Source{{Name: "x.gen", Data: inputlimits.GenesisProgram(size / ratio)}}, Options{Emit: emit})
+			if ds.HasErrors() {
+				t.Fatal(ds)
+			}
+			return []byte(out.Text)
+		}
+	}
+	for _, c := range []struct {
+		name     string
+		gen      func(size int) []byte
+		maxAlloc uint64 // measured: 434, 271, 321, 73, 122, 42
+	}{
+		{"x.gen", inputlimits.GenesisProgram, 500},
+		{"x.vvm", inputlimits.VVMProgram, 350},
+		{"x.spell", inputlimits.SpellProgram, 400},
+		{"x.json", inputlimits.NanoVMProgram, 100},
+		{"x.ir", printed(EmitIR, 5), 160},
+		{"x.fasm", printed(EmitAsm, 3), 60},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			src := c.gen(1 << 20)
+			var held uint64
+			peaks := 0
+			var base runtime.MemStats
+			atCheckPeak = func() {
+				peaks++
+				var ms runtime.MemStats
+				runtime.GC()
+				runtime.ReadMemStats(&ms)
+				held = ms.HeapAlloc - min(ms.HeapAlloc, base.HeapAlloc)
+			}
+			defer func() { atCheckPeak = nil }()
+			use := inputlimits.Measure(func() any {
+				runtime.ReadMemStats(&base) // after Measure's collection
+				if ds := Check([]Source{{Name: c.name, Data: src}}); ds.HasErrors() {
+					t.Fatal(ds)
+				}
+				return nil
+			})
+			inputlimits.PerByte(t, use, len(src), c.maxAlloc, 1)
+			n := uint64(len(src))
+			t.Logf("held at the peak: %d bytes (%.1f per byte)", held, float64(held)/float64(n))
+			if held > maxCheckHeldPerByte*n {
+				t.Errorf("Check held %d bytes at its peak for %d of input, more than %d per byte", held, n, maxCheckHeldPerByte)
+			}
+			if c.name != "x.fasm" && peaks != 1 {
+				t.Errorf("Check reached its peak %d times, want once", peaks)
+			}
+		})
+	}
+}
+
+// TestCheckHeapLimit checks the soft heap limit of a check: 64 MiB plus
+// checkLimitPerByte bytes a byte of input, of every size and language.
+func TestCheckHeapLimit(t *testing.T) {
+	for _, srcs := range [][]Source{
+		nil,
+		{{Name: "a.gen", Data: make([]byte, 1000)}},
+		{{Name: "a.gen", Data: make([]byte, 3000)}, {Name: "b.gen", Data: make([]byte, 5000)}},
+		{{Name: "a.vvm", Data: make([]byte, largeInput)}},
+		{{Name: "a.json", Data: make([]byte, 1)}},
+	} {
+		n := int64(0)
+		for _, s := range srcs {
+			n += int64(len(s.Data))
+		}
+		if got, want := CheckHeapLimit(srcs), int64(64<<20)+checkLimitPerByte*n; got != want {
+			t.Errorf("%d bytes: CheckHeapLimit = %d, want %d", n, got, want)
+		}
 	}
 }
 

@@ -34,13 +34,7 @@ const VerifyCode = "I002"
 //     (name and position) unique in the module.
 func Verify(m *Module) diag.List {
 	v := &verifier{m: m, funcs: m.FuncMap(), data: map[string]bool{}, steps: map[string]bool{}, syms: map[string]bool{}}
-	for _, d := range m.Data {
-		v.data[d.Name] = true
-		v.symbol(d.Name, d.Pos)
-		if d.Align < 0 || d.Align > 1 && d.Align&(d.Align-1) != 0 {
-			v.errorf(d.Pos, "data %s: alignment %d is not a power of two", sigilName('@', d.Name), d.Align)
-		}
-	}
+	v.addData(m.Data)
 	for _, f := range m.Funcs {
 		v.symbol(f.Name, f.Pos)
 	}
@@ -50,29 +44,95 @@ func Verify(m *Module) diag.List {
 	// diagnostics are exactly those of one pass over the functions.
 	fvs := make([]*verifier, len(m.Funcs))
 	par.Do(len(m.Funcs), len(m.Funcs)/32, func(i int) {
-		fv := &verifier{m: m, funcs: v.funcs, data: v.data, steps: map[string]bool{}}
-		fv.fn(m.Funcs[i])
-		fvs[i] = fv
+		fvs[i] = v.verifyFunc(m.Funcs[i])
 	})
 	seen := map[string]bool{} // step identities of the functions before
 	for _, fv := range fvs {
-		ds := fv.diags
-		inserted := 0
-		for _, u := range fv.stepLog {
-			if seen[u.id] && !u.dupInFunc {
-				sv := *fv
-				sv.diags = nil
-				sv.stepNotUnique(u.in)
-				ds = slices.Insert(ds, u.at+inserted, sv.diags...)
-				inserted++
-			}
-		}
-		for _, u := range fv.stepLog {
-			seen[u.id] = true
-		}
-		v.diags = append(v.diags, ds...)
+		v.join(fv, seen)
 	}
 	return v.diags
+}
+
+// addData checks the data objects ds and adds them to the symbols.
+func (v *verifier) addData(ds []*Data) {
+	for _, d := range ds {
+		v.data[d.Name] = true
+		v.symbol(d.Name, d.Pos)
+		if d.Align < 0 || d.Align > 1 && d.Align&(d.Align-1) != 0 {
+			v.errorf(d.Pos, "data %s: alignment %d is not a power of two", sigilName('@', d.Name), d.Align)
+		}
+	}
+}
+
+// verifyFunc verifies f with the module-level tables of v, in a
+// verifier of its own (verifyFunc only reads v).
+func (v *verifier) verifyFunc(f *Func) *verifier {
+	fv := &verifier{m: v.m, funcs: v.funcs, data: v.data, steps: map[string]bool{}}
+	fv.fn(f)
+	return fv
+}
+
+// join appends the diagnostics of fv, a function's verifier, to v's,
+// with those of its step identities that a function before it (seen)
+// already used, each where the function met it; it then adds the
+// function's identities to seen.
+func (v *verifier) join(fv *verifier, seen map[string]bool) {
+	ds := fv.diags
+	inserted := 0
+	for _, u := range fv.stepLog {
+		if seen[u.id] && !u.dupInFunc {
+			sv := *fv
+			sv.diags = nil
+			sv.stepNotUnique(u.in)
+			ds = slices.Insert(ds, u.at+inserted, sv.diags...)
+			inserted++
+		}
+	}
+	for _, u := range fv.stepLog {
+		seen[u.id] = true
+	}
+	v.diags = append(v.diags, ds...)
+}
+
+// A FuncVerifier verifies the functions of a module one at a time, as a
+// frontend builds them, for a caller that drops each function's body
+// once it is verified (genesisc check), so that the module is never held
+// whole. The diagnostics of all its calls are those Verify gives the
+// whole module, in the same order when the module's data all exist
+// when NewFuncVerifier is called (a data object added later is checked
+// with the first function verified after).
+type FuncVerifier struct {
+	v     *verifier
+	ndata int             // the data objects of the module checked so far
+	seen  map[string]bool // the step identities of the functions verified
+}
+
+// NewFuncVerifier returns a verifier of m's functions. Every function of
+// m must be declared (with its signature, NewFunc) before: calls are
+// checked against the functions m holds now. Data may be added between
+// calls of Verify.
+func NewFuncVerifier(m *Module) *FuncVerifier {
+	v := &verifier{m: m, funcs: m.FuncMap(), data: map[string]bool{}, syms: map[string]bool{}}
+	v.addData(m.Data)
+	for _, f := range m.Funcs {
+		v.symbol(f.Name, f.Pos)
+	}
+	return &FuncVerifier{v: v, ndata: len(m.Data), seen: map[string]bool{}}
+}
+
+// Verify verifies f, a function of the module whose body is complete,
+// and returns its diagnostics: those of the module's functions when this
+// is the first call, those of the data added to the module since the
+// last call, and f's own. f's body may be dropped after (its signature
+// must stay, for the calls of functions verified later).
+func (fv *FuncVerifier) Verify(f *Func) diag.List {
+	v := fv.v
+	v.addData(v.m.Data[fv.ndata:])
+	fv.ndata = len(v.m.Data)
+	v.join(v.verifyFunc(f), fv.seen)
+	ds := v.diags
+	v.diags = nil
+	return ds
 }
 
 // stepUse is an effect's step identity met while verifying a function.

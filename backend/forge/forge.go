@@ -106,6 +106,53 @@ type compiler struct {
 	overflow     string // label of the shadow stack overflow stub
 	usesOverflow bool   // some function checks its frame against it
 	stacks       map[string]*FuncStack
+	// unsupported holds, per cause, the first use of a construct the
+	// backend cannot compile (unsupported.before) and how many uses
+	// there are: one diagnostic per cause, not one per instruction.
+	unsupported map[string]*unsupportedUses
+}
+
+// unsupportedUses are the uses of one construct the backend cannot
+// compile.
+type unsupportedUses struct {
+	first unsupported
+	n     int
+}
+
+// addUnsupported records the uses of unsupported constructs us.
+func (c *compiler) addUnsupported(us []unsupported) {
+	for _, u := range us {
+		if c.unsupported == nil {
+			c.unsupported = map[string]*unsupportedUses{}
+		}
+		uses := c.unsupported[u.cause]
+		if uses == nil {
+			c.unsupported[u.cause] = &unsupportedUses{first: u, n: 1}
+			continue
+		}
+		uses.n++
+		if u.before(uses.first) {
+			uses.first = u
+		}
+	}
+}
+
+// reportUnsupported adds one diagnostic per construct the backend could
+// not compile, at its first use, saying how many uses there are.
+func (c *compiler) reportUnsupported() {
+	causes := make([]string, 0, len(c.unsupported))
+	for cause := range c.unsupported {
+		causes = append(causes, cause)
+	}
+	sort.Strings(causes)
+	for _, cause := range causes {
+		uses := c.unsupported[cause]
+		msg := "in function @" + uses.first.fn + ": " + cause
+		if uses.n > 1 {
+			msg += fmt.Sprintf(" (reported once: %d uses in the program)", uses.n)
+		}
+		c.diags.Errorf(uses.first.pos, codeCodegen, "%s", msg)
+	}
 }
 
 // dispatch is the routine that call_indirect of one function type calls.
@@ -214,6 +261,7 @@ func (c *compiler) compile() (string, diag.List) {
 	if !c.usesOverflow {
 		c.overflow = ""
 	}
+	c.reportUnsupported()
 	if c.diags.HasErrors() {
 		c.diags.Sort()
 		return "", c.diags
@@ -328,6 +376,7 @@ func (c *compiler) compileFuncs() map[string]*asmWriter {
 			}
 			for _, l := range r.lowers {
 				c.diags = append(c.diags, l.diags...)
+				c.addUnsupported(l.unsupported)
 				c.usesFrames = c.usesFrames || l.usesFrames
 				c.usesOverflow = c.usesOverflow || l.usesOverflow
 				for _, key := range l.usedDispatches {

@@ -44,6 +44,7 @@ type fnLower struct {
 	// What lowering found, merged into the compiler once the functions
 	// compiled concurrently with this one are done (compileSCC).
 	diags          diag.List
+	unsupported    []unsupported // what it cannot compile, reported once per cause (compiler.unsupported)
 	usesFrames     bool
 	usesOverflow   bool
 	usedDispatches []string   // type keys of the dispatches called
@@ -68,8 +69,39 @@ func (l *fnLower) errorf(pos diag.Pos, code, format string, args ...any) {
 	if pos == (diag.Pos{}) {
 		pos = l.f.Pos
 	}
-	l.diags.Errorf(pos, code, "%s", fmt.Sprintf("in function @%s: ", l.f.Name)+fmt.Sprintf(format, args...))
 	l.failed = true
+	if code == codeCodegen {
+		l.unsupported = append(l.unsupported, unsupported{cause: fmt.Sprintf(format, args...), fn: l.f.Name, pos: pos})
+		return
+	}
+	l.diags.Errorf(pos, code, "%s", fmt.Sprintf("in function @%s: ", l.f.Name)+fmt.Sprintf(format, args...))
+}
+
+// unsupported is one use of a construct the backend cannot compile.
+type unsupported struct {
+	cause string // what is not supported, the message
+	fn    string // the function using it
+	pos   diag.Pos
+}
+
+// before reports whether u is the better place to report its cause than
+// v: a use with a source line before one without, then the first in
+// the source, then by function name, so that the choice does not depend
+// on the order functions were compiled in.
+func (u unsupported) before(v unsupported) bool {
+	if a, b := u.pos.File != "" && u.pos.Line > 0, v.pos.File != "" && v.pos.Line > 0; a != b {
+		return a
+	}
+	if u.pos.File != v.pos.File {
+		return u.pos.File < v.pos.File
+	}
+	if u.pos.Line != v.pos.Line {
+		return u.pos.Line < v.pos.Line
+	}
+	if u.pos.Col != v.pos.Col {
+		return u.pos.Col < v.pos.Col
+	}
+	return u.fn < v.fn
 }
 
 func (l *fnLower) newV() reg {

@@ -85,12 +85,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 			cacheCommand(stdout, stderr),
 			{
 				Name:      "check",
-				Usage:     "report diagnostics without writing anything",
+				Usage:     "report the program's diagnostics without building it",
 				UsageText: "genesisc check FILE...",
-				Action: func(c *cli.Context) error {
-					_, err := compile(c, compiler.Options{}, stderr)
-					return err
-				},
+				Description: "Runs the frontend of the input files' language (the kinds build reads) and\n" +
+					"reports its diagnostics: syntax, names, types and every check of the\n" +
+					"language, and for Genesis the lowering to the IR and the IR verifier. No\n" +
+					"backend runs, so a target's limits show at build. Exits 0 when there is\n" +
+					"no error (warnings are printed), 1 when there is one.",
+				Action: func(c *cli.Context) error { return check(c, stderr) },
 			},
 		},
 		ExitErrHandler: func(*cli.Context, error) {},
@@ -137,6 +139,27 @@ func compile(c *cli.Context, opts compiler.Options, stderr io.Writer) (*compiler
 		return nil, exitError{exitDiag}
 	}
 	return out, nil
+}
+
+// check reports the diagnostics of the command's file arguments
+// (compiler.Check), under the heap limit a check of them calls for.
+func check(c *cli.Context, stderr io.Writer) error {
+	names := c.Args().Slice()
+	if len(names) == 0 {
+		fmt.Fprintf(stderr, "genesisc %s: no input files\n", c.Command.Name)
+		return exitError{exitUsage}
+	}
+	srcs, diags := compiler.ReadSources(names)
+	if !diags.HasErrors() {
+		withHeapLimit(compiler.CheckHeapLimit(srcs), func() {
+			diags = append(diags, compiler.Check(srcs)...)
+		})
+	}
+	fmt.Fprint(stderr, diags.Render(compiler.DiagSources(srcs, diags)))
+	if diags.HasErrors() {
+		return exitError{exitDiag}
+	}
+	return nil
 }
 
 func build(c *cli.Context, stdout, stderr io.Writer) error {

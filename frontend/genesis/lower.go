@@ -38,7 +38,7 @@ const CodeCodegen = "0x0802"
 // CodeInternal; the module is nil when the list holds an error. Lower
 // never panics.
 func Lower(p *Program) (*ir.Module, diag.List) {
-	return lower(p, false)
+	return lower(p, lowerKeep)
 }
 
 // LowerConsuming is Lower for a caller with no further use for p's
@@ -48,11 +48,32 @@ func Lower(p *Program) (*ir.Module, diag.List) {
 // the IR, twice as large, grows (docs/decisions.md, "Hostile input").
 // The module and diagnostics are those Lower returns.
 func LowerConsuming(p *Program) (*ir.Module, diag.List) {
-	return lower(p, true)
+	return lower(p, lowerConsume)
 }
 
-// lower is Lower, dropping each body once lowered when consume is set.
-func lower(p *Program, consume bool) (*ir.Module, diag.List) {
+// CheckLowering reports what Lower would report on p, without keeping
+// the module: it lowers each function, verifies its IR (an IR that does
+// not verify is a CodeInternal error, as in Lower) and drops both the
+// IR and the checked body (fn.Decl.Body becomes nil) before the next
+// function, so that what it holds is the checked tree, shrinking, and
+// one function's IR (genesisc check; docs/genesis.md, "Limits"). Every
+// diagnostic Lower gives, CheckLowering gives, in the same order.
+func CheckLowering(p *Program) diag.List {
+	_, diags := lower(p, lowerCheck)
+	return diags
+}
+
+// lowerMode says what lower keeps.
+type lowerMode uint8
+
+const (
+	lowerKeep    lowerMode = iota // the program and the module (Lower)
+	lowerConsume                  // the module (LowerConsuming)
+	lowerCheck                    // neither (CheckLowering)
+)
+
+// lower is Lower, dropping what mode says once each function is lowered.
+func lower(p *Program, mode lowerMode) (*ir.Module, diag.List) {
 	l := &lowerer{
 		prog:  p,
 		m:     ir.NewModule(),
@@ -63,6 +84,7 @@ func lower(p *Program, consume bool) (*ir.Module, diag.List) {
 	if p != nil && len(p.Files) > 0 {
 		file = p.Files[0].Name
 	}
+	var verifyErrs diag.List // what the IR verifier said, in module order
 	func() {
 		defer l.recoverPhase(file)
 		if p == nil {
@@ -72,20 +94,36 @@ func lower(p *Program, consume bool) (*ir.Module, diag.List) {
 		for _, fn := range p.Funcs {
 			l.declare(fn)
 		}
+		var fv *ir.FuncVerifier
+		if mode == lowerCheck {
+			fv = ir.NewFuncVerifier(l.m)
+		}
 		for _, fn := range p.Funcs {
 			l.function(fn)
-			if consume {
+			if mode != lowerKeep {
 				fn.Decl.Body = nil
+			}
+			if mode == lowerCheck {
+				f := l.funcs[fn]
+				if !l.diags.HasErrors() {
+					verifyErrs = append(verifyErrs, fv.Verify(f)...)
+				}
+				// Only the signature stays, for the calls of the
+				// functions verified after.
+				*f = ir.Func{Name: f.Name, Params: f.Params, Results: f.Results, Pos: f.Pos}
 			}
 		}
 	}()
 	if !l.diags.HasErrors() {
-		for _, d := range ir.Verify(l.m) {
+		if mode != lowerCheck {
+			verifyErrs = ir.Verify(l.m)
+		}
+		for _, d := range verifyErrs {
 			l.diags.Errorf(d.Pos, CodeInternal, "internal compiler error: lowering produced invalid IR: %s", d.Msg)
 		}
 	}
 	diags := l.sortedDiags()
-	if diags.HasErrors() {
+	if diags.HasErrors() || mode == lowerCheck {
 		return nil, diags
 	}
 	return l.m, diags

@@ -189,6 +189,35 @@ func TestLowerConsuming(t *testing.T) {
 	}
 }
 
+// TestCheckLowering checks that CheckLowering reports, on every lowering
+// case, the diagnostics Lower does (none for the cases that lower, the
+// same rendering for the others), and drops each function's body.
+func TestCheckLowering(t *testing.T) {
+	for _, path := range golden.Files(t, lowerCases) {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			c, err := golden.Load(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, wantErrs := lowerCase(t, c)
+			files, srcs, _ := parseAll(t, c)
+			prog, _ := Check(files)
+			diags := CheckLowering(prog)
+			if got := diags.Render(srcs); got != wantErrs {
+				t.Errorf("CheckLowering reported\n%s\nLower\n%s", got, wantErrs)
+			}
+			if want == nil && !diags.HasErrors() {
+				t.Errorf("Lower failed, CheckLowering found no error")
+			}
+			for _, fn := range prog.Funcs {
+				if fn.Decl.Body != nil {
+					t.Errorf("the body of %s is still held after CheckLowering", fn.name)
+				}
+			}
+		})
+	}
+}
+
 // TestLowerConsumingMemory checks that the checked tree does not stay
 // live with the IR after LowerConsuming: on ordinary code the module
 // and what is left of the program take at most 90 % of what the module

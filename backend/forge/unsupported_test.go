@@ -1,0 +1,76 @@
+package forge_test
+
+import (
+	"strings"
+	"testing"
+
+	forge "github.com/genesis-toolchain/genesis/backend/forge"
+	"github.com/genesis-toolchain/genesis/ir"
+)
+
+// TestUnsupportedOncePerCause checks that a construct the backend cannot
+// compile is reported once per cause, at its first use in the source
+// (a use with a source line before one without, whatever the order the
+// functions compile in), with the count of its uses, rather than once
+// per instruction.
+func TestUnsupportedOncePerCause(t *testing.T) {
+	const src = `func @helper(%a: value) -> value {
+  %b = builtin value.truthy(%a)
+  %c = builtin obj.new()
+  return %c
+}
+
+func @g(%a: value) -> value @t.vvm:7:1 {
+  %b = call @helper(%a) -> value @8:3
+  %c = call @helper(%b) -> value @9:3
+  return %c @10:3
+}
+
+func @main() -> value @t.vvm:2:1 {
+  %u = const value "x" @3:3
+  %v = call @g(%u) -> value @4:3
+  return %v @5:3
+}
+`
+	m, diags := ir.Parse("t.ir", []byte(src))
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	if ds := ir.Verify(m); ds.HasErrors() {
+		t.Fatal(ds)
+	}
+	_, ds := forge.Compile(m)
+	byCause := map[string]int{}
+	for _, d := range ds {
+		if d.Code != "0x0802" {
+			continue
+		}
+		cause := d.Msg[strings.Index(d.Msg, ": ")+2:]
+		if i := strings.Index(cause, " (reported once"); i >= 0 {
+			cause = cause[:i]
+		}
+		byCause[cause]++
+	}
+	for cause, n := range byCause {
+		if n != 1 {
+			t.Errorf("%q reported %d times", cause, n)
+		}
+	}
+	var dyn string
+	for _, d := range ds {
+		if strings.Contains(d.Msg, "dynamic values") {
+			dyn = d.Error()
+		}
+	}
+	// The first use with a line is main's result, at 2:1; the helper's
+	// uses have no position at all.
+	if want := "t.vvm:2:1: error[0x0802]: in function @main: dynamic values (type value) are not supported by the Forge backend"; !strings.HasPrefix(dyn, want) {
+		t.Errorf("got\n%s\nwant it to start with\n%s", dyn, want)
+	}
+	if !strings.Contains(dyn, "(reported once: ") {
+		t.Errorf("the count of uses is missing: %s", dyn)
+	}
+	if len(ds) > 5 {
+		t.Errorf("%d diagnostics:\n%s", len(ds), ds.Error())
+	}
+}
