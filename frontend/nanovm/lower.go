@@ -319,12 +319,18 @@ func (l *lowerer) store(s *Step, out, ok *ir.Value) {
 	b.If(ok, nil, func() { b.Set(l.final, out) }, nil)
 }
 
-// storeOutput writes out to $outputs[id] and $data[output_key].
+// storeOutput writes out to $outputs[id] and $data[output_key], and
+// puts the output_key in the result's outputs (a trace "output").
 func (l *lowerer) storeOutput(s *Step, out *ir.Value) {
 	b := l.b
 	b.Set(l.outputs, b.Builtin("obj.set", b.Get(l.outputs), b.StringValue(s.ID), out))
 	if s.OutputKey != "" {
-		b.Set(l.data, b.Builtin("obj.set", b.Get(l.data), b.StringValue(s.OutputKey), out))
+		at := s.Field("output_key").Pos
+		b.SetPos(at)
+		key := b.StringValue(s.OutputKey)
+		b.Set(l.data, b.Builtin("obj.set", b.Get(l.data), key, out))
+		b.Effect(ir.OpTrace, s.ID, []*ir.Value{l.k}, b.StringValue("output"), b.Builtin("obj.set", b.Builtin("obj.new"), key, out))
+		b.SetPos(s.Node.Pos)
 	}
 }
 
@@ -363,7 +369,10 @@ func (l *lowerer) successor(s *Step, resumed bool) {
 	l.modal(s, func(via bool) {
 		l.viaNow = viaNow
 		l.b.SetPos(s.Node.Pos)
-		e := l.p.successors(s, via)[0]
+		e := l.p.plainSuccessor(s, via)
+		if s.IsTerminal {
+			e = edge{kind: toEnd}
+		}
 		if e.kind == toFail {
 			at := e.field.Pos
 			if resumed {
@@ -739,48 +748,81 @@ func (l *lowerer) literal(n *Node, outputs, data *ir.Value) *ir.Value {
 func (l *lowerer) condition(s *Step) {
 	b := l.b
 	outputs, data := l.state(stepRefs(s))
+	if s.OnError != Skip {
+		errs := b.Block(b.NewLabel("cond"), []ir.Type{ir.Dyn}, func(fail string) {
+			l.evaluate(s, outputs, data, fail, fail)
+		})
+		l.stop(s.ID, s.CondNode.Pos, []*ir.Value{l.k}, statusFailed, errs[0])
+		return
+	}
+	// on_error skip: a condition that cannot be evaluated is skipped (its
+	// output None, the final output unchanged) and control goes on as
+	// after any skipped step; a missing or unknown branch target still
+	// fails the run, as in nano-vm, where only the evaluation is under
+	// the step's on_error.
 	errs := b.Block(b.NewLabel("cond"), []ir.Type{ir.Dyn}, func(fail string) {
-		c := &condLowerer{l: l, s: s, outputs: outputs, data: data, fail: fail}
-		taken := c.boolean(s.Cond)
-		b.SetPos(s.Node.Pos)
-		out := b.If(taken, []ir.Type{ir.Dyn}, func() {
-			b.Yield(l.targetName(s.Then))
-		}, func() {
-			b.Yield(l.targetName(s.Otherwise))
+		evalErr := b.Block(b.NewLabel("eval"), []ir.Type{ir.Dyn}, func(evalFail string) {
+			l.evaluate(s, outputs, data, evalFail, fail)
 		})
-		b.SetPos(s.Node.Pos)
-		b.Effect(ir.OpTrace, s.ID, []*ir.Value{l.k}, b.StringValue("completed"), out[0])
-		l.store(s, out[0], nil)
+		// The step is recorded (failed, as nano-vm lists a skipped step),
+		// then its skip.
+		b.SetPos(s.Field("id").Pos)
+		b.Effect(ir.OpTrace, s.ID, []*ir.Value{l.k}, b.StringValue("failed"), evalErr[0])
+		b.SetPos(onErrorPos(s))
+		b.Effect(ir.OpTrace, s.ID, []*ir.Value{l.k}, b.StringValue("skipped"), evalErr[0])
+		l.storeOutput(s, b.UnitValue())
 		l.stallCheck(s)
-		b.SetPos(s.Node.Pos)
-		if s.IsTerminal {
-			// is_terminal ends the run once the condition is evaluated.
-			l.succeed()
-			return
-		}
-		branch := func(target *Node, e edge) func() {
-			return func() {
-				switch {
-				case e.kind != toFail:
-					l.takeEdge(e)
-				case target == nil:
-					b.SetPos(s.Node.Pos)
-					b.Break(fail, l.newError(kindNoBranch, b.StringValue(e.why)))
-				default:
-					b.SetPos(target.Pos)
-					b.Break(fail, l.newError(kindUnknownStep, b.StringValue(e.why)))
-				}
-			}
-		}
-		l.modal(s, func(via bool) {
-			edges := l.p.successors(s, via)
-			b.SetPos(s.Node.Pos)
-			b.If(taken, nil, branch(s.Then, edges[0]), branch(s.Otherwise, edges[1]))
-			b.SetPos(s.Node.Pos)
-			b.Unreachable()
-		})
+		l.successor(s, false)
 	})
 	l.stop(s.ID, s.CondNode.Pos, []*ir.Value{l.k}, statusFailed, errs[0])
+}
+
+// evaluate lowers a condition step's evaluation, the record of its
+// output and its branch. An evaluation that fails leaves the block
+// labelled evalFail, a branch that is missing or names no step the block
+// labelled branchFail, each with its error value.
+func (l *lowerer) evaluate(s *Step, outputs, data *ir.Value, evalFail, branchFail string) {
+	b := l.b
+	fail := branchFail
+	c := &condLowerer{l: l, s: s, outputs: outputs, data: data, fail: evalFail}
+	taken := c.boolean(s.Cond)
+	b.SetPos(s.Node.Pos)
+	out := b.If(taken, []ir.Type{ir.Dyn}, func() {
+		b.Yield(l.targetName(s.Then))
+	}, func() {
+		b.Yield(l.targetName(s.Otherwise))
+	})
+	b.SetPos(s.Node.Pos)
+	b.Effect(ir.OpTrace, s.ID, []*ir.Value{l.k}, b.StringValue("completed"), out[0])
+	l.store(s, out[0], nil)
+	l.stallCheck(s)
+	b.SetPos(s.Node.Pos)
+	if s.IsTerminal {
+		// is_terminal ends the run once the condition is evaluated.
+		l.succeed()
+		return
+	}
+	branch := func(target *Node, e edge) func() {
+		return func() {
+			switch {
+			case e.kind != toFail:
+				l.takeEdge(e)
+			case target == nil:
+				b.SetPos(s.Node.Pos)
+				b.Break(fail, l.newError(kindNoBranch, b.StringValue(e.why)))
+			default:
+				b.SetPos(target.Pos)
+				b.Break(fail, l.newError(kindUnknownStep, b.StringValue(e.why)))
+			}
+		}
+	}
+	l.modal(s, func(via bool) {
+		edges := l.p.successors(s, via)
+		b.SetPos(s.Node.Pos)
+		b.If(taken, nil, branch(s.Then, edges[0]), branch(s.Otherwise, edges[1]))
+		b.SetPos(s.Node.Pos)
+		b.Unreachable()
+	})
 }
 
 // targetName is a target's id as a value, unit when there is none.
