@@ -48,9 +48,9 @@ type Run struct {
 	// pend is what the result held before a tool answered "PENDING": a
 	// resume wait of the same step that follows takes that reply back
 	// (the pending step has no output), see retractPending.
-	pend pendingTool
-	exports  Value
-	events   []Event
+	pend    pendingTool
+	exports Value
+	events  []Event
 
 	lastSite *Site  // the site of the latest step begun
 	lastStep string // and its identity
