@@ -180,6 +180,9 @@ func checkProgram(p *Program, r *reporter) {
 	}
 
 	checkCycles(p, modes, r)
+	if !r.hasErrors() {
+		checkUpstream(p, modes, r)
+	}
 }
 
 func checkTarget(p *Program, target *Node, field string, subOf map[string]*Step, r *reporter) {
