@@ -34,8 +34,7 @@ func checkUpstream(p *Program, modes []bool, r *reporter) {
 			upstreamCondition(names, s, r)
 		}
 	}
-	if anyVia != nil {
-		from := viaOf[anyVia]
+	if from := viaOf[anyVia]; anyVia != nil && from != nil {
 		for _, b := range []struct {
 			budget *Budget
 			key    string
@@ -75,6 +74,14 @@ func branchSources(p *Program, modes []bool) map[*Step]*Step {
 
 func quoteID(id string) string { return fmt.Sprintf("%q", id) }
 
+// at is the node of a step's field, or the step's when it has none.
+func at(s *Step, key string) *Node {
+	if n := s.Field(key); n != nil {
+		return n
+	}
+	return s.Node
+}
+
 // upstreamBranchTarget: s can be entered as a branch target of cond.
 func upstreamBranchTarget(p *Program, s, cond *Step, r *reporter) {
 	if cond == nil {
@@ -82,7 +89,7 @@ func upstreamBranchTarget(p *Program, s, cond *Step, r *reporter) {
 	}
 	if s.Type == Condition {
 		if s.IsTerminal {
-			r.warnf(s.Field("is_terminal"), CodeUpstream, "when condition %q is entered as a branch target (from %q), nano-vm ignores its is_terminal and follows its branch; here the run ends after it, as is_terminal says", s.ID, cond.ID)
+			r.warnf(at(s, "is_terminal"), CodeUpstream, "when condition %q is entered as a branch target (from %q), nano-vm ignores its is_terminal and follows its branch; here the run ends after it, as is_terminal says", s.ID, cond.ID)
 			return
 		}
 		for _, br := range []struct {
@@ -90,7 +97,7 @@ func upstreamBranchTarget(p *Program, s, cond *Step, r *reporter) {
 			name   string
 		}{{s.Then, "then"}, {s.Otherwise, "otherwise"}} {
 			if br.target == nil {
-				r.warnf(s.Field("id"), CodeUpstream, "when condition %q is entered as a branch target (from %q) and has no %s target to take, nano-vm restarts the program from its first step; here the run fails (condition produced no branch target)", s.ID, cond.ID, br.name)
+				r.warnf(at(s, "id"), CodeUpstream, "when condition %q is entered as a branch target (from %q) and has no %s target to take, nano-vm restarts the program from its first step; here the run fails (condition produced no branch target)", s.ID, cond.ID, br.name)
 			}
 		}
 		if s.OnError == Skip {
@@ -98,12 +105,12 @@ func upstreamBranchTarget(p *Program, s, cond *Step, r *reporter) {
 			if s.NextStep != nil {
 				after = fmt.Sprintf("the run goes on at its next_step %q", s.NextStep.Text)
 			}
-			r.warnf(s.Field("on_error"), CodeUpstream, "when condition %q is entered as a branch target (from %q) and cannot be evaluated, nano-vm restarts the program from its first step; here it is skipped and %s", s.ID, cond.ID, after)
+			r.warnf(at(s, "on_error"), CodeUpstream, "when condition %q is entered as a branch target (from %q) and cannot be evaluated, nano-vm restarts the program from its first step; here it is skipped and %s", s.ID, cond.ID, after)
 		}
 		return
 	}
 	if s.IsTerminal && s.NextStep != nil {
-		r.warnf(s.Field("is_terminal"), CodeUpstream, "step %q is a branch target (from %q) with both is_terminal and next_step: nano-vm follows next_step %q; here is_terminal ends the run", s.ID, cond.ID, s.NextStep.Text)
+		r.warnf(at(s, "is_terminal"), CodeUpstream, "step %q is a branch target (from %q) with both is_terminal and next_step: nano-vm follows next_step %q; here is_terminal ends the run", s.ID, cond.ID, s.NextStep.Text)
 	}
 }
 
@@ -144,14 +151,14 @@ func upstreamResume(p *Program, s *Step, modes []bool, r *reporter) {
 	default:
 		return
 	}
-	r.warnf(s.Field("tool"), CodeUpstream, "if tool %q answers \"PENDING\", nano-vm resumes the run at %s, the next step of the array; here %s", s.Tool, next, here)
+	r.warnf(at(s, "tool"), CodeUpstream, "if tool %q answers \"PENDING\", nano-vm resumes the run at %s, the next step of the array; here %s", s.Tool, next, here)
 }
 
 // upstreamParallel: nano-vm ignores a sub-step's own policy and
 // output_key, and retries a parallel step as a whole (NOTES.md B6).
 func upstreamParallel(s *Step, r *reporter) {
 	if s.OnError == Retry {
-		r.warnf(s.Field("on_error"), CodeUpstream, "nano-vm retries parallel step %q by running every sub-step again, those that succeeded included; here only a sub-step that failed is tried again", s.ID)
+		r.warnf(at(s, "on_error"), CodeUpstream, "nano-vm retries parallel step %q by running every sub-step again, those that succeeded included; here only a sub-step that failed is tried again", s.ID)
 	}
 	for _, sub := range s.Sub {
 		for _, key := range []string{"on_error", "max_retries", "output_key"} {
@@ -288,12 +295,12 @@ func eachRef(p *Program, fn func(s *Step, ref *VarRef, n *Node, where refPlace))
 // top level of args (NOTES.md B10); the rest stays as written there.
 func upstreamRefs(p *Program, names names, r *reporter) {
 	eachRef(p, func(s *Step, ref *VarRef, n *Node, where refPlace) {
-		at := n.RunePos(ref.off)
+		pos := n.RunePos(ref.off)
 		switch {
 		case where.depth > 1:
-			r.warnAt(at, n.Path, CodeUpstream, "nano-vm does not resolve %s inside a nested value of args (only the top-level values of args): it passes the text as written; here it is resolved", ref.Text())
+			r.warnAt(pos, n.Path, CodeUpstream, "nano-vm does not resolve %s inside a nested value of args (only the top-level values of args): it passes the text as written; here it is resolved", ref.Text())
 		case !names.ids[ref.Root] && len(ref.Path) > 0:
-			r.warnAt(at, n.Path, CodeUpstream, "nano-vm does not resolve a dotted path into the data (%s) in a prompt or argument: it leaves the text as written; here it is resolved", ref.Text())
+			r.warnAt(pos, n.Path, CodeUpstream, "nano-vm does not resolve a dotted path into the data (%s) in a prompt or argument: it leaves the text as written; here it is resolved", ref.Text())
 		}
 	})
 }
