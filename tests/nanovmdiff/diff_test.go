@@ -398,7 +398,7 @@ func buildAll(t *testing.T, dir string, cases []runCase) string {
 	if goTool == "" {
 		goTool = "go"
 	}
-	cmd := exec.Command(goTool, "build", "-o", bin, "./cmd")
+	cmd := exec.Command(goTool, "build", "-ldflags=-s -w", "-o", bin, "./cmd")
 	cmd.Dir = mod
 	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod", "GOTOOLCHAIN=local", "GOPROXY=off")
 	if out, err := cmd.CombinedOutput(); err != nil {
