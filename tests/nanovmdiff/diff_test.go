@@ -732,7 +732,10 @@ func readDifferences(t *testing.T, path string) map[diffKey]string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows := tableRows(string(data))
+	rows, err := tableRows(string(data))
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
 	if rows == nil {
 		t.Fatalf("%s: no table", path)
 	}
@@ -754,8 +757,9 @@ func readDifferences(t *testing.T, path string) map[diffKey]string {
 }
 
 // tableRows returns the rows (three cells) of the first Markdown table
-// with the header | case | field | reason | in text, without the header.
-func tableRows(text string) [][]string {
+// with the header | case | field | reason | in text, without the header;
+// a row of another shape is an error (a reason may not hold a "|").
+func tableRows(text string) ([][]string, error) {
 	var rows [][]string
 	in := false
 	for _, line := range strings.Split(text, "\n") {
@@ -777,9 +781,11 @@ func tableRows(text string) [][]string {
 		case in && strings.HasPrefix(cells[0], "---"):
 		case in && len(cells) == 3:
 			rows = append(rows, cells)
+		case in:
+			return nil, fmt.Errorf("a row of %d cells, want 3: %s", len(cells), line)
 		}
 	}
-	return rows
+	return rows, nil
 }
 
 // checkDocsTable checks that docs/nanovm.md holds the same table.
@@ -789,7 +795,10 @@ func checkDocsTable(t *testing.T, expected map[diffKey]string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows := tableRows(string(data))
+	rows, err := tableRows(string(data))
+	if err != nil {
+		t.Fatalf("docs/nanovm.md: %v", err)
+	}
 	docs := map[diffKey]string{}
 	for _, r := range rows {
 		docs[diffKey{strings.Trim(r[0], "`"), strings.Trim(r[1], "`")}] = r[2]
