@@ -34,8 +34,9 @@ import (
 //	                             suspended run
 //	--payload JSON               with --resume: the payload the suspended
 //	                             step resumes with
-//	--source NAME                where the payload comes from: WEBHOOK,
-//	                             OPERATOR (the default) or TIMER
+//	--source NAME                where the payload comes from: WEBHOOK
+//	                             (the default, nano-vm's), OPERATOR or
+//	                             TIMER
 //	--replay                     serve every effect from the journal
 //	--result FILE                write the result JSON there (default:
 //	                             standard output)
@@ -132,7 +133,7 @@ func mainIO(args []string, program string, run func(*Host, RunOptions) *Result, 
 	fs.StringVar(&journal, "journal", "", "the effect journal `FILE`")
 	fs.BoolVar(&resume, "resume", false, "continue the journal's crashed or suspended run")
 	fs.StringVar(&payload, "payload", "", "with --resume: the `JSON` payload the suspended step resumes with")
-	fs.StringVar(&source, "source", "OPERATOR", "with --payload: where the payload comes from (WEBHOOK, OPERATOR, TIMER)")
+	fs.StringVar(&source, "source", "WEBHOOK", "with --payload: where the payload comes from (WEBHOOK, the default, OPERATOR, TIMER)")
 	fs.BoolVar(&replay, "replay", false, "serve every effect from the journal")
 	fs.BoolVar(&overwrite, "overwrite", false, "with --journal: start a new run even if the journal holds one (its record is lost)")
 	fs.StringVar(&res, "result", "", "write the result JSON to `FILE` (default: standard output)")
@@ -238,6 +239,12 @@ func mainIO(args []string, program string, run func(*Host, RunOptions) *Result, 
 		v, err := ParseJSON([]byte(payload))
 		if err != nil {
 			return usage("--payload: %v", err)
+		}
+		switch source {
+		case "WEBHOOK", "OPERATOR", "TIMER":
+		default:
+			// nano-vm's WebhookEvent refuses any other source too.
+			return usage("--source: want WEBHOOK, OPERATOR or TIMER, not %q", source)
 		}
 		opts.Resume = &Resumption{Payload: v, Source: source}
 	}

@@ -45,8 +45,12 @@ type Run struct {
 	lastOut  Value
 	outputs  Value
 	doneOuts Value // step name → its latest output (resultOutputs)
-	exports  Value
-	events   []Event
+	// pend is what the result held before a tool answered "PENDING": a
+	// resume wait of the same step that follows takes that reply back
+	// (the pending step has no output), see retractPending.
+	pend    pendingTool
+	exports Value
+	events  []Event
 
 	lastSite *Site  // the site of the latest step begun
 	lastStep string // and its identity
@@ -281,6 +285,11 @@ func (r *Run) finish(out Value, s *stopSignal) *Result {
 	res := &Result{Status: StatusSuccess, Steps: r.names, Output: out, Outputs: r.resultOutputs(), Events: r.events, Exports: r.exports, Usage: r.usage}
 	if s != nil {
 		res.Status, res.Error = s.status, s.err
+		if s.status == StatusSuspended {
+			// A suspended run has not ended: it has no output yet
+			// (nano-vm's suspended trace has final_output None).
+			res.Output = Value{}
+		}
 	}
 	if r.runExtra != nil && r.wantSnaps {
 		res.Snapshots = r.snapshots
@@ -607,6 +616,10 @@ func (r *Run) checkBudget(id string) {
 
 // complete ends a step that ran (its output may be an error value).
 func (r *Run) complete(id string, st Step, kind string, start time.Duration, out Value, u *Usage, attempts int) {
+	r.pend = pendingTool{}
+	if kind == "tool" && out.k == KindString && out.s == "PENDING" {
+		r.pend = pendingTool{name: st.site().Name, set: true, lastOut: r.lastOut, doneOuts: r.doneOuts}
+	}
 	r.steps++
 	r.names = append(r.names, st.site().Name)
 	if u != nil {
@@ -1039,13 +1052,20 @@ func (r *Run) toolAttempt(fn ToolFunc, name string, args Value, pol RetryPolicy)
 }
 
 // suspendStep records a step that suspends the run (a pending tool, a
-// wait for a resume) and stops the run.
+// wait for a resume) and stops the run. request is the journal's request
+// ({"request": …} for a wait). A resume wait is not a step of its own.
 func (r *Run) suspendStep(id string, st Step, kind string, request Value, start time.Duration, msg string) {
 	if r.j != nil && r.mode != JournalReplay {
 		r.journal(r.j.appendPending(id, kind, request), id)
 	}
-	r.steps++
-	r.names = append(r.names, st.site().Name)
+	if kind == "wait" && isResume(ObjGet(request, String("request"))) {
+		// The wait continues the step whose tool answered "PENDING":
+		// that step is already counted and listed.
+		r.retractPending(st)
+	} else {
+		r.steps++
+		r.names = append(r.names, st.site().Name)
+	}
 	if r.tracing {
 		b := r.stepEnd("step_completed", "pending", id, st, kind, start, nil, 0)
 		r.tbuf = append(b, "}\n"...)
@@ -1258,6 +1278,9 @@ func (r *Run) Wait(st Step, request Value) Value {
 	}
 	d, isDuration := waitDuration(request)
 	if !isDuration {
+		if r.j == nil {
+			jreq = Object(Field{"request", request}) // what suspendStep reads
+		}
 		r.suspendStep(id, st, "wait", jreq, start, "waiting for "+request.String())
 	}
 	if r.real {
@@ -1299,7 +1322,11 @@ func (r *Run) sleepReal(id string, d time.Duration) {
 // endWait ends a wait step with its reply: a step like any other, but a
 // backoff is only traced.
 func (r *Run) endWait(id string, st Step, request Value, start time.Duration, reply Value) {
-	if !isBackoff(request) {
+	resume := isResume(request)
+	if resume {
+		r.retractPending(st)
+	}
+	if !isBackoff(request) && !resume {
 		r.complete(id, st, "wait", start, reply, nil, 0)
 		return
 	}
@@ -1308,6 +1335,33 @@ func (r *Run) endWait(id string, st Step, request Value, start time.Duration, re
 		r.tbuf = append(b, `,"output":null}`+"\n"...)
 		r.flushEvent()
 	}
+}
+
+// pendingTool remembers, for the tool step that answered "PENDING", the
+// run's output and the result's outputs of before that reply.
+type pendingTool struct {
+	name              string
+	set               bool
+	lastOut, doneOuts Value
+}
+
+// retractPending takes back the reply "PENDING" of the tool step that a
+// resume wait at st continues (the same step name, just completed): the
+// pending step has no output (nano-vm records none), so neither the
+// run's output nor the result's outputs keep it.
+func (r *Run) retractPending(st Step) {
+	if r.pend.set && r.pend.name == st.site().Name {
+		r.lastOut, r.doneOuts = r.pend.lastOut, r.pend.doneOuts
+	}
+	r.pend = pendingTool{}
+}
+
+// isResume reports whether a wait request asks for a resumption
+// (nano-vm's {"kind": "resume", "step": id}): the second half of the step
+// whose tool answered "PENDING", not a step of its own.
+func isResume(v Value) bool {
+	kind, ok := v.Get("kind")
+	return ok && v.k == KindObject && kind.Str() == "resume"
 }
 
 // isBackoff reports whether a wait request is a retry's backoff.
@@ -1391,7 +1445,9 @@ func (r *Run) stopID(st Step) string {
 // "advisory_KIND" (Grimoire's advisory_started) records an advisory event
 // (Advisory) with payload as its data.
 // "note" writes a note event with payload as its data ({"kind", "text"}:
-// what the program does, for narration) and counts nothing. Journals do
+// what the program does, for narration) and counts nothing; "output"
+// sets each field of payload (an object) in the result's outputs, as
+// SetOutput does (nano-vm's output_key), and counts nothing. Journals do
 // not record it: it asks nothing of the world.
 func (r *Run) Trace(st Step, event, payload Value) {
 	switch event.Str() {
@@ -1405,6 +1461,14 @@ func (r *Run) Trace(st Step, event, payload Value) {
 		r.Mark(st, "step", payload)
 	case "note":
 		r.note(st, payload)
+	case "output":
+		// A step's output under a key of the result's outputs (nano-vm's
+		// output_key): no step, and no event (the step's has the value).
+		if payload.k == KindObject {
+			for i := 0; i < int(payload.u); i++ {
+				r.SetOutput(payload.h.keys[i], payload.h.items[i])
+			}
+		}
 	default:
 		if k, ok := strings.CutPrefix(event.Str(), "advisory_"); ok && k != "" {
 			r.Advisory(st, k, payload)

@@ -141,8 +141,14 @@ func TestSuspendResume(t *testing.T) {
 	if res.Status != StatusSuspended || res.Error.Step != "pay @ refund.json:5:20" || res.Error.Kind != "suspended" {
 		t.Fatalf("first run: %s", resultJSON(res))
 	}
-	if got := res.Steps; !cmp.Equal(got, []string{"load", "classify", "route", "pay", "pay"}) {
+	// The resume wait continues the pending step: pay is listed once, and
+	// its reply "PENDING" is neither the run's output nor one of its
+	// outputs (the run has not ended).
+	if got := res.Steps; !cmp.Equal(got, []string{"load", "classify", "route", "pay"}) {
 		t.Errorf("steps %v", got)
+	}
+	if !res.Output.IsUnit() || strings.Contains(res.Outputs.String(), "PENDING") {
+		t.Errorf("suspended run: output %v, outputs %v", res.Output, res.Outputs)
 	}
 
 	// Resume in another "process": a new host, the journal from disk.
@@ -157,6 +163,9 @@ func TestSuspendResume(t *testing.T) {
 	j2.Close()
 	if res2.Status != StatusSuccess || res2.Output.String() != `{"receipt":"R-9"}` {
 		t.Fatalf("resumed run: %s", resultJSON(res2))
+	}
+	if got := res2.Steps; !cmp.Equal(got, []string{"load", "classify", "route", "pay", "notify", "save"}) {
+		t.Errorf("resumed run's steps %v", got)
 	}
 	if calls.Load() != 1 || calls2.Load() != 0 {
 		t.Errorf("pay called %d times, then %d times on resume: a completed effect was repeated", calls.Load(), calls2.Load())

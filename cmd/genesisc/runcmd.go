@@ -60,7 +60,7 @@ func runCommand(stdout, stderr io.Writer) *cli.Command {
 			&cli.StringFlag{Name: "journal", Usage: "the effect journal `FILE`"},
 			&cli.BoolFlag{Name: "resume", Usage: "continue the journal's crashed or suspended run"},
 			&cli.StringFlag{Name: "payload", Usage: "with --resume: the `JSON` the suspended step resumes with"},
-			&cli.StringFlag{Name: "source", Usage: "with --payload: WEBHOOK, OPERATOR or TIMER"},
+			&cli.StringFlag{Name: "source", Usage: "with --payload: WEBHOOK (the default), OPERATOR or TIMER"},
 			&cli.BoolFlag{Name: "replay", Usage: "serve every effect from the journal"},
 			&cli.BoolFlag{Name: "overwrite", Usage: "with --journal: start a new run even if the journal holds one (its record is lost)"},
 			&cli.StringFlag{Name: "result", Usage: "write the result JSON to `FILE` (default: standard output)"},

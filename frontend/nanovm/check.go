@@ -36,6 +36,12 @@ type edge struct {
 // step (nano-vm restarts its loop there); next_step jumps; a branch
 // target without next_step ends the run with success; otherwise the next
 // step in the array runs, and after the last one the run succeeds.
+//
+// A condition with on_error skip has a third edge, taken when its
+// evaluation fails: the step is skipped and control goes on as after any
+// skipped step (next_step, the end of the run for a branch target, or the
+// next step of the array), as in nano-vm's loop for a step entered
+// ordinarily.
 func (p *Program) successors(s *Step, via bool) []edge {
 	if s.IsTerminal {
 		return []edge{{kind: toEnd}}
@@ -43,18 +49,28 @@ func (p *Program) successors(s *Step, via bool) []edge {
 	if s.Type == Condition {
 		then, otherwise := p.branch(s, s.Then, "then"), p.branch(s, s.Otherwise, "otherwise")
 		then.via, otherwise.via = !via, !via
+		if s.OnError == Skip {
+			return []edge{then, otherwise, p.plainSuccessor(s, via)}
+		}
 		return []edge{then, otherwise}
 	}
+	return []edge{p.plainSuccessor(s, via)}
+}
+
+// plainSuccessor is where control goes after a step that does not branch
+// (or a condition that was skipped): next_step, the end of the run for a
+// branch target, the next step of the array, or the end.
+func (p *Program) plainSuccessor(s *Step, via bool) edge {
 	if s.NextStep != nil {
-		return []edge{p.jump(s, s.NextStep, "next_step")}
+		return p.jump(s, s.NextStep, "next_step")
 	}
 	if via {
-		return []edge{{kind: toEnd}}
+		return edge{kind: toEnd}
 	}
 	if s.Index+1 < len(p.Steps) {
-		return []edge{{kind: toStep, step: p.Steps[s.Index+1]}}
+		return edge{kind: toStep, step: p.Steps[s.Index+1]}
 	}
-	return []edge{{kind: toEnd}}
+	return edge{kind: toEnd}
 }
 
 // A node of the step graph is a step and the way it is entered:
@@ -145,7 +161,8 @@ func checkProgram(p *Program, r *reporter) {
 		if s.Type == Condition {
 			checkTarget(p, s.Then, "then", subOf, r)
 			checkTarget(p, s.Otherwise, "otherwise", subOf, r)
-		} else {
+		}
+		if s.Type != Condition || s.OnError == Skip {
 			checkTarget(p, s.NextStep, "next_step", subOf, r)
 		}
 	}
@@ -163,6 +180,9 @@ func checkProgram(p *Program, r *reporter) {
 	}
 
 	checkCycles(p, modes, r)
+	if !r.hasErrors() {
+		checkUpstream(p, modes, r)
+	}
 }
 
 func checkTarget(p *Program, target *Node, field string, subOf map[string]*Step, r *reporter) {

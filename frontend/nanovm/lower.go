@@ -319,23 +319,59 @@ func (l *lowerer) store(s *Step, out, ok *ir.Value) {
 	b.If(ok, nil, func() { b.Set(l.final, out) }, nil)
 }
 
-// storeOutput writes out to $outputs[id] and $data[output_key].
+// storeOutput writes out to $outputs[id] and $data[output_key], and
+// puts the output_key in the result's outputs (a trace "output", at the
+// output_key's value).
 func (l *lowerer) storeOutput(s *Step, out *ir.Value) {
+	l.storeOutputAt(s, out, diag.Pos{})
+}
+
+// storeOutputAt is storeOutput with the trace "output" at pos when it is
+// set: a step that stores its output on two paths (a condition evaluated
+// or skipped) needs two identities.
+func (l *lowerer) storeOutputAt(s *Step, out *ir.Value, pos diag.Pos) {
 	b := l.b
 	b.Set(l.outputs, b.Builtin("obj.set", b.Get(l.outputs), b.StringValue(s.ID), out))
 	if s.OutputKey != "" {
-		b.Set(l.data, b.Builtin("obj.set", b.Get(l.data), b.StringValue(s.OutputKey), out))
+		at := s.Field("output_key").Pos
+		if pos.Line > 0 {
+			at = pos
+		}
+		b.SetPos(at)
+		key := b.StringValue(s.OutputKey)
+		b.Set(l.data, b.Builtin("obj.set", b.Get(l.data), key, out))
+		b.Effect(ir.OpTrace, s.ID, []*ir.Value{l.k}, b.StringValue("output"), b.Builtin("obj.set", b.Builtin("obj.new"), key, out))
+		b.SetPos(s.Node.Pos)
 	}
+}
+
+// stalledKeyPos is the position of the program's max_stalled_steps key.
+func (l *lowerer) stalledKeyPos() diag.Pos {
+	for _, f := range l.p.Root.Fields {
+		if f.Key == "max_stalled_steps" {
+			return f.KeyPos
+		}
+	}
+	return diag.Pos{}
 }
 
 // stallCheck counts the steps in a row after which $outputs is unchanged
 // and stops the run with stalled when they reach max_stalled_steps.
 func (l *lowerer) stallCheck(s *Step) {
+	l.stallCheckAt(s, diag.Pos{})
+}
+
+// stallCheckAt is stallCheck with its stop at pos when it is set (a
+// second identity for a step checked on two paths).
+func (l *lowerer) stallCheckAt(s *Step, pos diag.Pos) {
 	if l.stalled == nil {
 		return
 	}
 	b := l.b
 	at := l.p.MaxStalledSteps.Node.Pos
+	if pos.Line > 0 {
+		at = pos
+	}
 	b.SetPos(at)
 	lim := l.p.MaxStalledSteps.N
 	same := b.Builtin("value.eq", l.before, b.Get(l.outputs))
@@ -363,7 +399,10 @@ func (l *lowerer) successor(s *Step, resumed bool) {
 	l.modal(s, func(via bool) {
 		l.viaNow = viaNow
 		l.b.SetPos(s.Node.Pos)
-		e := l.p.successors(s, via)[0]
+		e := l.p.plainSuccessor(s, via)
+		if s.IsTerminal {
+			e = edge{kind: toEnd}
+		}
 		if e.kind == toFail {
 			at := e.field.Pos
 			if resumed {
@@ -739,48 +778,79 @@ func (l *lowerer) literal(n *Node, outputs, data *ir.Value) *ir.Value {
 func (l *lowerer) condition(s *Step) {
 	b := l.b
 	outputs, data := l.state(stepRefs(s))
-	errs := b.Block(b.NewLabel("cond"), []ir.Type{ir.Dyn}, func(fail string) {
-		c := &condLowerer{l: l, s: s, outputs: outputs, data: data, fail: fail}
-		taken := c.boolean(s.Cond)
-		b.SetPos(s.Node.Pos)
-		out := b.If(taken, []ir.Type{ir.Dyn}, func() {
-			b.Yield(l.targetName(s.Then))
-		}, func() {
-			b.Yield(l.targetName(s.Otherwise))
-		})
-		b.SetPos(s.Node.Pos)
-		b.Effect(ir.OpTrace, s.ID, []*ir.Value{l.k}, b.StringValue("completed"), out[0])
-		l.store(s, out[0], nil)
-		l.stallCheck(s)
-		b.SetPos(s.Node.Pos)
-		if s.IsTerminal {
-			// is_terminal ends the run once the condition is evaluated.
-			l.succeed()
+	// A condition that cannot be evaluated is recorded as a failed step
+	// (nano-vm lists it), then handled by its on_error: skip goes on as
+	// after any skipped step (its output None, the final output
+	// unchanged); fail stops the run. A missing or unknown branch target
+	// fails the run whatever on_error says, as in nano-vm, where only the
+	// evaluation is under the step's policy. The block yields the error
+	// and whether the evaluation failed.
+	res := b.Block(b.NewLabel("cond"), []ir.Type{ir.Dyn, ir.Bool}, func(fail string) {
+		l.evaluate(s, outputs, data, fail)
+	})
+	b.SetPos(s.Field("id").Pos)
+	b.If(res[1], nil, func() {
+		b.SetPos(s.Field("id").Pos)
+		b.Effect(ir.OpTrace, s.ID, []*ir.Value{l.k}, b.StringValue("failed"), res[0])
+		if s.OnError != Skip {
 			return
 		}
-		branch := func(target *Node, e edge) func() {
-			return func() {
-				switch {
-				case e.kind != toFail:
-					l.takeEdge(e)
-				case target == nil:
-					b.SetPos(s.Node.Pos)
-					b.Break(fail, l.newError(kindNoBranch, b.StringValue(e.why)))
-				default:
-					b.SetPos(target.Pos)
-					b.Break(fail, l.newError(kindUnknownStep, b.StringValue(e.why)))
-				}
+		b.SetPos(onErrorPos(s))
+		b.Effect(ir.OpTrace, s.ID, []*ir.Value{l.k}, b.StringValue("skipped"), res[0])
+		// The evaluated path has the output_key's and max_stalled_steps's
+		// values for its identities; this one has their keys.
+		l.storeOutputAt(s, b.UnitValue(), s.keys["output_key"])
+		l.stallCheckAt(s, l.stalledKeyPos())
+		l.successor(s, false)
+	}, nil)
+	l.stop(s.ID, s.CondNode.Pos, []*ir.Value{l.k}, statusFailed, res[0])
+}
+
+// evaluate lowers a condition step's evaluation, the record of its
+// output and its branch inside the block labelled fail, which a failure
+// leaves with its error value and whether it was the evaluation's (true)
+// or a branch that is missing or names no step (false).
+func (l *lowerer) evaluate(s *Step, outputs, data *ir.Value, fail string) {
+	b := l.b
+	c := &condLowerer{l: l, s: s, outputs: outputs, data: data, fail: fail}
+	taken := c.boolean(s.Cond)
+	b.SetPos(s.Node.Pos)
+	out := b.If(taken, []ir.Type{ir.Dyn}, func() {
+		b.Yield(l.targetName(s.Then))
+	}, func() {
+		b.Yield(l.targetName(s.Otherwise))
+	})
+	b.SetPos(s.Node.Pos)
+	b.Effect(ir.OpTrace, s.ID, []*ir.Value{l.k}, b.StringValue("completed"), out[0])
+	l.store(s, out[0], nil)
+	l.stallCheck(s)
+	b.SetPos(s.Node.Pos)
+	if s.IsTerminal {
+		// is_terminal ends the run once the condition is evaluated.
+		l.succeed()
+		return
+	}
+	branch := func(target *Node, e edge) func() {
+		return func() {
+			switch {
+			case e.kind != toFail:
+				l.takeEdge(e)
+			case target == nil:
+				b.SetPos(s.Node.Pos)
+				b.Break(fail, l.newError(kindNoBranch, b.StringValue(e.why)), b.Bool(false))
+			default:
+				b.SetPos(target.Pos)
+				b.Break(fail, l.newError(kindUnknownStep, b.StringValue(e.why)), b.Bool(false))
 			}
 		}
-		l.modal(s, func(via bool) {
-			edges := l.p.successors(s, via)
-			b.SetPos(s.Node.Pos)
-			b.If(taken, nil, branch(s.Then, edges[0]), branch(s.Otherwise, edges[1]))
-			b.SetPos(s.Node.Pos)
-			b.Unreachable()
-		})
+	}
+	l.modal(s, func(via bool) {
+		edges := l.p.successors(s, via)
+		b.SetPos(s.Node.Pos)
+		b.If(taken, nil, branch(s.Then, edges[0]), branch(s.Otherwise, edges[1]))
+		b.SetPos(s.Node.Pos)
+		b.Unreachable()
 	})
-	l.stop(s.ID, s.CondNode.Pos, []*ir.Value{l.k}, statusFailed, errs[0])
 }
 
 // targetName is a target's id as a value, unit when there is none.
@@ -796,7 +866,7 @@ type condLowerer struct {
 	l             *lowerer
 	s             *Step
 	outputs, data *ir.Value
-	fail          string // the label to leave with the error value of a failure
+	fail          string // the label to leave with the error value of a failure (and true)
 }
 
 func (c *condLowerer) pos(e Expr) diag.Pos { return c.s.CondNode.RunePos(e.Off()) }
@@ -878,7 +948,7 @@ func (c *condLowerer) compare(e *CompareExpr) *ir.Value {
 	b.SetPos(c.s.CondNode.RunePos(e.OpOff))
 	typeError := func(what string) {
 		msg := fmt.Sprintf("condition %q: %s", c.s.CondNode.Text, what)
-		b.Break(c.fail, c.l.newError(kindCondition, b.StringValue(msg)))
+		b.Break(c.fail, c.l.newError(kindCondition, b.StringValue(msg)), b.Bool(true))
 	}
 	switch e.Op {
 	case "==":

@@ -39,6 +39,7 @@ const (
 	// N011 (a branch target running on into its sibling branch) is retired:
 	// branch targets follow nano-vm's rule now and never run on.
 	CodeDupKey   = "N012" // a key appears twice in one object (warning)
+	CodeUpstream = "N013" // nano-vm's runtime would do something else here, by a known bug of its own (warning)
 	CodeInternal = "N0FF" // a bug of this compiler
 )
 

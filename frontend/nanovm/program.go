@@ -496,12 +496,14 @@ func (d *decoder) requireByType(s *Step) {
 		if s.Field("then") == nil && s.Field("otherwise") == nil {
 			d.r.errorf(n, CodeSchema, "a condition step needs \"then\" or \"otherwise\" (or both)")
 		}
-		if v := s.Field("next_step"); v != nil && s.NextStep != nil {
-			d.r.warnf(v, CodeNoEffect, "next_step has no effect on a condition step: it goes on at its then or otherwise target")
-		}
-		if v := s.Field("on_error"); v != nil && s.OnError != Fail {
-			d.r.warnf(v, CodeNoEffect, "on_error %s has no effect on a condition step: a condition that cannot be evaluated fails the run", s.OnError)
+		if v := s.Field("on_error"); v != nil && s.OnError == Retry {
+			// nano-vm evaluates it again after each backoff, with the
+			// same state: the same failure every time.
+			d.r.warnf(v, CodeNoEffect, "on_error retry has no effect on a condition step: evaluating it again gives the same result, so a condition that cannot be evaluated fails the run")
 			s.OnError = Fail
+		}
+		if v := s.Field("next_step"); v != nil && s.NextStep != nil && s.OnError != Skip {
+			d.r.warnf(v, CodeNoEffect, "next_step has no effect on a condition step: it goes on at its then or otherwise target (or, with on_error skip, at next_step when the condition cannot be evaluated)")
 		}
 		if v := s.Field("is_terminal"); v != nil && s.IsTerminal {
 			d.r.warnf(v, CodeNoEffect, "is_terminal on a condition step ends the run after the condition is evaluated, before it branches")
