@@ -97,6 +97,7 @@ type compiler struct {
 	opts  Options
 	names *names
 	diags diag.List
+	file  string // the module's source file, for what has no position
 
 	funcIdx      map[string]int // func_ref index of each referenced function
 	dispatches   map[string]*dispatch
@@ -200,7 +201,14 @@ func (c *compiler) numberFuncRefs() {
 func (c *compiler) compile() (string, diag.List) {
 	main := c.m.Func("main")
 	if main == nil {
-		c.diags.Errorf(diag.Pos{}, codeCodegen, "the module has no function main, where the program starts")
+		c.diags.Errorf(diag.Pos{File: c.m.SourceFile()}, codeCodegen, "the module has no function main, where the program starts")
+		return "", c.diags
+	}
+	c.file = c.m.SourceFile() // before compileFuncs, which may drop bodies
+	if pos, ok := agentUse(c.m); ok {
+		// One report for the cause, not one per function and value: a
+		// program of an agent language uses dynamic values everywhere.
+		c.diags.Errorf(pos, codeCodegen, "the Forge backend does not compile the dynamic values and agent operations this program uses (the first is here); agent languages compile through the Go backend (--target go)")
 		return "", c.diags
 	}
 	if len(main.Params) > 0 {
@@ -497,4 +505,64 @@ func quoteString(b []byte) string {
 		}
 	}
 	return string(append(out, '"'))
+}
+
+// agentUse finds the first use in m of what the Forge backend cannot
+// compile because it belongs to the agent languages: a dynamic value
+// (type value), an effect or a builtin. It returns the first such use
+// that has a source line, in module order (a function a frontend
+// synthesized may have none; the user's own code has), else the
+// module's file.
+func agentUse(m *ir.Module) (pos diag.Pos, found bool) {
+	use := func(p diag.Pos) bool {
+		found = true
+		if p.Line > 0 {
+			pos = p
+			return true
+		}
+		return false
+	}
+	for _, f := range m.Funcs {
+		dyn := hasDyn(f.Params)
+		for _, t := range f.Results {
+			dyn = dyn || t == ir.Dyn
+		}
+		if dyn && use(f.Pos) {
+			return pos, true
+		}
+		for _, loc := range f.Locals {
+			if loc.Type == ir.Dyn && use(loc.Pos) {
+				return pos, true
+			}
+		}
+		done := false
+		ir.Walk(f.Body, func(in *ir.Instr) {
+			if done {
+				return
+			}
+			if in.Info().Flags&ir.Effect != 0 || in.Op == ir.OpBuiltin || hasDyn(in.Args) || hasDyn(in.Results) {
+				p := in.Pos
+				if p == (diag.Pos{}) {
+					p = f.Pos
+				}
+				done = use(p)
+			}
+		})
+		if done {
+			return pos, true
+		}
+	}
+	if found { // no use has a line
+		return diag.Pos{File: m.SourceFile()}, true
+	}
+	return diag.Pos{}, false
+}
+
+func hasDyn(vs []*ir.Value) bool {
+	for _, v := range vs {
+		if v.Type == ir.Dyn {
+			return true
+		}
+	}
+	return false
 }

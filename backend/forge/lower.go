@@ -68,6 +68,9 @@ func (l *fnLower) errorf(pos diag.Pos, code, format string, args ...any) {
 	if pos == (diag.Pos{}) {
 		pos = l.f.Pos
 	}
+	if pos.File == "" {
+		pos = diag.Pos{File: l.c.file}
+	}
 	l.diags.Errorf(pos, code, "%s", fmt.Sprintf("in function @%s: ", l.f.Name)+fmt.Sprintf(format, args...))
 	l.failed = true
 }
