@@ -49,7 +49,8 @@ type Omitted struct {
 }
 
 // Line is the line that ends a report when the caps left diagnostics
-// out ("note: 12 more errors not shown (at most 20 are shown)"), or "".
+// out ("note: 12 more errors not shown (a report shows at most 20
+// errors, and 20 warnings and notes)"), or "".
 func (o Omitted) Line() string {
 	var parts []string
 	for _, p := range []struct {
@@ -71,7 +72,7 @@ func (o Omitted) Line() string {
 	if len(parts) > 1 {
 		list = strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
 	}
-	return fmt.Sprintf("note: %s not shown (at most %d of each kind are shown)", list, MaxErrors)
+	return fmt.Sprintf("note: %s not shown (a report shows at most %d errors, and %d warnings and notes)", list, MaxErrors, MaxErrors)
 }
 
 // Report applies the one reporting policy of every phase to l and returns

@@ -90,7 +90,7 @@ func TestReportCapsErrorsAndWarningsApart(t *testing.T) {
 	if om != (Omitted{Errors: 7, Warnings: 2 * MaxErrors}) {
 		t.Errorf("omitted %+v", om)
 	}
-	want := "note: 7 more errors and 40 more warnings not shown (at most 20 of each kind are shown)"
+	want := "note: 7 more errors and 40 more warnings not shown (a report shows at most 20 errors, and 20 warnings and notes)"
 	if got := om.Line(); got != want {
 		t.Errorf("last line %q, want %q", got, want)
 	}
