@@ -59,6 +59,49 @@ func (m *Module) CallGraph() [][]int {
 	return edges
 }
 
+// SourceFile returns the source file of m: the file of the first function
+// or data object (in module order) whose position names one, or "". It
+// is the position diagnostics about the whole module, or about what has
+// no position of its own (a function a frontend synthesized), give at
+// least.
+func (m *Module) SourceFile() string {
+	for _, f := range m.Funcs {
+		if f.Pos.File != "" {
+			return f.Pos.File
+		}
+	}
+	for _, f := range m.Funcs {
+		if file := firstFile(f.Body); file != "" {
+			return file
+		}
+	}
+	for _, d := range m.Data {
+		if d.Pos.File != "" {
+			return d.Pos.File
+		}
+	}
+	return ""
+}
+
+// firstFile is the file of the first instruction of r, or of its nested
+// regions, that names one.
+func firstFile(r *Region) string {
+	if r == nil {
+		return ""
+	}
+	for _, in := range r.Instrs {
+		if in.Pos.File != "" {
+			return in.Pos.File
+		}
+		for _, sub := range in.Regions {
+			if file := firstFile(sub); file != "" {
+				return file
+			}
+		}
+	}
+	return ""
+}
+
 // Func returns the function named name, or nil.
 func (m *Module) Func(name string) *Func {
 	for _, f := range m.Funcs {

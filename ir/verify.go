@@ -190,6 +190,9 @@ func (v *verifier) errorf(pos diag.Pos, format string, args ...any) {
 	if pos == (diag.Pos{}) && v.f != nil {
 		pos = v.f.Pos
 	}
+	if pos.File == "" {
+		pos = diag.Pos{File: v.m.SourceFile()}
+	}
 	v.diags.Errorf(pos, VerifyCode, format, args...)
 }
 

@@ -71,20 +71,45 @@ var Builtins = []BuiltinFunc{
 	{"value.truthy", "ValueTruthy", ValueTruthy},
 }
 
-func typeError(op string, vs ...Value) Value {
+// typeError is the error (kind "type") of an operation given operands
+// of the wrong kinds, in the words of the program that wrote it, not of
+// the builtin that does it: what names the operation as the user wrote
+// it and what it needs ("+ needs two numbers"), and the message goes on
+// with the kinds it got (", not a string and a number").
+func typeError(what string, vs ...Value) Value {
 	var b strings.Builder
-	b.WriteString(op)
-	b.WriteString(": unexpected ")
+	b.WriteString(what)
+	b.WriteString(", not ")
 	for i, v := range vs {
 		if i > 0 {
 			b.WriteString(" and ")
 		}
-		b.WriteString(v.k.String())
-		if v.k == KindError {
-			b.WriteString(" (" + v.s + ": " + v.h.msg + ")")
-		}
+		b.WriteString(aKind(v))
 	}
 	return Error("type", b.String())
+}
+
+// aKind names v's kind with an article, as a message says it ("a
+// number", "an object", "no value" for unit); an error names its kind
+// and message too.
+func aKind(v Value) string {
+	switch v.k {
+	case KindUnit:
+		return "no value"
+	case KindObject:
+		return "an object"
+	case KindError:
+		return "an error (" + v.s + ": " + v.h.msg + ")"
+	}
+	return "a " + v.k.String()
+}
+
+// items says "3 items", "1 item".
+func items(n uint64) string {
+	if n == 1 {
+		return "1 item"
+	}
+	return strconv.FormatUint(n, 10) + " items"
 }
 
 // keyString is the key an object builtin uses for k: a string as
@@ -124,20 +149,20 @@ func ErrorNew(kind, message Value) Value { return Error(keyString(kind), keyStri
 // JSONEncode is json.encode(v): v as a JSON string, objects in their key
 // order (see AppendJSON).
 func JSONEncode(v Value) Value {
-	return String(string(encodeLimited("json.encode: a JSON text", v, false)))
+	return String(string(encodeLimited("a JSON text", "encoding a value as JSON", v, false)))
 }
 
 // JSONCanonical is json.canonical(v): v's canonical encoding (Canonical)
 // as a string, the stable rendering of a value for a prompt.
 func JSONCanonical(v Value) Value {
-	return String(string(encodeLimited("json.canonical: a JSON text", v, true)))
+	return String(string(encodeLimited("a JSON text", "encoding a value as canonical JSON", v, true)))
 }
 
 // JSONParse is json.parse(s): the value of JSON text s, or an error value
 // of kind "json" (also when s is not a string).
 func JSONParse(s Value) Value {
 	if s.k != KindString {
-		return Error("json", "json.parse: expected a string, got "+s.k.String())
+		return Error("json", "only a string can be parsed as JSON, not "+aKind(s))
 	}
 	v, err := ParseJSON([]byte(s.s))
 	if err != nil {
@@ -151,11 +176,11 @@ func JSONParse(s Value) Value {
 // a list takes amortized constant time.
 func ListAppend(l, v Value) Value {
 	if l.k != KindList {
-		return typeError("list.append", l)
+		return typeError("only a list can be appended to", l)
 	}
 	if lim := valueLimit.Load(); lim > 0 && int64(l.u+1)*valueSlotBytes > lim {
-		valueTooLarge("list.append: a list of " + strconv.FormatUint(l.u+1, 10) + " elements (" +
-			strconv.FormatUint((l.u+1)*valueSlotBytes, 10) + " bytes)")
+		valueTooLarge("a list of " + items(l.u+1) + " (" +
+			strconv.FormatUint((l.u+1)*valueSlotBytes, 10) + " bytes, appending to a list)")
 	}
 	return appendList(l, v)
 }
@@ -164,10 +189,13 @@ func ListAppend(l, v Value) Value {
 // kind "index" when out of range ("type" when l is not a list).
 func ListGet(l Value, i int64) Value {
 	if l.k != KindList {
-		return typeError("list.get", l)
+		return typeError("only a list can be indexed by number", l)
 	}
 	if i < 0 || i >= int64(l.u) {
-		return Error("index", "list.get: index "+strconv.FormatInt(i, 10)+" out of range [0, "+strconv.FormatUint(l.u, 10)+")")
+		if l.u == 0 {
+			return Error("index", "index "+strconv.FormatInt(i, 10)+" out of range for an empty list")
+		}
+		return Error("index", "index "+strconv.FormatInt(i, 10)+" out of range for a list of "+items(l.u))
 	}
 	return l.h.items[i]
 }
@@ -190,10 +218,10 @@ func ListNew() Value { return emptyList }
 // l or keys is not a list, or their lengths differ.
 func ListSortBy(l, keys Value) Value {
 	if l.k != KindList || keys.k != KindList {
-		return typeError("list.sort_by", l, keys)
+		return typeError("sorting needs a list (and its list of keys)", l, keys)
 	}
 	if l.Len() != keys.Len() {
-		return Error("type", fmt.Sprintf("list.sort_by: %d elements and %d keys", l.Len(), keys.Len()))
+		return Error("type", fmt.Sprintf("sorting a list of %s by %d keys: one key is needed for each item", items(uint64(l.Len())), keys.Len()))
 	}
 	idx := make([]int, l.Len())
 	for i := range idx {
@@ -209,7 +237,7 @@ func ListSortBy(l, keys Value) Value {
 
 func numbers(op string, a, b Value) (float64, float64, Value, bool) {
 	if a.k != KindNumber || b.k != KindNumber {
-		return 0, 0, typeError(op, a, b), false
+		return 0, 0, typeError(op+" needs two numbers", a, b), false
 	}
 	return math.Float64frombits(a.u), math.Float64frombits(b.u), Value{}, true
 }
@@ -220,7 +248,7 @@ func NumAdd(a, b Value) Value {
 	if a.k == KindNumber && b.k == KindNumber {
 		return Number(math.Float64frombits(a.u) + math.Float64frombits(b.u))
 	}
-	return typeError("num.add", a, b)
+	return typeError("+ needs two numbers", a, b)
 }
 
 // NumSub is num.sub(a, b): a - b.
@@ -228,7 +256,7 @@ func NumSub(a, b Value) Value {
 	if a.k == KindNumber && b.k == KindNumber {
 		return Number(math.Float64frombits(a.u) - math.Float64frombits(b.u))
 	}
-	return typeError("num.sub", a, b)
+	return typeError("- needs two numbers", a, b)
 }
 
 // NumMul is num.mul(a, b): a × b.
@@ -236,17 +264,17 @@ func NumMul(a, b Value) Value {
 	if a.k == KindNumber && b.k == KindNumber {
 		return Number(math.Float64frombits(a.u) * math.Float64frombits(b.u))
 	}
-	return typeError("num.mul", a, b)
+	return typeError("* needs two numbers", a, b)
 }
 
 // NumDiv is num.div(a, b): a / b; an error of kind "arith" when b is 0.
 func NumDiv(a, b Value) Value {
-	x, y, e, ok := numbers("num.div", a, b)
+	x, y, e, ok := numbers("/", a, b)
 	if !ok {
 		return e
 	}
 	if y == 0 {
-		return Error("arith", "num.div: division by zero")
+		return Error("arith", "division by zero")
 	}
 	return Number(x / y)
 }
@@ -254,12 +282,12 @@ func NumDiv(a, b Value) Value {
 // NumMod is num.mod(a, b): the remainder of a / b with the sign of a; an
 // error of kind "arith" when b is 0.
 func NumMod(a, b Value) Value {
-	x, y, e, ok := numbers("num.mod", a, b)
+	x, y, e, ok := numbers("%", a, b)
 	if !ok {
 		return e
 	}
 	if y == 0 {
-		return Error("arith", "num.mod: division by zero")
+		return Error("arith", "modulo by zero (the right operand of % is 0)")
 	}
 	return Number(math.Mod(x, y))
 }
@@ -269,7 +297,7 @@ func NumNeg(a Value) Value {
 	if a.k == KindNumber {
 		return Number(-math.Float64frombits(a.u))
 	}
-	return typeError("num.neg", a)
+	return typeError("unary - needs a number", a)
 }
 
 // NumFromInt is num.from_int(i): the signed integer i as a number.
@@ -332,7 +360,7 @@ func ObjNew() Value { return emptyObject }
 // an object.
 func ObjSet(o, k, v Value) Value {
 	if o.k != KindObject {
-		return typeError("obj.set", o)
+		return typeError("only an object has fields to set", o)
 	}
 	return objSet(o, keyString(k), v)
 }
@@ -404,20 +432,21 @@ func listIndex(s string) (int, bool) {
 // renderings of a and b.
 func StrConcat(a, b Value) Value {
 	if a.k == KindString && b.k == KindString {
-		checkValueLen("str.concat: a string", len(a.s)+len(b.s))
+		checkValueLen(len(a.s)+len(b.s), "joining strings")
 		return String(a.s + b.s)
 	}
-	as, bs := renderLimited("str.concat: a string", a), renderLimited("str.concat: a string", b)
-	checkValueLen("str.concat: a string", len(as)+len(bs))
+	as, bs := renderLimited("joining strings", a), renderLimited("joining strings", b)
+	checkValueLen(len(as)+len(bs), "joining strings")
 	return String(as + bs)
 }
 
-// renderLimited is v.String() under the value limit.
-func renderLimited(what string, v Value) string {
+// renderLimited is v.String() under the value limit, for doing
+// ("joining strings").
+func renderLimited(doing string, v Value) string {
 	if v.k == KindString {
 		return v.s
 	}
-	return string(encodeLimited(what, v, false))
+	return string(encodeLimited("a string", doing, v, false))
 }
 
 func isNameByte(c byte) bool {
@@ -433,7 +462,7 @@ func isNameByte(c byte) bool {
 // it is ("costs $5" stays, as nano-vm leaves unresolved references). A t
 // that is not a string is rendered first.
 func StrFormat(t, scope Value) Value {
-	s := renderLimited("str.format: a string", t)
+	s := renderLimited("filling in a template", t)
 	i := strings.IndexByte(s, '$')
 	if i < 0 {
 		if t.k == KindString {
@@ -473,8 +502,8 @@ func StrFormat(t, scope Value) Value {
 		done := false
 		for e := len(ends) - 1; e >= 0 && scope.k == KindObject; e-- {
 			if v, ok := pathLookup(scope, s[1:ends[e]]); ok {
-				part := renderLimited("str.format: a string", v)
-				checkValueLen("str.format: a string", b.Len()+len(part))
+				part := renderLimited("filling in a template", v)
+				checkValueLen(b.Len()+len(part), "filling in a template")
 				b.WriteString(part)
 				s = s[ends[e]:]
 				done = true
@@ -549,7 +578,7 @@ func StrTrim(s Value) Value {
 // ValueHash is value.hash(v): the hex sha256 of v's canonical encoding
 // (Hash): equal values hash equally in every process.
 func ValueHash(v Value) Value {
-	sum := sha256.Sum256(encodeLimited("value.hash: a canonical encoding", v, true))
+	sum := sha256.Sum256(encodeLimited("a canonical encoding", "hashing a value", v, true))
 	return String(hex.EncodeToString(sum[:]))
 }
 
@@ -661,7 +690,7 @@ func ValueString(v Value) Value {
 	if v.k == KindString {
 		return v
 	}
-	return String(string(encodeLimited("value.string: a string", v, false)))
+	return String(string(encodeLimited("a string", "converting a value to text", v, false)))
 }
 
 // ValueTruthy is value.truthy(v): false for unit, false, 0, "", empty

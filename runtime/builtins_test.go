@@ -266,3 +266,43 @@ func TestBuiltinsNoAllocKindChecks(t *testing.T) {
 		t.Errorf("%v allocations per run, want 0", allocs)
 	}
 }
+
+// TestBuiltinErrorsSpeakTheUsersWords checks the messages of the errors
+// builtins return: they name the operation as the program wrote it (the
+// operator, indexing, sorting), never the builtin that does it
+// (num.div, list.get), which the user never wrote.
+func TestBuiltinErrorsSpeakTheUsersWords(t *testing.T) {
+	msg := func(v rt.Value) string {
+		if !v.IsError() {
+			t.Fatalf("%s is not an error", v)
+		}
+		return rt.ErrorMessage(v).Str()
+	}
+	for _, c := range []struct {
+		got  rt.Value
+		want string
+	}{
+		{rt.NumDiv(N(7), N(0)), "division by zero"},
+		{rt.NumMod(N(7), N(0)), "modulo by zero (the right operand of % is 0)"},
+		{rt.ListGet(j(t, `[1,2,3]`), 5), "index 5 out of range for a list of 3 items"},
+		{rt.ListGet(j(t, `[1]`), -1), "index -1 out of range for a list of 1 item"},
+		{rt.ListGet(j(t, `[]`), 0), "index 0 out of range for an empty list"},
+		{rt.ListGet(j(t, `{}`), 0), "only a list can be indexed by number, not an object"},
+		{rt.NumAdd(N(1), S("2")), "+ needs two numbers, not a number and a string"},
+		{rt.NumSub(rt.Unit(), N(3)), "- needs two numbers, not no value and a number"},
+		{rt.NumMul(rt.True, N(3)), "* needs two numbers, not a bool and a number"},
+		{rt.NumDiv(N(7), S("x")), "/ needs two numbers, not a number and a string"},
+		{rt.NumMod(j(t, `[1]`), N(2)), "% needs two numbers, not a list and a number"},
+		{rt.NumNeg(S("3")), "unary - needs a number, not a string"},
+		{rt.NumAdd(rt.NumDiv(N(1), N(0)), N(1)), "+ needs two numbers, not an error (arith: division by zero) and a number"},
+		{rt.ListAppend(S("x"), N(1)), "only a list can be appended to, not a string"},
+		{rt.ListSortBy(N(1), j(t, `[]`)), "sorting needs a list (and its list of keys), not a number and a list"},
+		{rt.ListSortBy(j(t, `[1]`), j(t, `[]`)), "sorting a list of 1 item by 0 keys: one key is needed for each item"},
+		{rt.ObjSet(j(t, `[]`), S("k"), N(1)), "only an object has fields to set, not a list"},
+		{rt.JSONParse(N(1)), "only a string can be parsed as JSON, not a number"},
+	} {
+		if got := msg(c.got); got != c.want {
+			t.Errorf("message %q, want %q", got, c.want)
+		}
+	}
+}

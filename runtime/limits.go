@@ -102,17 +102,18 @@ func limitStop(kind, msg string) *stopSignal {
 func (s *stopSignal) Error() string { return "runtime: run stopped: " + s.err.Error() }
 
 // valueTooLarge stops the run: a builtin was about to build the value
-// desc describes ("str.concat: a string of 33554432 bytes").
+// desc describes, in the words of the operation the program wrote ("a
+// string of 33554432 bytes (joining strings)").
 func valueTooLarge(desc string) {
 	panic(limitStop("limit.memory", desc+" exceeds the largest value allowed, "+
 		strconv.FormatInt(valueLimit.Load(), 10)+" bytes (a quarter of --max-memory)"))
 }
 
-// checkValueLen stops the run when a string of n bytes is over the value
-// limit.
-func checkValueLen(what string, n int) {
+// checkValueLen stops the run when a string of n bytes, which doing
+// ("joining strings") would build, is over the value limit.
+func checkValueLen(n int, doing string) {
 	if lim := valueLimit.Load(); lim > 0 && int64(n) > lim {
-		valueTooLarge(what + " of " + strconv.Itoa(n) + " bytes")
+		valueTooLarge("a string of " + strconv.Itoa(n) + " bytes (" + doing + ")")
 	}
 }
 
@@ -120,7 +121,9 @@ func checkValueLen(what string, n int) {
 // stopping the run when it would be over the value limit: the encoding
 // stops as soon as it is, so a list that holds itself many times over
 // (its encoding exponential in its size) costs no more than the limit.
-func encodeLimited(what string, v Value, canon bool) []byte {
+// what is what the encoding is ("a JSON text") and doing the operation
+// that needs it ("encoding a value as JSON").
+func encodeLimited(what, doing string, v Value, canon bool) []byte {
 	lim := valueLimit.Load()
 	if lim <= 0 {
 		return appendValue(nil, v, canon)
@@ -128,7 +131,7 @@ func encodeLimited(what string, v Value, canon bool) []byte {
 	e := jsonEncoder{canon: canon, max: int(lim)}
 	b := e.value(nil, v)
 	if e.full(b) {
-		valueTooLarge(what + " of more than " + strconv.FormatInt(lim, 10) + " bytes")
+		valueTooLarge(what + " of more than " + strconv.FormatInt(lim, 10) + " bytes (" + doing + ")")
 	}
 	return b
 }

@@ -170,21 +170,21 @@ func TestValueLimit(t *testing.T) {
 				r.Tick(siteLoop.At())
 				s = StrConcat(s, s)
 			}
-		}, "str.concat: a string of 131072 bytes"},
+		}, "a string of 131072 bytes (joining strings)"},
 		{"format doubling", func(r *Run) Value {
 			s := String("ab")
 			for {
 				r.Tick(siteLoop.At())
 				s = StrFormat(String("$s$s"), Object(Field{"s", s}))
 			}
-		}, "str.format: a string of"},
+		}, "(filling in a template)"},
 		{"list growing", func(r *Run) Value {
 			l := ListNew()
 			for {
 				r.Tick(siteLoop.At())
 				l = ListAppend(l, Int(1))
 			}
-		}, "list.append: a list of 1639 elements"},
+		}, "a list of 1639 items"},
 		{"a list holding itself", func(r *Run) Value {
 			// Small in memory, 2^40 elements in JSON: the encoding stops
 			// at the limit instead of running for ever.
@@ -193,14 +193,14 @@ func TestValueLimit(t *testing.T) {
 				l = List(l, l)
 			}
 			return JSONEncode(l)
-		}, "json.encode: a JSON text of more than 65536 bytes"},
+		}, "a JSON text of more than 65536 bytes (encoding a value as JSON)"},
 		{"its hash", func(r *Run) Value {
 			l := List(Int(1))
 			for range 40 {
 				l = List(l, l)
 			}
 			return ValueHash(l)
-		}, "value.hash"},
+		}, "(hashing a value)"},
 		{"in the state hash", func(r *Run) Value {
 			l := List(Int(1))
 			for range 40 {
@@ -215,7 +215,7 @@ func TestValueLimit(t *testing.T) {
 				l = List(l, l)
 			}
 			return StrConcat(String("x"), l)
-		}, "str.concat"},
+		}, "(joining strings)"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			res := NewHost(Config{}).Execute(RunOptions{Snapshots: true}, c.prog)

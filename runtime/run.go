@@ -1413,7 +1413,19 @@ func (r *Run) Stop(st Step, status, err Value) {
 	default:
 		msg = err.String()
 	}
-	r.stop(s, kind, msg, r.stopID(st))
+	id := r.stopID(st)
+	if err.k == KindError && err.h.at != nil && st.Site != nil && !r.endsStep(st) {
+		// The error knows where the program made it (ErrorAt): the run
+		// stopped there.
+		at := err.h.at
+		id = NewSite(st.Site.Name, at.file, at.line, at.col).ID()
+	}
+	r.stop(s, kind, msg, id)
+}
+
+// endsStep is whether a stop at st ends the latest step begun (stopID).
+func (r *Run) endsStep(st Step) bool {
+	return st.Site != nil && r.lastSite != nil && (r.lastSite == st.Site || r.lastSite.Name == st.Site.Name)
 }
 
 // stopID returns the identity a stop at st names: that of the step it
@@ -1426,9 +1438,10 @@ func (r *Run) Stop(st Step, status, err Value) {
 // the program's entry: it names the statement that was running, the
 // latest one noted ("raise @ prog.vvm:4:1"), or the latest raise noted
 // (note kind "raised": Grimoire's guards, halts and loop maxima). Else
-// it names st's latest execution.
+// it names st's latest execution. (Stop names, before these, where an
+// error it stops on was made, when the error knows: ErrorAt.)
 func (r *Run) stopID(st Step) string {
-	if st.Site != nil && r.lastSite != nil && (r.lastSite == st.Site || r.lastSite.Name == st.Site.Name) {
+	if r.endsStep(st) {
 		return r.lastStep
 	}
 	if st.Site != nil && r.lastStmt != nil {

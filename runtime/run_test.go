@@ -663,3 +663,36 @@ func TestParallelAfter(t *testing.T) {
 		return List(r.ParallelAfter(block.At(), 0, [][]int{{1}, nil}, f, f)...)
 	})
 }
+
+// TestStopNamesWhereTheErrorWasMade checks that a run stopped on an
+// error an operation made (ErrorAt, which generated code wraps around an
+// operator or an index) names the operation's position, and its message
+// the operation's words; an error without a position leaves the stop
+// where it was.
+func TestStopNamesWhereTheErrorWasMade(t *testing.T) {
+	failed := NewSite("failed", "t.spell", 1, 1)
+	for _, c := range []struct {
+		name      string
+		err       Value
+		step, msg string
+	}{
+		{"division", ErrorAt(NumDiv(Int(1), Int(0)), "t.spell", 5, 11), "failed @ t.spell:5:11", "division by zero"},
+		{"index", ErrorAt(ListGet(List(Int(1), Int(2), Int(3)), 5), "t.spell", 4, 12), "failed @ t.spell:4:12", "index 5 out of range for a list of 3 items"},
+		{"the first position stays", ErrorAt(ErrorAt(NumMod(Int(1), Int(0)), "t.spell", 2, 3), "t.spell", 9, 9), "failed @ t.spell:2:3", "modulo by zero (the right operand of % is 0)"},
+		{"no position", Error("x", "no"), "failed @ t.spell:1:1", "no"},
+		{"not an error", ErrorAt(Int(1), "t.spell", 7, 7), "failed @ t.spell:1:1", "1"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			res := NewHost(Config{}).Execute(RunOptions{}, func(r *Run) Value {
+				r.Stop(failed.At(), String("failed"), c.err)
+				return Unit()
+			})
+			if res.Error == nil || res.Error.Step != c.step || res.Error.Message != c.msg {
+				t.Errorf("%s", resultJSON(res))
+			}
+		})
+	}
+	if !ValueEq(ErrorAt(Error("k", "m"), "f", 1, 2), Error("k", "m")) {
+		t.Error("an error's position changes what it equals")
+	}
+}

@@ -65,7 +65,8 @@ type heap struct {
 	items   []Value
 	keys    []string // an object's keys, parallel to items
 	claimed atomic.Int64
-	msg     string // an error's message
+	msg     string  // an error's message
+	at      *errPos // where an error was made, when known (ErrorAt)
 
 	// The key index of a large object: key to slot, for every slot some
 	// version claimed (a version of length n ignores slots from n on).
@@ -157,6 +158,26 @@ var (
 // Error returns an error value of the given kind and message.
 func Error(kind, message string) Value {
 	return Value{k: KindError, s: kind, h: &heap{msg: message}}
+}
+
+// errPos is the source position of the operation that made an error.
+type errPos struct {
+	file      string
+	line, col int
+}
+
+// ErrorAt returns v with the source position of the operation that made
+// it, when v is an error that has none yet, and v unchanged otherwise.
+// Generated code wraps the builtins that can fail (an operator, an
+// index) in it, so that a run that stops on their error names where the
+// program wrote the operation ("failed @ prog.spell:5:11"), not where the
+// error ended the run. The position is no part of the error's value: it
+// is neither encoded nor compared.
+func ErrorAt(v Value, file string, line, col int) Value {
+	if v.k != KindError || v.h.at != nil {
+		return v
+	}
+	return Value{k: KindError, s: v.s, h: &heap{msg: v.h.msg, at: &errPos{file, line, col}}}
 }
 
 // Kind returns v's kind.

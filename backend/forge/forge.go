@@ -97,6 +97,7 @@ type compiler struct {
 	opts  Options
 	names *names
 	diags diag.List
+	file  string // the module's source file, for what has no position
 
 	funcIdx      map[string]int // func_ref index of each referenced function
 	dispatches   map[string]*dispatch
@@ -247,9 +248,10 @@ func (c *compiler) numberFuncRefs() {
 func (c *compiler) compile() (string, diag.List) {
 	main := c.m.Func("main")
 	if main == nil {
-		c.diags.Errorf(diag.Pos{}, codeCodegen, "the module has no function main, where the program starts")
+		c.diags.Errorf(diag.Pos{File: c.m.SourceFile()}, codeCodegen, "the module has no function main, where the program starts")
 		return "", c.diags
 	}
+	c.file = c.m.SourceFile() // before compileFuncs, which may drop bodies
 	if len(main.Params) > 0 {
 		c.diags.Errorf(main.Pos, codeCodegen, "function main must take no parameters")
 	}

@@ -69,6 +69,9 @@ func (l *fnLower) errorf(pos diag.Pos, code, format string, args ...any) {
 	if pos == (diag.Pos{}) {
 		pos = l.f.Pos
 	}
+	if pos.File == "" {
+		pos = diag.Pos{File: l.c.file}
+	}
 	l.failed = true
 	if code == codeCodegen {
 		l.unsupported = append(l.unsupported, unsupported{cause: fmt.Sprintf(format, args...), fn: l.f.Name, pos: pos})

@@ -3,6 +3,7 @@ package golang
 import (
 	"bytes"
 	"fmt"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -522,7 +523,13 @@ func (fg *funcGen) instr(in *ir.Instr, yieldTo *owner) {
 			}
 			return
 		}
-		fg.def(in, "rt."+builtinName(in.Sym)+"("+fg.list(in.Args)+")")
+		call := "rt." + builtinName(in.Sym) + "(" + fg.list(in.Args) + ")"
+		if fallible[in.Sym] && in.Pos.Line > 0 && in.Pos.File != "" {
+			// Its error names where the program wrote the operation, as
+			// step identities do (the file's base name).
+			call = fmt.Sprintf("rt.ErrorAt(%s, %q, %d, %d)", call, filepath.Base(in.Pos.File), in.Pos.Line, in.Pos.Col)
+		}
+		fg.def(in, call)
 
 	case ir.OpIf:
 		fg.declare(in)
@@ -905,4 +912,13 @@ func (fg *funcGen) access(fn, args string) string {
 		return fn + "(mem, " + args + ")"
 	}
 	return "m." + fn + "(" + args + ")"
+}
+
+// fallible are the builtins that return an error value for operands a
+// program wrote (an operator on the wrong kinds, a division by zero, an
+// index out of range): generated code gives their errors the position of
+// the operation (rt.ErrorAt).
+var fallible = map[string]bool{
+	"num.add": true, "num.sub": true, "num.mul": true, "num.div": true, "num.mod": true, "num.neg": true,
+	"list.get": true, "list.append": true, "list.sort_by": true, "obj.set": true, "json.parse": true,
 }

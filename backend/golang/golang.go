@@ -117,6 +117,8 @@ func (g *generator) check() {
 	case len(main.Params) > 1 || len(main.Params) == 1 && main.Params[0].Type != ir.Dyn:
 		g.diags.Errorf(main.Pos, codeUnsupported, "function main must take no parameter or one value (the run's input)")
 	}
+	var asmAt diag.Pos // the first inline assembly, reported once
+	asms := 0
 	for _, f := range g.m.Funcs {
 		ir.Walk(f.Body, func(in *ir.Instr) {
 			switch in.Op {
@@ -124,7 +126,9 @@ func (g *generator) check() {
 				if g.standalone {
 					break
 				}
-				g.diags.Errorf(in.Pos, codeUnsupported, "inline assembly runs only on the Forge Machine (--target forge)")
+				if asms++; asms == 1 {
+					asmAt = in.Pos
+				}
 			case ir.OpLoad, ir.OpStore, ir.OpCopy, ir.OpAddrOf:
 				g.usesMem = true
 			case ir.OpParallelEach:
@@ -136,6 +140,17 @@ func (g *generator) check() {
 				g.usesMem = true
 			}
 		}
+	}
+	if asms > 0 {
+		// One report for the cause: the target, not each asm block.
+		if asmAt.File == "" {
+			asmAt = diag.Pos{File: g.opts.Source}
+		}
+		more := ""
+		if asms > 1 {
+			more = fmt.Sprintf(" (the program has %d asm blocks; the first is here)", asms)
+		}
+		g.diags.Errorf(asmAt, codeUnsupported, "inline assembly runs only on the Forge Machine (--target forge)%s", more)
 	}
 	g.labels = map[*ir.Instr]bool{}
 	g.exits = map[*ir.Instr]bool{}

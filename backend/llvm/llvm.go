@@ -195,7 +195,11 @@ func (g *gen) module() {
 	for _, f := range g.src.Funcs {
 		for _, t := range append(paramTypes(f), f.Results...) {
 			if t.Kind() == gir.KindValue {
-				g.diags.Errorf(f.Pos, codeUnsupported, "dynamic values do not compile to native code (agent programs compile through --target go)")
+				pos := f.Pos
+				if pos.File == "" { // a function a frontend synthesized
+					pos = diag.Pos{File: g.file}
+				}
+				g.diags.Errorf(pos, codeUnsupported, "dynamic values do not compile to native code (agent programs compile through --target go)")
 				return
 			}
 		}

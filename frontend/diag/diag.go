@@ -116,8 +116,12 @@ func (l List) Error() string {
 // Sources maps file names to their contents, for rendering source lines.
 type Sources map[string][]byte
 
-// Render writes each diagnostic followed by its source line and a caret
-// under the column, when the source is known.
+// Render is how every command reports diagnostics: it applies the one
+// reporting policy (Report: identical diagnostics merged, one syntax error
+// per line, repeated warnings merged, the caps) and writes each diagnostic
+// shown followed by its source line and a caret under the column, when
+// the source is known, then a last line saying how many the caps left
+// out, if any.
 //
 // What reaches the terminal is bounded and inert, whatever the source
 // holds: a line longer than MaxShownWidth columns shows only a window
@@ -128,6 +132,17 @@ type Sources map[string][]byte
 // time linear in the sources and the output, and the output of each
 // diagnostic is bounded, however long its line.
 func (l List) Render(src Sources) string {
+	shown, om := l.Report(src)
+	out := shown.render(src)
+	if line := om.Line(); line != "" {
+		out += Escape(line) + "\n"
+	}
+	return out
+}
+
+// render writes every diagnostic of l, as Render does, without the
+// reporting policy.
+func (l List) render(src Sources) string {
 	shown := l.shownLines(src)
 	var b strings.Builder
 	for i, d := range l {

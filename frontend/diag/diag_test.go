@@ -122,7 +122,7 @@ func TestRenderIsLinearInTheLines(t *testing.T) {
 		src.WriteString("line\n")
 		l.Errorf(Pos{File: "f", Line: n + 1 - i, Col: 2}, "E", "m")
 	}
-	out := l.Render(Sources{"f": []byte(src.String())})
+	out := l.render(Sources{"f": []byte(src.String())})
 	if got := strings.Count(out, "    line\n     ^\n"); got != n {
 		t.Fatalf("%d lines rendered with their caret, want %d", got, n)
 	}
@@ -139,7 +139,7 @@ func TestRenderOfALongLineDoesNotRescanIt(t *testing.T) {
 	src := Sources{"f": []byte(line + "\n")}
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	out := l.Render(src)
+	out := l.render(src)
 	runtime.ReadMemStats(&after)
 	if got := strings.Count(out, "^\n"); got != 200 {
 		t.Fatalf("%d carets, want 200", got)

@@ -14,6 +14,7 @@
 package fasm
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/genesis-toolchain/genesis/forge/bytecode"
@@ -34,15 +35,15 @@ const (
 )
 
 // maxErrors is how many errors Assemble reports at most: past that, the
-// rest is mostly noise.
-const maxErrors = 50
+// rest is mostly noise. It is the cap of every phase and language.
+const maxErrors = diag.MaxErrors
 
 // Assemble assembles the Forge assembly src, read from the named file.
 // When the returned list holds no error, the program is canonical (its
 // tables sorted) and passes bytecode.Program.Verify; otherwise the program
 // is nil and the list holds every error found, sorted by position, at most
-// 50 of them. Assemble never panics, whatever src holds, and may be called
-// from several goroutines at once.
+// diag.MaxErrors of them. Assemble never panics, whatever src holds, and
+// may be called from several goroutines at once.
 func Assemble(file string, src []byte) (*bytecode.Program, diag.List) {
 	return assemble(file, src, math.MaxUint32)
 }
@@ -60,7 +61,7 @@ func assemble(file string, src []byte, maxData uint64) (*bytecode.Program, diag.
 			Pos:      diag.Pos{File: file},
 			Severity: diag.Note,
 			Code:     codeTooMany,
-			Msg:      "too many errors; stopping after 50",
+			Msg:      fmt.Sprintf("too many errors; stopping after %d", maxErrors),
 		})
 	}
 	if diags.HasErrors() {

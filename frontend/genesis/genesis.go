@@ -34,15 +34,16 @@ const (
 )
 
 // MaxErrors is how many errors one compilation reports before it stops
-// with a CodeTooMany diagnostic (requirements-GENESIS.md §7: "reports up
-// to 20 errors"). The count is the compilation's, not a file's: ParseFiles
-// carries it from file to file, and a later phase runs only when the
-// phases before it found no error.
-const MaxErrors = 20
+// with a CodeTooMany note (requirements-GENESIS.md §7: "reports up to 20
+// errors"): the cap of every phase and language, diag.MaxErrors. The
+// count is the compilation's, not a file's: ParseFiles carries it from
+// file to file, and a later phase runs only when the phases before it
+// found no error.
+const MaxErrors = diag.MaxErrors
 
 // reporter collects the diagnostics of one phase (or of one file's parse),
 // counting the errors from n, the number reported before it; the error
-// after the MaxErrors-th is replaced by a CodeTooMany diagnostic, which
+// after the MaxErrors-th is replaced by a CodeTooMany note, which
 // sets n to MaxErrors+1 and ends the phase by panicking with bailout,
 // which the phase's entry point recovers.
 type reporter struct {
@@ -55,7 +56,9 @@ type bailout struct{}
 
 func (r *reporter) errorf(pos diag.Pos, code, format string, args ...any) {
 	if r.n >= MaxErrors {
-		r.diags.Errorf(pos, CodeTooMany, "too many errors; stopping after %d", MaxErrors)
+		// A note, not a 21st error: the compilation reports up to
+		// MaxErrors errors, and says it stopped.
+		r.diags.Add(pos, diag.Note, CodeTooMany, "too many errors; stopping after %d", MaxErrors)
 		r.n = MaxErrors + 1
 		panic(bailout{})
 	}
