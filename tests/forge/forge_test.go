@@ -4,9 +4,9 @@
 // A case has these sections:
 //
 //	in.fasm     the program, in Forge assembly (entry: the first instruction)
-//	stdin       optional: delivered on channel 2, as one message, before the run
+//	in/stdin    optional: delivered on channel 2, as one message, before the run
 //	            (txtar sections end in a newline: so does the message)
-//	config      optional: one setting per line
+//	in/config   optional: one setting per line
 //	                ticks N          the budget (default 1000000)
 //	                memory N         the memory quota (default 65536)
 //	                stack N          the stack size (default 4096)
@@ -212,12 +212,12 @@ func TestGolden(t *testing.T) {
 		if diags.HasErrors() {
 			t.Fatalf("assembling in.fasm:\n%v", diags)
 		}
-		text, _ := c.File("config")
+		text, _ := c.File("in/config")
 		cfg, err := parseConfig(text)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if stdin, ok := c.File("stdin"); ok {
+		if stdin, ok := c.File("in/stdin"); ok {
 			cfg.deliver = append([]delivery{{vm.ChanStdin, stdin}}, cfg.deliver...)
 		}
 		img, err := vm.NewImage(p)

@@ -9,7 +9,7 @@
 //	parse/*.txtar   out/ast          the printed tree (after Check: unit
 //	                                 amounts show their value); the spell
 //	                                 must load without error
-//	                out/diagnostics  its warnings, when there are any
+//	                out/errors  its warnings, when there are any
 //	errors/*.txtar  out/errors       the rendered diagnostics
 //
 // The comment of an errors case starts each line that names a code with
@@ -95,8 +95,8 @@ func TestParse(t *testing.T) {
 				t.Fatalf("%s does not load:\n%s", entry, diags.Render(sources(files)))
 			}
 			printed = append(printed, grimoire.Sprint(prog.Spell))
-			if entry == entries[0] && (len(diags) > 0 || hasSection(c, "out/diagnostics")) {
-				c.Check("out/diagnostics", diags.Render(sources(files)))
+			if entry == entries[0] && (len(diags) > 0 || hasSection(c, "out/errors")) {
+				c.Check("out/errors", diags.Render(sources(files)))
 			}
 		}
 		if len(printed) == 2 {

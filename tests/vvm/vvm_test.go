@@ -159,7 +159,7 @@ func TestCorpus(t *testing.T) {
 	}
 	fmt.Fprintf(&summary, "%d of %d programs load without error\n", passed, len(files))
 	c.Check("out/summary", summary.String())
-	c.Check("out/diagnostics", all.String())
+	c.Check("out/errors", all.String())
 	c.Finish(t)
 	t.Logf("corpus: %d of %d programs load without error", passed, len(files))
 	if float64(passed) < minCorpusPassed*float64(len(files)) {
