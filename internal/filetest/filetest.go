@@ -58,6 +58,9 @@ type Case struct {
 	Header
 	// Prose is the comment after the header.
 	Prose string
+	// State is where a check leaves work for the checks after it (a
+	// run's outputs for the checks that pin its trace and journal).
+	State any
 }
 
 // Has reports whether the case declares check name (with these leading
