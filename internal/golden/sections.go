@@ -41,9 +41,16 @@ var Sections = map[string]string{
 // after pass P (out/ir.after-P).
 var sectionPrefixes = []string{"out/ir.after-"}
 
+// retired are the names of inputs from before the names were unified,
+// which are not file names either.
+var retired = map[string]string{"stdin": "in/stdin", "config": "in/config"}
+
 // CheckSectionName returns an error when name is an in/ or out/ section
-// that Sections does not list.
+// that Sections does not list, or a retired name.
 func CheckSectionName(name string) error {
+	if to, ok := retired[name]; ok {
+		return fmt.Errorf("section %s is now %s (scripts/rename-sections.sh)", name, to)
+	}
 	if !strings.HasPrefix(name, "in/") && !strings.HasPrefix(name, "out/") {
 		return nil
 	}
