@@ -2,10 +2,12 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
 	"syscall"
 	"testing"
@@ -170,9 +172,65 @@ func checkAgentRun(t *testing.T, c *filetest.Case, d filetest.Directive) {
 		t.Fatalf("no journal: %v\n%s", err, r.stderr)
 	}
 	// The run id is random: every journal has its own.
-	r.journal = runIDField.ReplaceAllString(string(data), `"run":"RUN-ID"`)
+	r.journal = canonicalJournal(runIDField.ReplaceAllString(string(data), `"run":"RUN-ID"`))
 	c.State = r
 	c.Check("out/result", r.result)
+}
+
+// canonicalJournal orders a journal's entries so that a run gives the
+// same text every time. The branches of a parallel block journal their
+// effects as they complete, in an order the scheduler picks (the trace
+// is in branch order already); a run resumes from a journal by step
+// identity, not by position, so the order of one block's entries is
+// not part of what the journal says. Each maximal run of entries of one
+// block (steps "BLOCK/N > ...", "BLOCK # I/N > ...") is sorted, stably,
+// by the branch path of each entry (the step up to its last " > "):
+// entries of one branch keep their order.
+func canonicalJournal(s string) string {
+	lines := strings.SplitAfter(s, "\n")
+	steps := make([]string, len(lines))
+	for i, l := range lines {
+		var e struct {
+			Step string `json:"step"`
+		}
+		if json.Unmarshal([]byte(l), &e) == nil {
+			steps[i] = e.Step
+		}
+	}
+	block := func(step string) string {
+		head, _, ok := strings.Cut(step, " > ")
+		if !ok {
+			return ""
+		}
+		if k := strings.LastIndex(head, "/"); k >= 0 {
+			return head[:k]
+		}
+		return ""
+	}
+	branch := func(step string) string {
+		return step[:strings.LastIndex(step, " > ")]
+	}
+	for i := 0; i < len(lines); {
+		b := block(steps[i])
+		j := i + 1
+		if b != "" {
+			for j < len(lines) && block(steps[j]) == b {
+				j++
+			}
+			idx := make([]int, j-i)
+			for k := range idx {
+				idx[k] = i + k
+			}
+			sort.SliceStable(idx, func(x, y int) bool { return branch(steps[idx[x]]) < branch(steps[idx[y]]) })
+			sorted := make([]string, len(idx))
+			for k, n := range idx {
+				sorted[k] = lines[n]
+			}
+			copy(lines[i:j], sorted)
+		}
+		i = j
+	}
+	return strings.Join(lines, "")
 }
 
 // checkAgentOutput pins one more output of the run "test run" made.
@@ -429,5 +487,24 @@ echo '{"abi": "'$me'"}'
 	data, _ := os.ReadFile(result)
 	if code != 0 || !strings.Contains(string(data), `"statuses":{"left":"Done","right":"Done","join":"Done"}`) {
 		t.Fatalf("exit %d: %s\n%s", code, data, stderr.String())
+	}
+}
+
+// TestCanonicalJournal: the entries of one parallel block come out in
+// branch order whatever order they completed in; other entries, and the
+// order within a branch, stay.
+func TestCanonicalJournal(t *testing.T) {
+	entry := func(step string) string { return `{"step":"` + step + `","effect":"tool"}` + "\n" }
+	head := `{"format":"genesis-journal","version":1,"program":"p","run":"RUN-ID"}` + "\n"
+	a := []string{entry("one @ p:1:1"), entry("pm @ p:2:1/0 > t @ p:3:1"), entry("pm @ p:2:1/0 > u @ p:4:1")}
+	b := []string{entry("pm @ p:2:1/1 > t @ p:3:1")}
+	c := []string{entry("pm @ p:2:1/2 > t @ p:3:1"), entry("last @ p:5:1"), `{"end":"success"}` + "\n"}
+	want := head + strings.Join(a, "") + strings.Join(b, "") + strings.Join(c, "")
+	shuffled := head + a[0] + c[0] + a[1] + b[0] + a[2] + c[1] + c[2]
+	if got := canonicalJournal(shuffled); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+	if got := canonicalJournal(want); got != want {
+		t.Errorf("a journal in branch order changed:\n%s", got)
 	}
 }
