@@ -13,14 +13,15 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/genesis-toolchain/genesis/internal/golden"
+	"github.com/genesis-toolchain/genesis/internal/filetest"
 )
 
 // TestCLI runs the golden tests in tests/forgecli. Each txtar file is one
-// case: every section except "script" and "out/..." is a file written to
-// a fresh directory; "script" lists commands run there, one a line; the
-// transcript of their output is compared with "out/transcript" (go test
-// -update rewrites it). Script commands:
+// case, opening with its header (docs/testing.md) "test transcript" and
+// "target forge": every section except "script" and "out/..." is a file
+// written to a fresh directory; "script" lists commands run there, one a
+// line; the transcript of their output is compared with "out/transcript"
+// (go test -update rewrites it). Script commands:
 //
 //	forge ARGS... [< FILE]   run the forge command in-process; stdin from FILE (else empty)
 //	cat FILE                 print a file
@@ -45,46 +46,60 @@ func TestCLI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden.Run(t, filepath.Join(cases, "*.txtar"), func(t *testing.T, c *golden.Case) {
-		dir := t.TempDir()
-		script, ok := c.File("script")
-		if !ok {
-			t.Fatal("no script section")
+	filetest.Run(t, filepath.Join(cases, "*.txtar"), cliSuite)
+}
+
+// cliSuite runs the command-line sessions of tests/forgecli.
+var cliSuite = filetest.Suite{
+	Checks:  map[string]filetest.Check{"transcript": checkTranscript},
+	Targets: []string{"forge"},
+	Outputs: map[string][]string{"transcript": {"out/transcript"}},
+}
+
+// checkTranscript runs the case's script in a fresh directory holding its
+// files and records the transcript.
+func checkTranscript(t *testing.T, c *filetest.Case, d filetest.Directive) {
+	if len(d.Args) != 0 || !c.On("forge") {
+		t.Fatalf("test %s: takes no arguments and needs \"target forge\"", d)
+	}
+	dir := t.TempDir()
+	script, ok := c.File("script")
+	if !ok {
+		t.Fatal("no script section")
+	}
+	for _, f := range c.Archive.Files {
+		if f.Name == "script" || strings.HasPrefix(f.Name, "out/") {
+			continue
 		}
-		for _, f := range c.Archive.Files {
-			if f.Name == "script" || strings.HasPrefix(f.Name, "out/") {
-				continue
-			}
-			path := filepath.Join(dir, filepath.FromSlash(f.Name))
-			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(path, f.Data, 0o644); err != nil {
-				t.Fatal(err)
-			}
+		path := filepath.Join(dir, filepath.FromSlash(f.Name))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
 		}
-		t.Chdir(dir)
-		var tr strings.Builder
-		for n, line := range strings.Split(script, "\n") {
-			line = strings.TrimSpace(line)
-			if line == "" {
-				continue
-			}
-			if strings.HasPrefix(line, "#") {
-				tr.WriteString(line + "\n")
-				continue
-			}
-			args, err := splitArgs(line)
-			if err != nil {
-				t.Fatalf("script line %d: %v", n+1, err)
-			}
-			tr.WriteString("$ " + line + "\n")
-			if err := runScriptCommand(&tr, args); err != nil {
-				t.Fatalf("script line %d: %s: %v", n+1, line, err)
-			}
+		if err := os.WriteFile(path, f.Data, 0o644); err != nil {
+			t.Fatal(err)
 		}
-		c.Check("out/transcript", tr.String())
-	})
+	}
+	t.Chdir(dir)
+	var tr strings.Builder
+	for n, line := range strings.Split(script, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" {
+			continue
+		}
+		if strings.HasPrefix(line, "#") {
+			tr.WriteString(line + "\n")
+			continue
+		}
+		args, err := splitArgs(line)
+		if err != nil {
+			t.Fatalf("script line %d: %v", n+1, err)
+		}
+		tr.WriteString("$ " + line + "\n")
+		if err := runScriptCommand(&tr, args); err != nil {
+			t.Fatalf("script line %d: %s: %v", n+1, line, err)
+		}
+	}
+	c.Check("out/transcript", tr.String())
 }
 
 func runScriptCommand(tr *strings.Builder, args []string) error {

@@ -2,11 +2,12 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"strconv"
+	"sort"
 	"strings"
 	"syscall"
 	"testing"
@@ -14,24 +15,34 @@ import (
 
 	"github.com/genesis-toolchain/genesis/backend/golang"
 	"github.com/genesis-toolchain/genesis/compiler"
+	"github.com/genesis-toolchain/genesis/internal/filetest"
 	"github.com/genesis-toolchain/genesis/internal/golden"
 )
 
 // The agent run cases (tests/agent/*.txtar, the VVM programs'
-// tests/vvm/run/*.txtar and the Grimoire spells' tests/grimoire/run/*.txtar) compile a program through the Go backend and run
-// it with genesisc run and mock effects. A case has
+// tests/vvm/run/*.txtar and the Grimoire spells' tests/grimoire/run/*.txtar)
+// compile a program through the Go backend and run it with genesisc run
+// and mock effects. A case opens with its header (docs/testing.md):
+//
+//	test run         run it: out/result is the run's result JSON
+//	test trace       out/trace, the run's trace (deterministic: the clock
+//	                 is virtual)
+//	test journal     out/journal, the run's journal: every effect's
+//	                 request and reply (the run id replaced by RUN-ID)
+//	test narration   optional, with --narrate: out/narration, what it printed
+//	target go        the hosts it runs on: go, genesisc run's Go build
+//	args FLAG...     optional: genesisc run's extra flags
+//	exit N           the exit status the run must end with
+//
+// and has these sections:
 //
 //	prog.json | prog.yaml | prog.vvm | prog.spell | prog.ir   the program
 //	other files             modules the program imports (lib/x.vvm)
 //	llm.json, tools.json    the mock LLM and tools (docs/runtime.md)
-//	out/result              the run's result JSON
-//	out/narration           with --narrate: what it printed
-//	out/trace               the run's trace (deterministic: the clock is virtual)
-//	out/journal             the run's journal: every effect's request and reply
+//	out/result, out/trace, out/journal, out/narration   as declared
 //
-// and its comment gives the extra flags ("args: --input k=v ...") and the
-// expected exit status ("exit N"). Each distinct program is built with
-// the Go toolchain once, into a cache shared by the tests.
+// Each distinct program is built with the Go toolchain once, into a cache
+// shared by the tests.
 
 // useRunCache points genesisc run's cache at the directory TestMain made
 // for the tests of this process.
@@ -64,37 +75,30 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-var (
-	runIDField = regexp.MustCompile(`"run":"[0-9a-f]{32}"`)
-	argsLine   = regexp.MustCompile(`(?m)^args:(.*)$`)
-	exitLine   = regexp.MustCompile(`(?m)^exit (\d+)$`)
-)
+var runIDField = regexp.MustCompile(`"run":"[0-9a-f]{32}"`)
 
-// splitArgs splits a line of flags at spaces, keeping "quoted strings"
-// whole.
-func splitArgs(s string) []string {
-	var out []string
-	var cur strings.Builder
-	quoted, any := false, false
-	for _, r := range s {
-		switch {
-		case r == '"':
-			quoted, any = !quoted, true
-		case r == ' ' && !quoted:
-			if any {
-				out = append(out, cur.String())
-				cur.Reset()
-				any = false
-			}
-		default:
-			cur.WriteRune(r)
-			any = true
-		}
-	}
-	if any {
-		out = append(out, cur.String())
-	}
-	return out
+// agentRun is what one run of a case left: its exit status, result,
+// standard error, trace and journal.
+type agentRun struct {
+	code                           int
+	result, stderr, trace, journal string
+}
+
+// agentSuite runs the agent run cases.
+var agentSuite = filetest.Suite{
+	Checks: map[string]filetest.Check{
+		"run":       checkAgentRun,
+		"trace":     checkAgentOutput,
+		"journal":   checkAgentOutput,
+		"narration": checkAgentOutput,
+	},
+	Targets: []string{"go"},
+	Outputs: map[string][]string{
+		"run":       {"out/result"},
+		"trace":     {"out/trace"},
+		"journal":   {"out/journal"},
+		"narration": {"out/narration"},
+	},
 }
 
 func TestAgentRuns(t *testing.T) {
@@ -102,74 +106,150 @@ func TestAgentRuns(t *testing.T) {
 		t.Skip("builds Go programs")
 	}
 	useRunCache(t)
-	runCase := func(t *testing.T, c *golden.Case) {
-		dir := t.TempDir()
-		prog := ""
-		for _, f := range c.Archive.Files {
-			if strings.HasPrefix(f.Name, "out/") {
-				continue
-			}
-			if strings.HasPrefix(f.Name, "prog.") {
-				prog = filepath.Join(dir, f.Name)
-			}
-			path := filepath.Join(dir, filepath.FromSlash(f.Name))
-			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(path, f.Data, 0o644); err != nil {
-				t.Fatal(err)
-			}
+	t.Run("agent", func(t *testing.T) { filetest.Run(t, "../../tests/agent/*.txtar", agentSuite) })
+	t.Run("vvm", func(t *testing.T) { filetest.Run(t, "../../tests/vvm/run/*.txtar", agentSuite) })
+	t.Run("grimoire", func(t *testing.T) { filetest.Run(t, "../../tests/grimoire/run/*.txtar", agentSuite) })
+}
+
+// checkAgentRun runs the case's program with genesisc run on each host
+// its header names (go: the only one yet), with a trace and a journal,
+// and checks the exit status and the result.
+func checkAgentRun(t *testing.T, c *filetest.Case, d filetest.Directive) {
+	if len(d.Args) != 0 || !c.HasExit || !c.On("go") {
+		t.Fatalf("test %s: a run takes no arguments and needs an exit line and \"target go\"", d)
+	}
+	dir := t.TempDir()
+	prog := ""
+	for _, f := range c.Archive.Files {
+		if strings.HasPrefix(f.Name, "out/") {
+			continue
 		}
-		for _, mock := range []string{"llm.json", "tools.json"} {
-			if _, ok := c.File(mock); !ok {
-				os.WriteFile(filepath.Join(dir, mock), []byte("{}"), 0o644)
-			}
+		if strings.HasPrefix(f.Name, "prog.") {
+			prog = filepath.Join(dir, f.Name)
 		}
-		m := exitLine.FindStringSubmatch(c.Comment())
-		if prog == "" || m == nil {
-			t.Fatal("a case needs a prog.* section and an exit line")
+		path := filepath.Join(dir, filepath.FromSlash(f.Name))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
 		}
-		wantExit, _ := strconv.Atoi(m[1])
-		result := filepath.Join(dir, "result.json")
-		args := []string{"genesisc", "run", "--llm", "mock:" + filepath.Join(dir, "llm.json"),
-			"--tools", "mock:" + filepath.Join(dir, "tools.json"), "--result", result}
-		trace := filepath.Join(dir, "trace.jsonl")
-		if _, ok := c.File("out/trace"); ok {
-			args = append(args, "--trace", trace)
-		}
-		journal := filepath.Join(dir, "journal.jsonl")
-		if _, ok := c.File("out/journal"); ok {
-			args = append(args, "--journal", journal)
-		}
-		if a := argsLine.FindStringSubmatch(c.Comment()); a != nil {
-			args = append(args, splitArgs(strings.TrimSpace(a[1]))...)
-		}
-		args = append(args, prog)
-		var stdout, stderr bytes.Buffer
-		if code := run(args, &stdout, &stderr); code != wantExit {
-			t.Errorf("exit %d, want %d\n%s", code, wantExit, stderr.String())
-		}
-		data, err := os.ReadFile(result)
-		if err != nil {
-			t.Fatalf("no result: %v\n%s", err, stderr.String())
-		}
-		c.Check("out/result", string(data))
-		if _, ok := c.File("out/narration"); ok {
-			c.Check("out/narration", withoutBuildLines(stderr.String()))
-		}
-		if _, ok := c.File("out/trace"); ok {
-			data, _ := os.ReadFile(trace)
-			c.Check("out/trace", string(data))
-		}
-		if _, ok := c.File("out/journal"); ok {
-			data, _ := os.ReadFile(journal)
-			// The run id is random: every journal has its own.
-			c.Check("out/journal", runIDField.ReplaceAllString(string(data), `"run":"RUN-ID"`))
+		if err := os.WriteFile(path, f.Data, 0o644); err != nil {
+			t.Fatal(err)
 		}
 	}
-	t.Run("agent", func(t *testing.T) { golden.Run(t, "../../tests/agent/*.txtar", runCase) })
-	t.Run("vvm", func(t *testing.T) { golden.Run(t, "../../tests/vvm/run/*.txtar", runCase) })
-	t.Run("grimoire", func(t *testing.T) { golden.Run(t, "../../tests/grimoire/run/*.txtar", runCase) })
+	for _, mock := range []string{"llm.json", "tools.json"} {
+		if _, ok := c.File(mock); !ok {
+			if err := os.WriteFile(filepath.Join(dir, mock), []byte("{}"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if prog == "" {
+		t.Fatal("a run case needs a prog.* section")
+	}
+	result := filepath.Join(dir, "result.json")
+	trace := filepath.Join(dir, "trace.jsonl")
+	journal := filepath.Join(dir, "journal.jsonl")
+	args := []string{"genesisc", "run", "--llm", "mock:" + filepath.Join(dir, "llm.json"),
+		"--tools", "mock:" + filepath.Join(dir, "tools.json"), "--result", result,
+		"--trace", trace, "--journal", journal}
+	args = append(append(args, c.Args...), prog)
+	var stdout, stderr bytes.Buffer
+	r := &agentRun{code: run(args, &stdout, &stderr), stderr: stderr.String()}
+	if r.code != c.Exit {
+		t.Errorf("exit %d, want %d\n%s", r.code, c.Exit, r.stderr)
+	}
+	data, err := os.ReadFile(result)
+	if err != nil {
+		t.Fatalf("no result: %v\n%s", err, r.stderr)
+	}
+	r.result = string(data)
+	data, err = os.ReadFile(trace)
+	if err != nil {
+		t.Fatalf("no trace: %v\n%s", err, r.stderr)
+	}
+	r.trace = string(data)
+	data, err = os.ReadFile(journal)
+	if err != nil {
+		t.Fatalf("no journal: %v\n%s", err, r.stderr)
+	}
+	// The run id is random: every journal has its own.
+	r.journal = canonicalJournal(runIDField.ReplaceAllString(string(data), `"run":"RUN-ID"`))
+	c.State = r
+	c.Check("out/result", r.result)
+}
+
+// canonicalJournal orders a journal's entries so that a run gives the
+// same text every time. The branches of a parallel block journal their
+// effects as they complete, in an order the scheduler picks (the trace
+// is in branch order already); a run resumes from a journal by step
+// identity, not by position, so the order of one block's entries is
+// not part of what the journal says. Each maximal run of entries of one
+// block (steps "BLOCK/N > ...", "BLOCK # I/N > ...") is sorted, stably,
+// by the branch path of each entry (the step up to its last " > "):
+// entries of one branch keep their order.
+func canonicalJournal(s string) string {
+	lines := strings.SplitAfter(s, "\n")
+	steps := make([]string, len(lines))
+	for i, l := range lines {
+		var e struct {
+			Step string `json:"step"`
+		}
+		if json.Unmarshal([]byte(l), &e) == nil {
+			steps[i] = e.Step
+		}
+	}
+	block := func(step string) string {
+		head, _, ok := strings.Cut(step, " > ")
+		if !ok {
+			return ""
+		}
+		if k := strings.LastIndex(head, "/"); k >= 0 {
+			return head[:k]
+		}
+		return ""
+	}
+	branch := func(step string) string {
+		return step[:strings.LastIndex(step, " > ")]
+	}
+	for i := 0; i < len(lines); {
+		b := block(steps[i])
+		j := i + 1
+		if b != "" {
+			for j < len(lines) && block(steps[j]) == b {
+				j++
+			}
+			idx := make([]int, j-i)
+			for k := range idx {
+				idx[k] = i + k
+			}
+			sort.SliceStable(idx, func(x, y int) bool { return branch(steps[idx[x]]) < branch(steps[idx[y]]) })
+			sorted := make([]string, len(idx))
+			for k, n := range idx {
+				sorted[k] = lines[n]
+			}
+			copy(lines[i:j], sorted)
+		}
+		i = j
+	}
+	return strings.Join(lines, "")
+}
+
+// checkAgentOutput pins one more output of the run "test run" made.
+func checkAgentOutput(t *testing.T, c *filetest.Case, d filetest.Directive) {
+	r, ok := c.State.(*agentRun)
+	if !ok {
+		t.Fatalf("test %s: needs a \"test run\" line before it", d)
+	}
+	if len(d.Args) != 0 {
+		t.Fatalf("test %s: takes no arguments", d)
+	}
+	switch d.Name {
+	case "trace":
+		c.Check("out/trace", r.trace)
+	case "journal":
+		c.Check("out/journal", r.journal)
+	case "narration":
+		c.Check("out/narration", withoutBuildLines(r.stderr))
+	}
 }
 
 // withoutBuildLines drops the lines genesisc run prints while it builds a
@@ -407,5 +487,24 @@ echo '{"abi": "'$me'"}'
 	data, _ := os.ReadFile(result)
 	if code != 0 || !strings.Contains(string(data), `"statuses":{"left":"Done","right":"Done","join":"Done"}`) {
 		t.Fatalf("exit %d: %s\n%s", code, data, stderr.String())
+	}
+}
+
+// TestCanonicalJournal: the entries of one parallel block come out in
+// branch order whatever order they completed in; other entries, and the
+// order within a branch, stay.
+func TestCanonicalJournal(t *testing.T) {
+	entry := func(step string) string { return `{"step":"` + step + `","effect":"tool"}` + "\n" }
+	head := `{"format":"genesis-journal","version":1,"program":"p","run":"RUN-ID"}` + "\n"
+	a := []string{entry("one @ p:1:1"), entry("pm @ p:2:1/0 > t @ p:3:1"), entry("pm @ p:2:1/0 > u @ p:4:1")}
+	b := []string{entry("pm @ p:2:1/1 > t @ p:3:1")}
+	c := []string{entry("pm @ p:2:1/2 > t @ p:3:1"), entry("last @ p:5:1"), `{"end":"success"}` + "\n"}
+	want := head + strings.Join(a, "") + strings.Join(b, "") + strings.Join(c, "")
+	shuffled := head + a[0] + c[0] + a[1] + b[0] + a[2] + c[1] + c[2]
+	if got := canonicalJournal(shuffled); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+	if got := canonicalJournal(want); got != want {
+		t.Errorf("a journal in branch order changed:\n%s", got)
 	}
 }

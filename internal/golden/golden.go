@@ -93,6 +93,16 @@ func (c *Case) Check(name, got string) {
 // not produced are reported too.
 func (c *Case) Finish(t *testing.T) {
 	t.Helper()
+	for _, f := range c.Archive.Files {
+		if err := CheckSectionName(f.Name); err != nil {
+			t.Errorf("%s: %v", c.Path, err)
+		}
+	}
+	for _, n := range c.checkedNames() {
+		if err := CheckSectionName(n); err != nil {
+			t.Errorf("%s: the test checks %v", c.Path, err)
+		}
+	}
 	if *Update {
 		c.rewrite(t)
 		return
@@ -148,4 +158,14 @@ func (c *Case) rewrite(t *testing.T) {
 	if err := os.WriteFile(c.Path, txtar.Format(c.Archive), 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// checkedNames returns the names of the checked sections, sorted.
+func (c *Case) checkedNames() []string {
+	names := make([]string, 0, len(c.got))
+	for n := range c.got {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
 }

@@ -1,7 +1,9 @@
 // Package backend_test holds the Forge backend's golden suite: one IR
 // module per txtar file, compiled to Forge assembly, assembled and run.
 //
-// A case has these sections:
+// A case opens with its header (docs/testing.md): "target forge" and
+// "test asm" and "test run", or "test errors" for a module the backend
+// refuses. It has these sections:
 //
 //	in.ir       a module in the printed IR form (docs/ir.md); it must verify
 //	out/asm     the assembly backend/forge emits
@@ -21,7 +23,7 @@ import (
 	"github.com/genesis-toolchain/genesis/backend/forge"
 	"github.com/genesis-toolchain/genesis/forge/vm"
 	"github.com/genesis-toolchain/genesis/frontend/diag"
-	"github.com/genesis-toolchain/genesis/internal/golden"
+	"github.com/genesis-toolchain/genesis/internal/filetest"
 	"github.com/genesis-toolchain/genesis/ir"
 )
 
@@ -41,32 +43,60 @@ func (o *output) Send(ch uint8, msg []byte) {
 	}
 }
 
+// suite runs the cases on "target forge", the backend they test.
+var suite = filetest.Suite{
+	Checks:  map[string]filetest.Check{"asm": checkBuild, "run": checkBuild, "errors": checkBuild},
+	Targets: []string{"forge"},
+	Outputs: map[string][]string{
+		"asm":    {"out/asm"},
+		"run":    {"out/stdout", "out/result"},
+		"errors": {"out/errors"},
+	},
+}
+
 func TestGolden(t *testing.T) {
-	golden.Run(t, "*.txtar", func(t *testing.T, c *golden.Case) {
-		src, ok := c.File("in.ir")
-		if !ok {
-			t.Fatal("no in.ir section")
+	filetest.Run(t, "*.txtar", suite)
+}
+
+// checkBuild compiles in.ir with the Forge backend and checks what the
+// directive asks: the assembly (asm), a run of the program (run) or the
+// backend's diagnostics (errors), which a case that builds must not
+// declare.
+func checkBuild(t *testing.T, c *filetest.Case, d filetest.Directive) {
+	if !c.On("forge") || len(d.Args) != 0 {
+		t.Fatalf("test %s: takes no arguments and needs \"target forge\"", d)
+	}
+	src, ok := c.File("in.ir")
+	if !ok {
+		t.Fatal("no in.ir section")
+	}
+	srcs := diag.Sources{"in.ir": []byte(src)}
+	m, diags := ir.Parse("in.ir", []byte(src))
+	if diags.HasErrors() {
+		t.Fatalf("in.ir does not parse:\n%s", diags.Render(srcs))
+	}
+	if diags := ir.Verify(m); len(diags) > 0 {
+		t.Fatalf("in.ir does not verify:\n%s", diags.Render(srcs))
+	}
+	text, p, diags := forge.Build(m, "out.fasm")
+	if diags.HasErrors() != (d.Name == "errors") {
+		if d.Name == "errors" {
+			t.Fatalf("test errors: the module builds")
 		}
-		srcs := diag.Sources{"in.ir": []byte(src)}
-		m, diags := ir.Parse("in.ir", []byte(src))
-		if diags.HasErrors() {
-			t.Fatalf("in.ir does not parse:\n%s", diags.Render(srcs))
+		t.Fatalf("test %s: the module does not build:\n%s", d, diags.Render(srcs))
+	}
+	switch d.Name {
+	case "errors":
+		if p != nil {
+			t.Error("Build returned a program along with errors")
 		}
-		if diags := ir.Verify(m); len(diags) > 0 {
-			t.Fatalf("in.ir does not verify:\n%s", diags.Render(srcs))
+		c.Check("out/errors", diags.Render(srcs))
+		if text != "" {
+			t.Logf("assembly:\n%s", text)
 		}
-		text, p, diags := forge.Build(m, "out.fasm")
-		if diags.HasErrors() {
-			if p != nil {
-				t.Error("Build returned a program along with errors")
-			}
-			c.Check("out/errors", diags.Render(srcs))
-			if text != "" {
-				t.Logf("assembly:\n%s", text)
-			}
-			return
-		}
+	case "asm":
 		c.Check("out/asm", text)
+	case "run":
 		img, err := vm.NewImage(p)
 		if err != nil {
 			t.Fatalf("the program does not load: %v", err)
@@ -77,7 +107,7 @@ func TestGolden(t *testing.T) {
 		}
 		c.Check("out/stdout", out.b.String())
 		c.Check("out/result", result(mach))
-	})
+	}
 }
 
 // result describes how a run ended.

@@ -1,12 +1,17 @@
 // Package forge_test holds the Forge Machine's golden suite: one program
 // per txtar file, run on vm.Machine, with its observable results pinned.
 //
-// A case has these sections:
+// A case opens with the header (docs/testing.md)
+//
+//	test run
+//	target forge
+//
+// and has these sections:
 //
 //	in.fasm     the program, in Forge assembly (entry: the first instruction)
-//	stdin       optional: delivered on channel 2, as one message, before the run
+//	in/stdin    optional: delivered on channel 2, as one message, before the run
 //	            (txtar sections end in a newline: so does the message)
-//	config      optional: one setting per line
+//	in/config   optional: one setting per line
 //	                ticks N          the budget (default 1000000)
 //	                memory N         the memory quota (default 65536)
 //	                stack N          the stack size (default 4096)
@@ -36,7 +41,7 @@ import (
 	bc "github.com/genesis-toolchain/genesis/forge/bytecode"
 	"github.com/genesis-toolchain/genesis/forge/vm"
 	"github.com/genesis-toolchain/genesis/frontend/fasm"
-	"github.com/genesis-toolchain/genesis/internal/golden"
+	"github.com/genesis-toolchain/genesis/internal/filetest"
 )
 
 type delivery struct {
@@ -202,69 +207,84 @@ func budgetValue(s string, used uint64) (uint64, error) {
 	return strconv.ParseUint(s, 0, 64)
 }
 
+// suite runs the cases: "test run" on "target forge", the one target
+// a program in Forge assembly runs on.
+var suite = filetest.Suite{
+	Checks:  map[string]filetest.Check{"run": checkRun},
+	Targets: []string{"forge"},
+	Outputs: map[string][]string{"run": {"out/result", "out/stdout", "out/stderr"}},
+}
+
 func TestGolden(t *testing.T) {
-	golden.Run(t, "*.txtar", func(t *testing.T, c *golden.Case) {
-		src, ok := c.File("in.fasm")
-		if !ok {
-			t.Fatal("no in.fasm section")
-		}
-		p, diags := fasm.Assemble(c.Path, []byte(src))
-		if diags.HasErrors() {
-			t.Fatalf("assembling in.fasm:\n%v", diags)
-		}
-		text, _ := c.File("config")
-		cfg, err := parseConfig(text)
+	filetest.Run(t, "*.txtar", suite)
+}
+
+// checkRun assembles in.fasm and runs it on vm.Machine with the case's
+// configuration and, in turn, each further budget.
+func checkRun(t *testing.T, c *filetest.Case, d filetest.Directive) {
+	if !c.On("forge") || len(d.Args) != 0 {
+		t.Fatalf("test %s: a run takes no arguments and needs \"target forge\"", d)
+	}
+	src, ok := c.File("in.fasm")
+	if !ok {
+		t.Fatal("no in.fasm section")
+	}
+	p, diags := fasm.Assemble(c.Path, []byte(src))
+	if diags.HasErrors() {
+		t.Fatalf("assembling in.fasm:\n%v", diags)
+	}
+	text, _ := c.File("in/config")
+	cfg, err := parseConfig(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stdin, ok := c.File("in/stdin"); ok {
+		cfg.deliver = append([]delivery{{vm.ChanStdin, stdin}}, cfg.deliver...)
+	}
+	img, err := vm.NewImage(p)
+	if err != nil {
+		t.Fatalf("loading: %v", err)
+	}
+
+	m, out, stops := run(t, img, cfg, cfg.Ticks)
+	var res strings.Builder
+	fmt.Fprintf(&res, "budget %d\n", cfg.Ticks)
+	for _, s := range stops {
+		res.WriteString(s + "\n")
+	}
+	res.WriteString(registers(m))
+	fmt.Fprintf(&res, "stdout %d bytes / %d messages, stderr %d bytes / %d messages\n",
+		out.stdout.Len(), out.msgs[0], out.stderr.Len(), out.msgs[1])
+	if m.Memory() != nil && m.SP() != cfg.Memory {
+		fmt.Fprintf(&res, "sp = %d (%d bytes on the stack)\n", m.SP(), cfg.Memory-m.SP())
+	}
+	for _, o := range out.other {
+		res.WriteString(o + "\n")
+	}
+	final := stops[len(stops)-1]
+
+	for _, b := range cfg.budgets {
+		budget, err := budgetValue(b, m.Ticks())
 		if err != nil {
 			t.Fatal(err)
 		}
-		if stdin, ok := c.File("stdin"); ok {
-			cfg.deliver = append([]delivery{{vm.ChanStdin, stdin}}, cfg.deliver...)
+		_, outb, stopsb := run(t, img, cfg, budget)
+		last := stopsb[len(stopsb)-1]
+		fmt.Fprintf(&res, "budget %d (%s): %s; stdout %d bytes\n", budget, b, last, outb.stdout.Len())
+		// Metering is exact: any budget that covers a finished run
+		// ends it in the same place (registers may differ: BUDGET).
+		finished := m.State() == vm.Halted || m.State() == vm.Faulted && m.Fault() != vm.OutOfTicks
+		if finished && budget >= m.Ticks() && (last != final || outb.stdout.String() != out.stdout.String()) {
+			t.Errorf("budget %d ends %q, the first run %q", budget, last, final)
 		}
-		img, err := vm.NewImage(p)
-		if err != nil {
-			t.Fatalf("loading: %v", err)
-		}
-
-		m, out, stops := run(t, img, cfg, cfg.Ticks)
-		var res strings.Builder
-		fmt.Fprintf(&res, "budget %d\n", cfg.Ticks)
-		for _, s := range stops {
-			res.WriteString(s + "\n")
-		}
-		res.WriteString(registers(m))
-		fmt.Fprintf(&res, "stdout %d bytes / %d messages, stderr %d bytes / %d messages\n",
-			out.stdout.Len(), out.msgs[0], out.stderr.Len(), out.msgs[1])
-		if m.Memory() != nil && m.SP() != cfg.Memory {
-			fmt.Fprintf(&res, "sp = %d (%d bytes on the stack)\n", m.SP(), cfg.Memory-m.SP())
-		}
-		for _, o := range out.other {
-			res.WriteString(o + "\n")
-		}
-		final := stops[len(stops)-1]
-
-		for _, b := range cfg.budgets {
-			budget, err := budgetValue(b, m.Ticks())
-			if err != nil {
-				t.Fatal(err)
-			}
-			_, outb, stopsb := run(t, img, cfg, budget)
-			last := stopsb[len(stopsb)-1]
-			fmt.Fprintf(&res, "budget %d (%s): %s; stdout %d bytes\n", budget, b, last, outb.stdout.Len())
-			// Metering is exact: any budget that covers a finished run
-			// ends it in the same place (registers may differ: BUDGET).
-			finished := m.State() == vm.Halted || m.State() == vm.Faulted && m.Fault() != vm.OutOfTicks
-			if finished && budget >= m.Ticks() && (last != final || outb.stdout.String() != out.stdout.String()) {
-				t.Errorf("budget %d ends %q, the first run %q", budget, last, final)
-			}
-		}
-		c.Check("out/result", res.String())
-		if s := out.stdout.String(); s != "" {
-			c.Check("out/stdout", s)
-		}
-		if s := out.stderr.String(); s != "" {
-			c.Check("out/stderr", s)
-		}
-	})
+	}
+	c.Check("out/result", res.String())
+	if s := out.stdout.String(); s != "" {
+		c.Check("out/stdout", s)
+	}
+	if s := out.stderr.String(); s != "" {
+		c.Check("out/stderr", s)
+	}
 }
 
 // registers lists the nonzero registers, one a line.

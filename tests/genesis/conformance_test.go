@@ -4,7 +4,21 @@
 // tests, of its phases, live in parse/, check/ and lower/ and run from
 // frontend/genesis.)
 //
-// A run case, run/*.txtar, has these sections:
+// The cases are read by internal/filetest (docs/testing.md): each
+// declares its checks and targets in its header.
+//
+// A run case, run/*.txtar, opens with
+//
+//	test run                 compiled at -O0 and -O2 and run on the Forge
+//	                         Machine: both must print the same and end the
+//	                         same way, and that is out/stdout, out/fault
+//	target forge native go   the targets TestDifferential runs it on,
+//	                         against the Forge Machine's run
+//	test ir O0               optional: out/ir, the IR as lowered
+//	test ir O2               optional: out/ir.O2, the IR after -O2
+//	test asm                 optional: out/asm, the assembly at -O2
+//
+// and has these sections:
 //
 //	*.gen       the program: one or more files, compiled together in order
 //	in/stdin    optional: its standard input, which reaches channel 2 as
@@ -16,21 +30,18 @@
 //	            output is the specification, not a record of this compiler
 //	out/fault   only when the program must fault: the fault's name, and
 //	            for FAULT its code ("USER_FAULT code=3")
-//	out/ir      optional: the IR as lowered (genesisc build -O0 --emit ir)
-//	out/ir.O2   optional: the IR after optimization (-O2 --emit ir)
-//	out/asm     optional: the emitted assembly at -O2 (--emit asm)
+//	out/ir, out/ir.O2, out/asm   as the header's checks declare them
 //
-// Every run case is compiled at -O0 and at -O2, and both programs must
-// print the same and end the same way.
+// A stack case, stack/*.txtar, is a run case whose header says
+// "test run O2": it is compiled at -O2 only. It recurses to the exact
+// depth where the Forge program's machine stack or shadow stack of
+// frames runs out, which depends on the code each level makes (the
+// registers pushed around calls, the spill slots). The differential test
+// runs them on every target the header names, which must fault at the
+// same depth.
 //
-// A stack case, stack/*.txtar, has the sections of a run case and is
-// compiled at -O2 only: it recurses to the exact depth where the Forge
-// program's machine stack or shadow stack of frames runs out, which
-// depends on the code each level makes (the registers pushed around
-// calls, the spill slots). The differential test runs them on every
-// target, which must fault at the same depth.
-//
-// An error case, errors/*.txtar, has one or more *.gen files and
+// An error case, errors/*.txtar, says "test errors", has one or more
+// *.gen files and
 //
 //	out/errors  the rendered diagnostics, as genesisc prints them
 //
@@ -54,7 +65,7 @@ import (
 	"github.com/genesis-toolchain/genesis/forge/vm"
 	"github.com/genesis-toolchain/genesis/frontend/diag"
 	"github.com/genesis-toolchain/genesis/internal/difftest"
-	"github.com/genesis-toolchain/genesis/internal/golden"
+	"github.com/genesis-toolchain/genesis/internal/filetest"
 )
 
 // minRunCases and minErrorCases are the issue's floor for the suite.
@@ -64,12 +75,10 @@ const (
 )
 
 // sources returns the case's .gen sections, in order.
-func sources(t *testing.T, c *golden.Case) []compiler.Source {
+func sources(t *testing.T, c *filetest.Case) []compiler.Source {
 	var srcs []compiler.Source
-	for _, f := range c.Archive.Files {
-		if strings.HasSuffix(f.Name, ".gen") {
-			srcs = append(srcs, compiler.Source{Name: f.Name, Data: f.Data})
-		}
+	for _, f := range c.Sources(".gen") {
+		srcs = append(srcs, compiler.Source{Name: f.Name, Data: f.Data})
 	}
 	if len(srcs) == 0 {
 		t.Fatal("no .gen section")
@@ -77,74 +86,117 @@ func sources(t *testing.T, c *golden.Case) []compiler.Source {
 	return srcs
 }
 
-func TestRun(t *testing.T) {
-	if n := len(golden.Files(t, "run/*.txtar")); n < minRunCases {
-		t.Errorf("%d run cases, want at least %d", n, minRunCases)
-	}
-	golden.Run(t, "run/*.txtar", func(t *testing.T, c *golden.Case) {
-		t.Parallel()
-		srcs := sources(t, c)
-		var first string
-		for _, level := range []int{0, 2} {
-			res, diags := compiler.Build(srcs, compiler.Options{OptLevel: level})
-			if diags.HasErrors() {
-				t.Fatalf("-O%d: does not compile:\n%s", level, diags.Render(compiler.SourceMap(srcs)))
-			}
-			stdout, fault := run(t, c, res)
-			got := stdout + "\x00" + fault
-			if level == 0 {
-				first = got
-				c.Check("out/stdout", stdout)
-				if fault != "" {
-					c.Check("out/fault", fault)
-				}
-			} else if got != first {
-				t.Errorf("-O2 printed %q and ended %q; -O0 printed %q and ended %q",
-					stdout, fault, strings.Split(first, "\x00")[0], strings.Split(first, "\x00")[1])
-			}
-		}
-		for _, emit := range []struct {
-			section string
-			level   int
-			emit    compiler.Emit
-		}{
-			{"out/ir", 0, compiler.EmitIR},
-			{"out/ir.O2", 2, compiler.EmitIR},
-			{"out/asm", 2, compiler.EmitAsm},
-		} {
-			if _, ok := c.File(emit.section); !ok {
-				continue
-			}
-			res, diags := compiler.Build(srcs, compiler.Options{OptLevel: emit.level, Emit: emit.emit})
-			if diags.HasErrors() {
-				t.Fatalf("%s: %s", emit.section, diags.Render(compiler.SourceMap(srcs)))
-			}
-			c.Check(emit.section, res.Text)
-		}
-	})
+// targets are the targets a case may name: the Forge Machine, native
+// code through LLVM and Go (internal/difftest runs them).
+var targets = []string{"forge", "native", "go"}
+
+// suite runs the run, stack and error cases.
+var suite = filetest.Suite{
+	Checks: map[string]filetest.Check{
+		"run":    checkRun,
+		"ir":     checkEmit,
+		"asm":    checkEmit,
+		"errors": checkErrors,
+	},
+	Targets: targets,
+	Outputs: map[string][]string{
+		"run":    {"out/stdout", "out/fault"},
+		"ir":     {"out/ir", "out/ir.O2"},
+		"asm":    {"out/asm"},
+		"errors": {"out/errors"},
+	},
+	Parallel: true,
 }
 
-// TestStack runs the stack cases at -O2 (see the package comment).
+func TestRun(t *testing.T) {
+	if n := len(filetest.Files(t, "run/*.txtar")); n < minRunCases {
+		t.Errorf("%d run cases, want at least %d", n, minRunCases)
+	}
+	filetest.Run(t, "run/*.txtar", suite)
+}
+
+// TestStack runs the stack cases (see the package comment).
 func TestStack(t *testing.T) {
-	golden.Run(t, "stack/*.txtar", func(t *testing.T, c *golden.Case) {
-		t.Parallel()
-		srcs := sources(t, c)
-		res, diags := compiler.Build(srcs, compiler.Options{OptLevel: 2})
+	filetest.Run(t, "stack/*.txtar", suite)
+}
+
+// optLevels reads the levels of "test run [O0] [O2]": both without any.
+func optLevels(d filetest.Directive) ([]int, error) {
+	if len(d.Args) == 0 {
+		return []int{0, 2}, nil
+	}
+	var levels []int
+	for _, a := range d.Args {
+		switch a {
+		case "O0":
+			levels = append(levels, 0)
+		case "O2":
+			levels = append(levels, 2)
+		default:
+			return nil, fmt.Errorf("test %s: %q is not O0 or O2", d, a)
+		}
+	}
+	return levels, nil
+}
+
+// checkRun compiles the case at each level of "test run" and runs it on
+// the Forge Machine: every level must print the same and end the same
+// way, which out/stdout and out/fault pin.
+func checkRun(t *testing.T, c *filetest.Case, d filetest.Directive) {
+	srcs := sources(t, c)
+	levels, err := optLevels(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var first string
+	for i, level := range levels {
+		res, diags := compiler.Build(srcs, compiler.Options{OptLevel: level})
 		if diags.HasErrors() {
-			t.Fatalf("does not compile:\n%s", diags.Render(compiler.SourceMap(srcs)))
+			t.Fatalf("-O%d: does not compile:\n%s", level, diags.Render(compiler.SourceMap(srcs)))
 		}
 		stdout, fault := run(t, c, res)
-		c.Check("out/stdout", stdout)
-		if fault != "" {
-			c.Check("out/fault", fault)
+		got := stdout + "\x00" + fault
+		if i == 0 {
+			first = got
+			c.Check("out/stdout", stdout)
+			if fault != "" {
+				c.Check("out/fault", fault)
+			}
+		} else if got != first {
+			t.Errorf("-O%d printed %q and ended %q; -O%d printed %q and ended %q", level,
+				stdout, fault, levels[0], strings.Split(first, "\x00")[0], strings.Split(first, "\x00")[1])
 		}
-	})
+	}
+}
+
+// checkEmit checks "test ir O0" (out/ir), "test ir O2" (out/ir.O2) and
+// "test asm" (out/asm, at -O2).
+func checkEmit(t *testing.T, c *filetest.Case, d filetest.Directive) {
+	srcs := sources(t, c)
+	section, level, emit := "out/asm", 2, compiler.EmitAsm
+	if d.Name == "ir" {
+		switch {
+		case len(d.Args) == 1 && d.Args[0] == "O0":
+			section, level, emit = "out/ir", 0, compiler.EmitIR
+		case len(d.Args) == 1 && d.Args[0] == "O2":
+			section, level, emit = "out/ir.O2", 2, compiler.EmitIR
+		default:
+			t.Fatalf("test %s: want \"test ir O0\" or \"test ir O2\"", d)
+		}
+	} else if len(d.Args) != 0 {
+		t.Fatalf("test %s: asm takes no arguments", d)
+	}
+	res, diags := compiler.Build(srcs, compiler.Options{OptLevel: level, Emit: emit})
+	if diags.HasErrors() {
+		t.Fatalf("%s: %s", section, diags.Render(compiler.SourceMap(srcs)))
+	}
+	c.Check(section, res.Text)
 }
 
 // run runs case c's compiled program as forge exec does, with the case's
 // standard input, and returns what it printed and, if it faulted, the
 // fault.
-func run(t *testing.T, c *golden.Case, res *compiler.Output) (stdout, fault string) {
+func run(t *testing.T, c *filetest.Case, res *compiler.Output) (stdout, fault string) {
 	img, err := vm.NewImage(res.Program)
 	if err != nil {
 		t.Fatalf("the program does not load: %v", err)
@@ -163,7 +215,7 @@ func run(t *testing.T, c *golden.Case, res *compiler.Output) (stdout, fault stri
 
 // caseLimits reads the case's in/limits section (the defaults without
 // one).
-func caseLimits(c *golden.Case) (difftest.Limits, error) {
+func caseLimits(c *filetest.Case) (difftest.Limits, error) {
 	var lim difftest.Limits
 	text, ok := c.File("in/limits")
 	if !ok {
@@ -200,34 +252,38 @@ func caseLimits(c *golden.Case) (difftest.Limits, error) {
 var wantLine = regexp.MustCompile(`(?m)^want (0x08[0-9A-F]{2}) (?:(\S+\.gen):)?(\d+):(\d+)\s*$`)
 
 func TestErrors(t *testing.T) {
-	if n := len(golden.Files(t, "errors/*.txtar")); n < minErrorCases {
+	if n := len(filetest.Files(t, "errors/*.txtar")); n < minErrorCases {
 		t.Errorf("%d error cases, want at least %d", n, minErrorCases)
 	}
-	golden.Run(t, "errors/*.txtar", func(t *testing.T, c *golden.Case) {
-		srcs := sources(t, c)
-		var want []string
-		for _, m := range wantLine.FindAllStringSubmatch(c.Comment(), -1) {
-			file := m[2]
-			if file == "" {
-				file = srcs[0].Name
-			}
-			want = append(want, fmt.Sprintf("%s %s:%s:%s", m[1], file, m[3], m[4]))
+	filetest.Run(t, "errors/*.txtar", suite)
+}
+
+// checkErrors compiles the case, which must get exactly the errors its
+// want lines list; out/errors pins how they render.
+func checkErrors(t *testing.T, c *filetest.Case, d filetest.Directive) {
+	srcs := sources(t, c)
+	var want []string
+	for _, m := range wantLine.FindAllStringSubmatch(c.Prose, -1) {
+		file := m[2]
+		if file == "" {
+			file = srcs[0].Name
 		}
-		if len(want) == 0 {
-			t.Fatal(`the comment has no "want CLASS LINE:COL" line`)
+		want = append(want, fmt.Sprintf("%s %s:%s:%s", m[1], file, m[3], m[4]))
+	}
+	if len(want) == 0 {
+		t.Fatal(`the comment has no "want CLASS LINE:COL" line`)
+	}
+	_, diags := compiler.Build(srcs, compiler.Options{OptLevel: 2})
+	var got []string
+	for _, d := range diags {
+		if d.Severity == diag.Warning { // errors, and the note of the error cap (0x0803)
+			continue
 		}
-		_, diags := compiler.Build(srcs, compiler.Options{OptLevel: 2})
-		var got []string
-		for _, d := range diags {
-			if d.Severity == diag.Warning { // errors, and the note of the error cap (0x0803)
-				continue
-			}
-			got = append(got, fmt.Sprintf("%s %s:%d:%d", d.Code, d.Pos.File, d.Pos.Line, d.Pos.Col))
-		}
-		if strings.Join(got, "\n") != strings.Join(want, "\n") {
-			t.Errorf("diagnostics:\n  %s\nwant:\n  %s\n%s", strings.Join(got, "\n  "), strings.Join(want, "\n  "),
-				diags.Render(compiler.SourceMap(srcs)))
-		}
-		c.Check("out/errors", diags.Render(compiler.SourceMap(srcs)))
-	})
+		got = append(got, fmt.Sprintf("%s %s:%d:%d", d.Code, d.Pos.File, d.Pos.Line, d.Pos.Col))
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("diagnostics:\n  %s\nwant:\n  %s\n%s", strings.Join(got, "\n  "), strings.Join(want, "\n  "),
+			diags.Render(compiler.SourceMap(srcs)))
+	}
+	c.Check("out/errors", diags.Render(compiler.SourceMap(srcs)))
 }

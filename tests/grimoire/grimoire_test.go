@@ -4,13 +4,14 @@
 // A case is a txtar file holding the spell to load, main.spell, and the
 // files it imports, by their paths relative to it. A parse case may
 // instead hold the same spell twice, indent.spell and braces.spell, in the
-// two syntaxes, which must give the same tree.
+// two syntaxes, which must give the same tree. Its header
+// (docs/testing.md) declares the check:
 //
-//	parse/*.txtar   out/ast          the printed tree (after Check: unit
-//	                                 amounts show their value); the spell
-//	                                 must load without error
-//	                out/diagnostics  its warnings, when there are any
-//	errors/*.txtar  out/errors       the rendered diagnostics
+//	parse/*.txtar   test ast     out/ast: the printed tree (after Check:
+//	                             unit amounts show their value); the
+//	                             spell must load without error
+//	                             out/errors: its warnings, when there are any
+//	errors/*.txtar  test errors  out/errors: the rendered diagnostics
 //
 // The comment of an errors case starts each line that names a code with
 // it ("G104: an action on ..."): each code named must be among the
@@ -35,6 +36,7 @@ import (
 
 	"github.com/genesis-toolchain/genesis/frontend/diag"
 	"github.com/genesis-toolchain/genesis/frontend/grimoire"
+	"github.com/genesis-toolchain/genesis/internal/filetest"
 	"github.com/genesis-toolchain/genesis/internal/golden"
 )
 
@@ -85,30 +87,41 @@ func sources(files map[string][]byte) diag.Sources {
 	return srcs
 }
 
-func TestParse(t *testing.T) {
-	golden.Run(t, filepath.Join("parse", "*.txtar"), func(t *testing.T, c *golden.Case) {
-		files, entries := caseFiles(t, c)
-		var printed []string
-		for _, entry := range entries {
-			prog, diags := load(t, files, entry)
-			if diags.HasErrors() {
-				t.Fatalf("%s does not load:\n%s", entry, diags.Render(sources(files)))
-			}
-			printed = append(printed, grimoire.Sprint(prog.Spell))
-			if entry == entries[0] && (len(diags) > 0 || hasSection(c, "out/diagnostics")) {
-				c.Check("out/diagnostics", diags.Render(sources(files)))
-			}
-		}
-		if len(printed) == 2 {
-			if d := cmp.Diff(printed[0], printed[1]); d != "" {
-				t.Errorf("the two syntaxes give different trees (-indent.spell +braces.spell):\n%s", d)
-			}
-		}
-		c.Check("out/ast", printed[0])
-	})
+// suite runs the parse cases ("test ast": out/ast, and out/errors for
+// warnings) and the error cases ("test errors": out/errors).
+var suite = filetest.Suite{
+	Checks:  map[string]filetest.Check{"ast": checkAST, "errors": checkErrors},
+	Outputs: map[string][]string{"ast": {"out/ast", "out/errors"}, "errors": {"out/errors"}},
 }
 
-func hasSection(c *golden.Case, name string) bool {
+func TestParse(t *testing.T) {
+	filetest.Run(t, filepath.Join("parse", "*.txtar"), suite)
+}
+
+// checkAST loads the spell (in both syntaxes when the case has both),
+// which must load, and pins its tree.
+func checkAST(t *testing.T, c *filetest.Case, d filetest.Directive) {
+	files, entries := caseFiles(t, c.Case)
+	var printed []string
+	for _, entry := range entries {
+		prog, diags := load(t, files, entry)
+		if diags.HasErrors() {
+			t.Fatalf("%s does not load:\n%s", entry, diags.Render(sources(files)))
+		}
+		printed = append(printed, grimoire.Sprint(prog.Spell))
+		if entry == entries[0] && (len(diags) > 0 || hasSection(c, "out/errors")) {
+			c.Check("out/errors", diags.Render(sources(files)))
+		}
+	}
+	if len(printed) == 2 {
+		if d := cmp.Diff(printed[0], printed[1]); d != "" {
+			t.Errorf("the two syntaxes give different trees (-indent.spell +braces.spell):\n%s", d)
+		}
+	}
+	c.Check("out/ast", printed[0])
+}
+
+func hasSection(c *filetest.Case, name string) bool {
 	_, ok := c.File(name)
 	return ok
 }
@@ -117,23 +130,27 @@ func hasSection(c *golden.Case, name string) bool {
 var codeLine = regexp.MustCompile(`(?m)^(G\d{3})\b`)
 
 func TestErrors(t *testing.T) {
-	golden.Run(t, filepath.Join("errors", "*.txtar"), func(t *testing.T, c *golden.Case) {
-		files, entries := caseFiles(t, c)
-		_, diags := load(t, files, entries[0])
-		if len(diags) == 0 {
-			t.Fatal("no diagnostic")
+	filetest.Run(t, filepath.Join("errors", "*.txtar"), suite)
+}
+
+// checkErrors loads the spell, which must get diagnostics, among them
+// each code the prose names.
+func checkErrors(t *testing.T, c *filetest.Case, d filetest.Directive) {
+	files, entries := caseFiles(t, c.Case)
+	_, diags := load(t, files, entries[0])
+	if len(diags) == 0 {
+		t.Fatal("no diagnostic")
+	}
+	c.Check("out/errors", diags.Render(sources(files)))
+	wants := codeLine.FindAllStringSubmatch(c.Prose, -1)
+	if len(wants) == 0 {
+		t.Error("the comment names no code (a line starting G...)")
+	}
+	for _, m := range wants {
+		if !slices.ContainsFunc(diags, func(d diag.Diagnostic) bool { return d.Code == m[1] }) {
+			t.Errorf("no %s among the diagnostics", m[1])
 		}
-		c.Check("out/errors", diags.Render(sources(files)))
-		wants := codeLine.FindAllStringSubmatch(c.Comment(), -1)
-		if len(wants) == 0 {
-			t.Error("the comment names no code (a line starting G...)")
-		}
-		for _, m := range wants {
-			if !slices.ContainsFunc(diags, func(d diag.Diagnostic) bool { return d.Code == m[1] }) {
-				t.Errorf("no %s among the diagnostics", m[1])
-			}
-		}
-	})
+	}
 }
 
 // TestEveryCodeHasACase checks that the errors cases cover every

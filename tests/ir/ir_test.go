@@ -4,7 +4,7 @@
 // A case has these sections:
 //
 //	in.ir       a module in the printed form (docs/ir.md)
-//	out/print   the module printed back, when it parses and verifies
+//	out/ir      the module printed back, when it parses and verifies
 //	out/errors  the parse error, or the verifier's diagnostics
 //
 // Every case that parses must round-trip: printing it, parsing the
@@ -42,7 +42,7 @@ func TestGolden(t *testing.T) {
 			c.Check("out/errors", diags.Render(srcs))
 			return
 		}
-		c.Check("out/print", printed)
+		c.Check("out/ir", printed)
 	})
 }
 

@@ -1,8 +1,10 @@
 // Package nanovm_test is the golden suite of the nano-vm frontend
 // (docs/nanovm.md) and its corpus test.
 //
-// A golden case, *.txtar, has one program section, named *.json, *.yaml
-// or *.yml, and
+// A golden case, *.txtar, opens with its header (docs/testing.md): "test
+// ir" for a program that compiles, "test errors" for one that must not
+// (its name starts with err_). It has one program section, named *.json,
+// *.yaml or *.yml, and
 //
 //	out/ir      the lowered module, printed, when the program compiles;
 //	            it must verify and round-trip through the IR parser
@@ -11,7 +13,7 @@
 //
 // The case's comment may pin diagnostics by hand, one per line, as
 // "want CODE LINE:COL" (e.g. "want N004 7:15"): each must be among the
-// diagnostics. Cases whose name starts with err_ must not compile.
+// diagnostics.
 //
 // The corpus test compiles every program of corpus/ (a copy of
 // ../shared/corpus/nanovm, the programs extracted from nano-vm and
@@ -29,6 +31,7 @@ import (
 
 	"github.com/genesis-toolchain/genesis/frontend/diag"
 	"github.com/genesis-toolchain/genesis/frontend/nanovm"
+	"github.com/genesis-toolchain/genesis/internal/filetest"
 	"github.com/genesis-toolchain/genesis/internal/golden"
 	"github.com/genesis-toolchain/genesis/internal/irtest"
 	"github.com/genesis-toolchain/genesis/ir"
@@ -37,38 +40,53 @@ import (
 // minCases is the issue's floor for the golden suite.
 const minCases = 25
 
+// suite runs the golden cases: "test ir" for a program that compiles
+// (out/ir, and out/errors for its warnings), "test errors" for one that
+// must not (out/errors).
+var suite = filetest.Suite{
+	Checks:  map[string]filetest.Check{"ir": checkCompile, "errors": checkCompile},
+	Outputs: map[string][]string{"ir": {"out/ir", "out/errors"}, "errors": {"out/errors"}},
+}
+
 func TestGolden(t *testing.T) {
-	if n := len(golden.Files(t, "*.txtar")); n < minCases {
+	if n := len(filetest.Files(t, "*.txtar")); n < minCases {
 		t.Errorf("%d golden cases, want at least %d", n, minCases)
 	}
-	golden.Run(t, "*.txtar", func(t *testing.T, c *golden.Case) {
-		name, src := program(t, c)
-		m, diags := nanovm.Compile(name, src)
-		for _, d := range diags {
-			if d.Code == nanovm.CodeInternal {
-				t.Fatalf("internal error: %s", d)
-			}
+	filetest.Run(t, "*.txtar", suite)
+}
+
+// checkCompile compiles the case's program, which must compile for
+// "test ir" and must not for "test errors" (an err_ case's check).
+func checkCompile(t *testing.T, c *filetest.Case, d filetest.Directive) {
+	name, src := program(t, c.Case)
+	m, diags := nanovm.Compile(name, src)
+	for _, d := range diags {
+		if d.Code == nanovm.CodeInternal {
+			t.Fatalf("internal error: %s", d)
 		}
-		rendered := diags.Render(diag.Sources{name: src})
-		if len(diags) > 0 {
-			c.Check("out/errors", rendered)
-		} else if _, ok := c.File("out/errors"); ok {
-			c.Check("out/errors", "")
-		}
-		isErr := strings.HasPrefix(filepath.Base(c.Path), "err_")
-		switch {
-		case isErr && m != nil:
-			t.Errorf("an err_ case compiled")
-		case !isErr && m == nil:
-			t.Errorf("does not compile:\n%s", rendered)
-		}
-		if m != nil {
-			printed := ir.Print(m)
-			irtest.CheckRoundTrip(t, printed)
-			c.Check("out/ir", printed)
-		}
-		irtest.CheckWants(t, c, diags)
-	})
+	}
+	rendered := diags.Render(diag.Sources{name: src})
+	if len(diags) > 0 {
+		c.Check("out/errors", rendered)
+	} else if _, ok := c.File("out/errors"); ok {
+		c.Check("out/errors", "")
+	}
+	isErr := d.Name == "errors"
+	if isErr != strings.HasPrefix(c.Name, "err_") {
+		t.Errorf("test %s: a case named err_* is \"test errors\", any other \"test ir\"", d)
+	}
+	switch {
+	case isErr && m != nil:
+		t.Errorf("a \"test errors\" case compiled")
+	case !isErr && m == nil:
+		t.Errorf("does not compile:\n%s", rendered)
+	}
+	if m != nil {
+		printed := ir.Print(m)
+		irtest.CheckRoundTrip(t, printed)
+		c.Check("out/ir", printed)
+	}
+	irtest.CheckWants(t, c.Case, diags)
 }
 
 // program returns the case's program section.

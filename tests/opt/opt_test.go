@@ -3,11 +3,11 @@
 //
 // A case has these sections:
 //
-//	in.ir          a module in the printed form (docs/ir.md); it must verify
-//	out/O2         the module after the whole -O2 pipeline
-//	out/after-P    (optional) the module right after pass P (e.g.
-//	               out/after-constfold); add an empty section and run
-//	               -update to fill it
+//	in.ir             a module in the printed form (docs/ir.md); it must verify
+//	out/ir.O2         the module after the whole -O2 pipeline
+//	out/ir.after-P    (optional) the module right after pass P (e.g.
+//	                  out/ir.after-constfold); add an empty section and run
+//	                  -update to fill it
 //
 // Every case checks that the module verifies after every pass, that the
 // optimized module round-trips through the printed form, that -O2 is
@@ -44,7 +44,7 @@ func TestGolden(t *testing.T) {
 
 		want := map[string]bool{}
 		for _, f := range c.Archive.Files {
-			if name, ok := strings.CutPrefix(f.Name, "out/after-"); ok {
+			if name, ok := strings.CutPrefix(f.Name, "out/ir.after-"); ok {
 				if _, ok := opt.Lookup(name); !ok {
 					t.Errorf("section %s names no pass", f.Name)
 				}
@@ -58,12 +58,12 @@ func TestGolden(t *testing.T) {
 					diags.Render(diag.Sources{}), printed)
 			}
 			if want[p.Name] {
-				c.Check("out/after-"+p.Name, printed)
+				c.Check("out/ir.after-"+p.Name, printed)
 			}
 		}})
 		printed := ir.Print(m)
 		checkRoundTrip(t, printed)
-		c.Check("out/O2", printed)
+		c.Check("out/ir.O2", printed)
 
 		// The optimized module is a valid input to the optimizer again.
 		opt.Run(m, opt.MaxLevel, &opt.Hooks{AfterPass: func(p opt.Pass, m *ir.Module) {

@@ -1,7 +1,10 @@
 // Package plan_test is the golden suite of the execution-plan frontend
 // (docs/plan.md).
 //
-// A golden case, *.txtar, has a plan.json section and
+// A golden case, *.txtar, opens with its header (docs/testing.md): "test
+// ir" for a plan that compiles, "test errors" for one that must not (its
+// name starts with err_), and "test run" when it has llm.json or
+// tools.json. It has a plan.json section and
 //
 //	out/ir      the lowered module, printed, when the plan compiles; it
 //	            must verify and round-trip through the IR parser
@@ -13,7 +16,7 @@
 //
 // The case's comment may pin diagnostics by hand, one per line, as
 // "want CODE LINE:COL" (e.g. "want P004 7:15"): each must be among the
-// diagnostics. Cases whose name starts with err_ must not compile.
+// diagnostics.
 //
 // go test ./tests/plan -update rewrites the out/ sections.
 package plan_test
@@ -26,6 +29,7 @@ import (
 
 	"github.com/genesis-toolchain/genesis/frontend/diag"
 	"github.com/genesis-toolchain/genesis/frontend/plan"
+	"github.com/genesis-toolchain/genesis/internal/filetest"
 	"github.com/genesis-toolchain/genesis/internal/golden"
 	"github.com/genesis-toolchain/genesis/internal/irtest"
 	"github.com/genesis-toolchain/genesis/ir"
@@ -35,54 +39,83 @@ import (
 // minCases is the issue's floor for the golden suite.
 const minCases = 15
 
+// suite runs the golden cases: "test ir" for a plan that compiles
+// (out/ir, and out/errors for its warnings), "test errors" for one that
+// must not, and "test run" for a run of the compiled plan (out/run).
+var suite = filetest.Suite{
+	Checks: map[string]filetest.Check{"ir": checkCompile, "errors": checkCompile, "run": checkRun},
+	Outputs: map[string][]string{
+		"ir":     {"out/ir", "out/errors"},
+		"errors": {"out/errors"},
+		"run":    {"out/run"},
+	},
+}
+
 func TestGolden(t *testing.T) {
-	if n := len(golden.Files(t, "*.txtar")); n < minCases {
+	if n := len(filetest.Files(t, "*.txtar")); n < minCases {
 		t.Errorf("%d golden cases, want at least %d", n, minCases)
 	}
-	golden.Run(t, "*.txtar", func(t *testing.T, c *golden.Case) {
-		src, ok := c.File("plan.json")
-		if !ok {
-			t.Fatal("no plan.json section")
+	filetest.Run(t, "*.txtar", suite)
+}
+
+// compile compiles the case's plan.json.
+func compile(t *testing.T, c *filetest.Case) (*ir.Module, diag.List, string) {
+	src, ok := c.File("plan.json")
+	if !ok {
+		t.Fatal("no plan.json section")
+	}
+	m, diags := plan.Compile("plan.json", []byte(src))
+	for _, d := range diags {
+		if d.Code == plan.CodeInternal {
+			t.Fatalf("internal error: %s", d)
 		}
-		m, diags := plan.Compile("plan.json", []byte(src))
-		for _, d := range diags {
-			if d.Code == plan.CodeInternal {
-				t.Fatalf("internal error: %s", d)
-			}
-		}
-		rendered := diags.Render(diag.Sources{"plan.json": []byte(src)})
-		if len(diags) > 0 {
-			c.Check("out/errors", rendered)
-		} else if _, ok := c.File("out/errors"); ok {
-			c.Check("out/errors", "")
-		}
-		isErr := strings.HasPrefix(filepath.Base(c.Path), "err_")
-		switch {
-		case isErr && m != nil:
-			t.Errorf("an err_ case compiled")
-		case !isErr && m == nil:
-			t.Errorf("does not compile:\n%s", rendered)
-		}
-		if m != nil {
-			printed := ir.Print(m)
-			irtest.CheckRoundTrip(t, printed)
-			c.Check("out/ir", printed)
-			runCase(t, c, m)
-		}
-		irtest.CheckWants(t, c, diags)
-	})
+	}
+	return m, diags, diags.Render(diag.Sources{"plan.json": []byte(src)})
+}
+
+// checkCompile compiles the plan, which must compile for "test ir" and
+// must not for "test errors" (an err_ case's check).
+func checkCompile(t *testing.T, c *filetest.Case, d filetest.Directive) {
+	m, diags, rendered := compile(t, c)
+	if len(diags) > 0 {
+		c.Check("out/errors", rendered)
+	} else if _, ok := c.File("out/errors"); ok {
+		c.Check("out/errors", "")
+	}
+	isErr := d.Name == "errors"
+	if isErr != strings.HasPrefix(c.Name, "err_") {
+		t.Errorf("test %s: a case named err_* is \"test errors\", any other \"test ir\"", d)
+	}
+	switch {
+	case isErr && m != nil:
+		t.Errorf("a \"test errors\" case compiled")
+	case !isErr && m == nil:
+		t.Errorf("does not compile:\n%s", rendered)
+	}
+	if m != nil {
+		printed := ir.Print(m)
+		irtest.CheckRoundTrip(t, printed)
+		c.Check("out/ir", printed)
+	}
+	irtest.CheckWants(t, c.Case, diags)
+}
+
+// checkRun runs the compiled plan with the case's scripted effects.
+func checkRun(t *testing.T, c *filetest.Case, d filetest.Directive) {
+	m, _, rendered := compile(t, c)
+	if m == nil {
+		t.Fatalf("test run: does not compile:\n%s", rendered)
+	}
+	runCase(t, c, m)
 }
 
 // runCase runs the module with the case's scripted effects.
-func runCase(t *testing.T, c *golden.Case, m *ir.Module) {
+func runCase(t *testing.T, c *filetest.Case, m *ir.Module) {
 	t.Helper()
 	llmSrc, hasLLM := c.File("llm.json")
 	toolSrc, hasTools := c.File("tools.json")
 	if !hasLLM && !hasTools {
-		if _, ok := c.File("out/run"); ok {
-			t.Errorf("out/run without llm.json or tools.json")
-		}
-		return
+		t.Fatalf("test run without llm.json or tools.json")
 	}
 	llm, err := parseMock(llmSrc)
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/genesis-toolchain/genesis/backend/golang"
 	"github.com/genesis-toolchain/genesis/frontend/vvm"
+	"github.com/genesis-toolchain/genesis/internal/filetest"
 	"github.com/genesis-toolchain/genesis/internal/golden"
 	"github.com/genesis-toolchain/genesis/internal/irtest"
 	"github.com/genesis-toolchain/genesis/ir"
@@ -227,25 +228,28 @@ func main() {
 // left out) with the golden text: what a construct becomes. The IR must
 // verify and print back to itself.
 func TestLower(t *testing.T) {
-	golden.Run(t, filepath.Join("lower", "*.txtar"), func(t *testing.T, c *golden.Case) {
-		prog, diags := run(t, c)
-		if diags.HasErrors() {
-			t.Fatal("a lower case must load without errors")
+	filetest.Run(t, filepath.Join("lower", "*.txtar"), suite)
+}
+
+// checkLower is "test ir": see TestLower.
+func checkLower(t *testing.T, c *filetest.Case, d filetest.Directive) {
+	prog, diags := run(t, c.Case)
+	if diags.HasErrors() {
+		t.Fatal("a lower case must load without errors")
+	}
+	m, ds := vvm.Lower(prog)
+	if ds.HasErrors() {
+		t.Fatal(ds.Error())
+	}
+	if vs := ir.Verify(m); len(vs) > 0 {
+		t.Fatal(vs.Error())
+	}
+	irtest.CheckRoundTrip(t, ir.Print(m))
+	own := &ir.Module{}
+	for _, f := range m.Funcs {
+		if !strings.HasPrefix(f.Name, "vvm.") {
+			own.Funcs = append(own.Funcs, f)
 		}
-		m, ds := vvm.Lower(prog)
-		if ds.HasErrors() {
-			t.Fatal(ds.Error())
-		}
-		if vs := ir.Verify(m); len(vs) > 0 {
-			t.Fatal(vs.Error())
-		}
-		irtest.CheckRoundTrip(t, ir.Print(m))
-		own := &ir.Module{}
-		for _, f := range m.Funcs {
-			if !strings.HasPrefix(f.Name, "vvm.") {
-				own.Funcs = append(own.Funcs, f)
-			}
-		}
-		c.Check("out/ir", ir.Print(own))
-	})
+	}
+	c.Check("out/ir", ir.Print(own))
 }

@@ -4,7 +4,9 @@
 // A case is a txtar file with one or more .vvm sections: the first is
 // the program's entry, the others modules it may import by their section
 // names (read from memory: a name with no section is a missing file).
-// The program is loaded with vvm.Load, and the case has
+// The program is loaded with vvm.Load. The case's header
+// (docs/testing.md) says "test ast" (parse/), "test errors" (errors/) or
+// "test ir" (lower/, lower_test.go), and the case has
 //
 //	out/ast     parse cases only: every module's printed tree (vvm.Sprint),
 //	            in the order the modules run
@@ -36,6 +38,7 @@ import (
 
 	"github.com/genesis-toolchain/genesis/frontend/diag"
 	"github.com/genesis-toolchain/genesis/frontend/vvm"
+	"github.com/genesis-toolchain/genesis/internal/filetest"
 	"github.com/genesis-toolchain/genesis/internal/golden"
 	"github.com/genesis-toolchain/genesis/internal/irtest"
 )
@@ -48,38 +51,58 @@ const (
 	minCorpusPassed = 0.9
 )
 
+// suite runs the parse, error and lower cases: "test ast" (out/ast),
+// "test errors" (the code the case is named after) and "test ir"
+// (lower_test.go); each pins out/errors when there are diagnostics.
+var suite = filetest.Suite{
+	Checks: map[string]filetest.Check{"ast": checkAST, "errors": checkErrors, "ir": checkLower},
+	Outputs: map[string][]string{
+		"ast":    {"out/ast", "out/errors"},
+		"errors": {"out/errors"},
+		"ir":     {"out/ir", "out/errors"},
+	},
+}
+
 func TestParse(t *testing.T) {
-	if n := len(golden.Files(t, filepath.Join("parse", "*.txtar"))); n < minParseCases {
+	if n := len(filetest.Files(t, filepath.Join("parse", "*.txtar"))); n < minParseCases {
 		t.Errorf("%d parse cases, want at least %d", n, minParseCases)
 	}
-	golden.Run(t, filepath.Join("parse", "*.txtar"), func(t *testing.T, c *golden.Case) {
-		prog, diags := run(t, c)
-		if diags.HasErrors() {
-			t.Fatalf("a parse case must load without errors")
-		}
-		var b strings.Builder
-		for _, m := range prog.Modules {
-			b.WriteString(vvm.Sprint(m.File))
-		}
-		c.Check("out/ast", b.String())
-	})
+	filetest.Run(t, filepath.Join("parse", "*.txtar"), suite)
+}
+
+// checkAST loads the program, which must load without errors, and pins
+// every module's printed tree.
+func checkAST(t *testing.T, c *filetest.Case, d filetest.Directive) {
+	prog, diags := run(t, c.Case)
+	if diags.HasErrors() {
+		t.Fatalf("a parse case must load without errors")
+	}
+	var b strings.Builder
+	for _, m := range prog.Modules {
+		b.WriteString(vvm.Sprint(m.File))
+	}
+	c.Check("out/ast", b.String())
 }
 
 func TestErrors(t *testing.T) {
-	if n := len(golden.Files(t, filepath.Join("errors", "*.txtar"))); n < minErrorCases {
+	if n := len(filetest.Files(t, filepath.Join("errors", "*.txtar"))); n < minErrorCases {
 		t.Errorf("%d error cases, want at least %d", n, minErrorCases)
 	}
-	golden.Run(t, filepath.Join("errors", "*.txtar"), func(t *testing.T, c *golden.Case) {
-		_, diags := run(t, c)
-		code, _, _ := strings.Cut(strings.TrimSuffix(filepath.Base(c.Path), ".txtar"), "_")
-		found := false
-		for _, d := range diags {
-			found = found || d.Code == code
-		}
-		if !found {
-			t.Errorf("no %s among the diagnostics", code)
-		}
-	})
+	filetest.Run(t, filepath.Join("errors", "*.txtar"), suite)
+}
+
+// checkErrors loads the program, which must get the code the case is
+// named after.
+func checkErrors(t *testing.T, c *filetest.Case, d filetest.Directive) {
+	_, diags := run(t, c.Case)
+	code, _, _ := strings.Cut(c.Name, "_")
+	found := false
+	for _, d := range diags {
+		found = found || d.Code == code
+	}
+	if !found {
+		t.Errorf("no %s among the diagnostics", code)
+	}
 }
 
 // run loads a case's program and records its outputs.
@@ -159,7 +182,7 @@ func TestCorpus(t *testing.T) {
 	}
 	fmt.Fprintf(&summary, "%d of %d programs load without error\n", passed, len(files))
 	c.Check("out/summary", summary.String())
-	c.Check("out/diagnostics", all.String())
+	c.Check("out/errors", all.String())
 	c.Finish(t)
 	t.Logf("corpus: %d of %d programs load without error", passed, len(files))
 	if float64(passed) < minCorpusPassed*float64(len(files)) {
