@@ -10,7 +10,7 @@ import (
 	"github.com/antlr4-go/antlr/v4"
 
 	"github.com/genesis-toolchain/genesis/frontend/nanovm/parser"
-	"github.com/genesis-toolchain/genesis/frontend/twostage"
+	"github.com/genesis-toolchain/genesis/frontend/sllparse"
 )
 
 // Expr is a condition expression. Off is the index, in code points, of
@@ -98,7 +98,7 @@ func ParseCondition(src string) (e Expr, err *CondError) {
 	lexer.RemoveErrorListeners()
 	tokens := antlr.NewCommonTokenStream(lexer, antlr.TokenDefaultChannel)
 	p0 := parser.NewConditionParser(tokens)
-	tree, ok := twostage.SLL(p0, p0.Condition)
+	tree, ok := sllparse.Try(p0, p0.Condition)
 	if !ok {
 		tokens.Seek(0)
 		l := &condListener{tokens: tokens}
