@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/genesis-toolchain/genesis/frontend/diag"
 	"github.com/genesis-toolchain/genesis/frontend/nanovm"
 )
 
@@ -443,7 +444,7 @@ func decodeContracts(v *nanovm.Node, r *reporter) []*Contract {
 // closest known key.
 func unknownKey(r *reporter, f nanovm.Field, path, where string, known []string) {
 	msg := fmt.Sprintf("unknown key %q in %s: it is ignored", f.Key, where)
-	s := nanovm.Closest(f.Key, known)
+	s := diag.Closest(f.Key, known)
 	if syn, ok := synonyms[f.Key]; ok && s == "" && slices.Contains(known, syn) {
 		s = syn
 	}
