@@ -1,6 +1,8 @@
 package nanovm
 
 import (
+	"github.com/genesis-toolchain/genesis/frontend/internal/jsontree"
+
 	"encoding/json"
 	"fmt"
 	"regexp"
@@ -33,10 +35,10 @@ func conditionProgram(cond string) string {
 func TestNestingLimits(t *testing.T) {
 	const n = 100000
 	var block strings.Builder
-	for i := 0; i < 2*maxDepth; i++ {
+	for i := 0; i < 2*jsontree.MaxDepth; i++ {
 		fmt.Fprintf(&block, "%sa:\n", strings.Repeat(" ", i))
 	}
-	block.WriteString(strings.Repeat(" ", 2*maxDepth) + "b: 1\n")
+	block.WriteString(strings.Repeat(" ", 2*jsontree.MaxDepth) + "b: 1\n")
 	for _, c := range []struct{ name, file, src, msg string }{
 		{"json arrays", "p.json", strings.Repeat("[", n) + strings.Repeat("]", n), "nest deeper than 256 levels"},
 		{"json objects", "p.json", strings.Repeat(`{"a":`, n) + "1" + strings.Repeat("}", n), "nest deeper than 256 levels"},
@@ -44,8 +46,8 @@ func TestNestingLimits(t *testing.T) {
 		{"yaml block", "p.yaml", block.String(), "nest deeper than 256 levels"},
 		{"condition parentheses", "p.json", conditionProgram(strings.Repeat("(", n) + "$a" + strings.Repeat(")", n)), "nests deeper than 256 levels"},
 		{"condition not", "p.json", conditionProgram(strings.Repeat("not ", n) + "$a"), "nests deeper than 256 levels"},
-		{"condition or", "p.json", conditionProgram("$a" + strings.Repeat(" or $a", 20*maxDepth)), "nests deeper than 256 levels"},
-		{"condition and", "p.json", conditionProgram("$a == 1" + strings.Repeat(" and $a == 1", 20*maxDepth)), "nests deeper than 256 levels"},
+		{"condition or", "p.json", conditionProgram("$a" + strings.Repeat(" or $a", 20*jsontree.MaxDepth)), "nests deeper than 256 levels"},
+		{"condition and", "p.json", conditionProgram("$a == 1" + strings.Repeat(" and $a == 1", 20*jsontree.MaxDepth)), "nests deeper than 256 levels"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, diags := Compile(c.file, []byte(c.src))

@@ -17,9 +17,9 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/genesis-toolchain/genesis/frontend/diag"
+	"github.com/genesis-toolchain/genesis/frontend/internal/jsontree"
 	"github.com/genesis-toolchain/genesis/ir"
 )
 
@@ -107,40 +107,41 @@ func Load(file string, src []byte) (*Node, diag.List) {
 	return n, r.sorted()
 }
 
-// LoadJSON parses a JSON document into nodes whatever the file's name
-// (Load would read a document that does not start with '{' as YAML).
-// The execution-plan frontend (frontend/plan) reads plans with it. The
-// diagnostics carry this package's codes (CodeSyntax, CodeDupKey); the
-// node is nil after a syntax error.
-func LoadJSON(file string, src []byte) (*Node, diag.List) {
-	r := &reporter{}
-	n := parseJSON(file, src, r)
-	return n, r.sorted()
-}
+// documentCodes are the codes of the diagnostics of reading a program's
+// document.
+var documentCodes = jsontree.Codes{Syntax: CodeSyntax, DupKey: CodeDupKey, Value: CodeSchema}
 
 func load(file string, src []byte, r *reporter) *Node {
+	var n *Node
+	var ds diag.List
 	if IsYAML(file, src) {
-		return parseYAML(file, src, r)
+		n, ds = jsontree.ParseYAML(file, src, documentCodes)
+	} else {
+		n, ds = jsontree.ParseJSON(file, src, documentCodes)
 	}
-	return parseJSON(file, src, r)
+	r.diags = append(r.diags, ds...)
+	return n
 }
 
-// ShortPath returns a JSON path for a message: as it is, or, past 80
-// bytes (a value nested hundreds of levels deep), its first and last 36
-// bytes around "...", so that a message stays a line long.
-func ShortPath(path string) string {
-	if len(path) <= 80 {
-		return path
-	}
-	head, tail := path[:36], path[len(path)-36:]
-	for !utf8.ValidString(head) {
-		head = head[:len(head)-1]
-	}
-	for !utf8.ValidString(tail) {
-		tail = tail[1:]
-	}
-	return head + "..." + tail
-}
+// The document of a program is a jsontree: these name its parts here.
+type (
+	Node  = jsontree.Node
+	Field = jsontree.Field
+	Kind  = jsontree.Kind
+)
+
+// The kinds of document nodes.
+const (
+	Null   = jsontree.Null
+	Bool   = jsontree.Bool
+	Number = jsontree.Number
+	String = jsontree.String
+	Array  = jsontree.Array
+	Object = jsontree.Object
+)
+
+// ChildPath is the JSON path of key in the object at path.
+func ChildPath(path, key string) string { return jsontree.ChildPath(path, key) }
 
 // reporter collects the diagnostics of one program.
 type reporter struct {
@@ -150,7 +151,7 @@ type reporter struct {
 func (r *reporter) add(pos diag.Pos, sev diag.Severity, path, code, format string, args ...any) {
 	msg := fmt.Sprintf(format, args...)
 	if path != "" {
-		msg = ShortPath(path) + ": " + msg
+		msg = jsontree.ShortPath(path) + ": " + msg
 	}
 	r.diags = append(r.diags, diag.Diagnostic{Pos: pos, Severity: sev, Code: code, Msg: msg})
 }

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/genesis-toolchain/genesis/frontend/diag"
-	"github.com/genesis-toolchain/genesis/frontend/nanovm"
+	"github.com/genesis-toolchain/genesis/frontend/internal/jsontree"
 	"github.com/genesis-toolchain/genesis/internal/graph"
 )
 
@@ -60,7 +60,7 @@ func checkDeps(p *Plan, r *reporter) {
 		seen := map[*Group]bool{}
 		for _, d := range g.Deps {
 			n := d.Node
-			if n.Kind == nanovm.Number {
+			if n.Kind == jsontree.Number {
 				d.Group = byIndex[n.Int]
 				if d.Group == nil {
 					r.errorf(n, CodeUnknownDep, "dependency %d names no group: %s", n.Int, indexRange(p))

@@ -1,13 +1,14 @@
 package plan
 
 import (
+	"github.com/genesis-toolchain/genesis/frontend/internal/jsontree"
+
 	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/genesis-toolchain/genesis/frontend/nanovm"
 	"github.com/genesis-toolchain/genesis/ir"
 )
 
@@ -64,11 +65,11 @@ func FuzzCompile(f *testing.F) {
 			}
 		}
 		is := Is(src)
-		root, lds := nanovm.LoadJSON("fuzz.json", src)
+		root, lds := jsontree.ParseJSON("fuzz.json", src, documentCodes)
 		if root == nil || lds.HasErrors() {
 			return
 		}
-		want := root.Kind == nanovm.Object && root.Get("groups") != nil && root.Get("steps") == nil
+		want := root.Kind == jsontree.Object && root.Get("groups") != nil && root.Get("steps") == nil
 		if is != want {
 			t.Fatalf("Is = %v, want %v for %s", is, want, src)
 		}

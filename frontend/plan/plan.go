@@ -3,8 +3,8 @@
 // smart contracts they touch, as an agent hands them to a plan executor
 // (seed 002). A group runs once every group it depends on is Done;
 // a group that fails blocks its dependents. The package loads a plan
-// with the position of every value (through the nano-vm frontend's JSON
-// decoder), checks it — unknown and cyclic dependencies, duplicate ids,
+// with the position of every value (through frontend/internal/jsontree,
+// the JSON decoder it shares with the nano-vm frontend), checks it — unknown and cyclic dependencies, duplicate ids,
 // placeholders {$X} that no earlier operation binds — and lowers it to
 // IR, where the schedule, the group statuses and the values flowing
 // between groups are explicit code.
@@ -17,11 +17,12 @@
 package plan
 
 import (
+	"github.com/genesis-toolchain/genesis/frontend/internal/jsontree"
+
 	"fmt"
 	"runtime/debug"
 
 	"github.com/genesis-toolchain/genesis/frontend/diag"
-	"github.com/genesis-toolchain/genesis/frontend/nanovm"
 	"github.com/genesis-toolchain/genesis/ir"
 )
 
@@ -84,26 +85,22 @@ func Check(file string, src []byte) (*Plan, diag.List) {
 }
 
 // Load parses a plan's JSON document into nodes, without checking it
-// against the plan format: the nano-vm frontend's decoder (positions,
-// key order, RFC 8259 strictness), its diagnostics under this package's
-// codes. The node is nil after a syntax error.
-func Load(file string, src []byte) (*nanovm.Node, diag.List) {
+// against the plan format: the JSON decoder the document frontends
+// share (frontend/internal/jsontree: positions, key order, RFC 8259
+// strictness), its diagnostics under this package's codes. The node is nil after a syntax error.
+func Load(file string, src []byte) (*jsontree.Node, diag.List) {
 	r := &reporter{}
 	n := load(file, src, r)
 	return n, r.sorted()
 }
 
-func load(file string, src []byte, r *reporter) *nanovm.Node {
-	root, ds := nanovm.LoadJSON(file, src)
-	for _, d := range ds {
-		switch d.Code {
-		case nanovm.CodeSyntax:
-			d.Code = CodeSyntax
-		case nanovm.CodeDupKey:
-			d.Code = CodeDupKey
-		}
-		r.diags = append(r.diags, d)
-	}
+// documentCodes are the codes of the diagnostics of reading a plan's
+// JSON document (a JSON document has no value that is not JSON).
+var documentCodes = jsontree.Codes{Syntax: CodeSyntax, DupKey: CodeDupKey, Value: CodeSyntax}
+
+func load(file string, src []byte, r *reporter) *jsontree.Node {
+	root, ds := jsontree.ParseJSON(file, src, documentCodes)
+	r.diags = append(r.diags, ds...)
 	return root
 }
 
@@ -120,18 +117,18 @@ type reporter struct {
 func (r *reporter) add(pos diag.Pos, sev diag.Severity, path, code, format string, args ...any) {
 	msg := fmt.Sprintf(format, args...)
 	if path != "" {
-		msg = nanovm.ShortPath(path) + ": " + msg
+		msg = jsontree.ShortPath(path) + ": " + msg
 	}
 	r.diags = append(r.diags, diag.Diagnostic{Pos: pos, Severity: sev, Code: code, Msg: msg})
 }
 
 // errorf reports an error about node n.
-func (r *reporter) errorf(n *nanovm.Node, code, format string, args ...any) {
+func (r *reporter) errorf(n *jsontree.Node, code, format string, args ...any) {
 	r.add(n.Pos, diag.Error, n.Path, code, format, args...)
 }
 
 // warnf reports a warning about node n.
-func (r *reporter) warnf(n *nanovm.Node, code, format string, args ...any) {
+func (r *reporter) warnf(n *jsontree.Node, code, format string, args ...any) {
 	r.add(n.Pos, diag.Warning, n.Path, code, format, args...)
 }
 
