@@ -2,6 +2,7 @@ package genesis
 
 import (
 	"errors"
+	"github.com/genesis-toolchain/genesis/frontend"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -24,10 +25,7 @@ func Parse(file string, src []byte) (f *File, diags diag.List) {
 }
 
 // Source is one source file of a program, for ParseFiles.
-type Source struct {
-	Name string
-	Data []byte
-}
+type Source = frontend.Source
 
 // ParseFiles parses the files of one program, in order, as Parse does,
 // with one error cap for them all (MaxErrors): once it is reached, the

@@ -3,6 +3,7 @@ package nanovm
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/genesis-toolchain/genesis/frontend"
 	"os"
 	"path/filepath"
 	"strings"
@@ -70,7 +71,7 @@ func FuzzCompile(f *testing.F) {
 		if yaml {
 			name = "fuzz.yaml"
 		}
-		m, diags := Compile(name, src)
+		m, diags := Compile(frontend.File(name, src))
 		for _, d := range diags {
 			if d.Code == CodeInternal {
 				t.Fatalf("internal error: %s", d)

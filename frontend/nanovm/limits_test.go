@@ -1,6 +1,7 @@
 package nanovm
 
 import (
+	"github.com/genesis-toolchain/genesis/frontend"
 	"github.com/genesis-toolchain/genesis/frontend/internal/jsontree"
 
 	"encoding/json"
@@ -50,7 +51,7 @@ func TestNestingLimits(t *testing.T) {
 		{"condition and", "p.json", conditionProgram("$a == 1" + strings.Repeat(" and $a == 1", 20*jsontree.MaxDepth)), "nests deeper than 256 levels"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			_, diags := Compile(c.file, []byte(c.src))
+			_, diags := Compile(frontend.File(c.file, []byte(c.src)))
 			if len(diags) != 1 {
 				t.Fatalf("%d diagnostics, want 1:\n%s", len(diags), diags.Error())
 			}
@@ -99,7 +100,7 @@ func TestErrorsOnALongLine(t *testing.T) {
 		size += len(step) + 2
 	}
 	src := `{"steps": [` + strings.Join(steps, ", ") + `]}`
-	_, diags := Compile("one.json", []byte(src))
+	_, diags := Compile(frontend.File("one.json", []byte(src)))
 	errs := 0
 	for _, d := range diags {
 		if d.Severity == diag.Error {
@@ -136,7 +137,7 @@ func program(size int) string {
 func allocs(t *testing.T, src string) inputlimits.Usage {
 	t.Helper()
 	return inputlimits.Measure(func() any {
-		m, diags := Compile("p.json", []byte(src))
+		m, diags := Compile(frontend.File("p.json", []byte(src)))
 		if diags.HasErrors() || m == nil {
 			t.Fatalf("does not compile: %.2000s", diags.Error())
 		}

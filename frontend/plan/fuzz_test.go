@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"github.com/genesis-toolchain/genesis/frontend"
 	"github.com/genesis-toolchain/genesis/frontend/internal/jsontree"
 
 	"bytes"
@@ -50,7 +51,7 @@ func FuzzCompile(f *testing.F) {
 	f.Add([]byte(`{"groups": [{"id": "g", "operations": [` + strings.Repeat(`{"a": `, 250) + "1" + strings.Repeat("}", 250) + `]}]}`))
 	f.Add([]byte(`{"groups": [{"id": "a", "operations": [{"operation": "q", "output": "x"}]}, {"operations": ["{$x}"], "dependencies": ["a", 0]}]}`))
 	f.Fuzz(func(t *testing.T, src []byte) {
-		m, diags := Compile("fuzz.json", src)
+		m, diags := Compile(frontend.File("fuzz.json", src))
 		for _, d := range diags {
 			if d.Code == CodeInternal {
 				t.Fatalf("internal error: %s\n%s", d, src)
@@ -64,7 +65,7 @@ func FuzzCompile(f *testing.F) {
 				t.Fatalf("does not verify: %v", vs)
 			}
 		}
-		is := Is(src)
+		is := HasPlanKeys(src)
 		root, lds := jsontree.ParseJSON("fuzz.json", src, documentCodes)
 		if root == nil || lds.HasErrors() {
 			return

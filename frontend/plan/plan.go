@@ -9,14 +9,15 @@
 // IR, where the schedule, the group statuses and the values flowing
 // between groups are explicit code.
 //
-//	if plan.Is(src) {
-//		m, diags := plan.Compile("swap.json", src)
+//	if plan.HasPlanKeys(src) {
+//		m, diags := plan.Compile(frontend.File("swap.json", src))
 //	}
 //
 // Every diagnostic reads file:line:col: severity[CODE]: $.json.path: message.
 package plan
 
 import (
+	"github.com/genesis-toolchain/genesis/frontend"
 	"github.com/genesis-toolchain/genesis/frontend/internal/jsontree"
 
 	"fmt"
@@ -44,36 +45,54 @@ const (
 	CodeInternal    = "P0FF" // a bug of this compiler
 )
 
-// Compile loads, checks and lowers one execution plan (a JSON document,
-// whatever the file's extension). It returns the module and the
-// diagnostics, sorted by position; the module is nil when any diagnostic
-// is an error. The module verifies (ir.Verify).
-func Compile(file string, src []byte) (m *ir.Module, diags diag.List) {
+// Compile loads, checks and lowers one execution plan, the one file of
+// in (a JSON document, whatever the file's extension). It returns the
+// module and the diagnostics, sorted by position; the module is nil when
+// any diagnostic is an error. The module verifies (ir.Verify).
+func Compile(in frontend.Input) (m *ir.Module, diags diag.List) {
 	defer func() {
 		if e := recover(); e != nil {
 			m = nil
-			diags = append(diags, diag.Diagnostic{Pos: diag.Pos{File: file}, Severity: diag.Error, Code: CodeInternal,
-				Msg: fmt.Sprintf("internal compiler error: %v\n%s", e, debug.Stack())})
+			diags = append(diags, internalError(in.Entry().Name, e))
 		}
 	}()
-	p, diags := Check(file, src)
+	p, diags := Check(in)
 	if diags.HasErrors() {
 		return nil, diags
 	}
-	m = Lower(p)
-	if vs := ir.VerifyLowered(m, CodeInternal); len(vs) > 0 {
-		return nil, append(diags, vs...)
-	}
-	return m, diags
+	m, vs := lowerVerified(p)
+	return m, append(diags, vs...)
 }
 
-// Check loads and checks a plan without lowering it: the plan and every
-// diagnostic, sorted by position. The plan is nil when the document
-// could not be decoded at all; it may be partial when the list holds
-// errors, and its Order is set only when there are none.
-func Check(file string, src []byte) (*Plan, diag.List) {
+// lowerVerified lowers a plan Check returned without errors and verifies
+// its IR: the module, or nil and the internal errors of a compiler bug.
+func lowerVerified(p *Plan) (m *ir.Module, diags diag.List) {
+	defer func() {
+		if e := recover(); e != nil {
+			m, diags = nil, diag.List{internalError(p.File, e)}
+		}
+	}()
+	m = Lower(p)
+	if vs := ir.VerifyLowered(m, CodeInternal); len(vs) > 0 {
+		return nil, vs
+	}
+	return m, nil
+}
+
+// internalError is the diagnostic of a panic of this frontend: a bug.
+func internalError(file string, e any) diag.Diagnostic {
+	return diag.Diagnostic{Pos: diag.Pos{File: file}, Severity: diag.Error, Code: CodeInternal,
+		Msg: fmt.Sprintf("internal compiler error: %v\n%s", e, debug.Stack())}
+}
+
+// Check loads and checks a plan, the one file of in, without lowering
+// it: the plan and every diagnostic, sorted by position. The plan is nil
+// when the document could not be decoded at all; it may be partial when
+// the list holds errors, and its Order is set only when there are none.
+func Check(in frontend.Input) (*Plan, diag.List) {
+	src := in.Entry()
 	r := &reporter{}
-	root := load(file, src, r)
+	root := load(src.Name, src.Data, r)
 	if root == nil {
 		return nil, r.sorted()
 	}
@@ -82,6 +101,24 @@ func Check(file string, src []byte) (*Plan, diag.List) {
 		checkPlan(p, r)
 	}
 	return p, r.sorted()
+}
+
+// Language is the execution plans' entry in the driver's registry: .json
+// files that HasPlanKeys claims (the registry's detection step), which
+// would otherwise be nano-vm programs.
+var Language = &frontend.Language{
+	Name:       "execution plan",
+	Programs:   "execution plans",
+	Extensions: []string{".json"},
+	Detect:     HasPlanKeys,
+	OneFile:    "several nano-vm programs or plans: a program is one file",
+	Agent:      true,
+	Check: func(in frontend.Input) (any, diag.List) {
+		return Check(in)
+	},
+	Lower: func(checked any) (*ir.Module, diag.List) {
+		return lowerVerified(checked.(*Plan))
+	},
 }
 
 // Load parses a plan's JSON document into nodes, without checking it

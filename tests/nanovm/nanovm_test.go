@@ -22,6 +22,7 @@
 package nanovm_test
 
 import (
+	"github.com/genesis-toolchain/genesis/frontend"
 	"os"
 	"path/filepath"
 	"strings"
@@ -43,7 +44,7 @@ func TestGolden(t *testing.T) {
 	}
 	golden.Run(t, "*.txtar", func(t *testing.T, c *golden.Case) {
 		name, src := program(t, c)
-		m, diags := nanovm.Compile(name, src)
+		m, diags := nanovm.Compile(frontend.File(name, src))
 		for _, d := range diags {
 			if d.Code == nanovm.CodeInternal {
 				t.Fatalf("internal error: %s", d)
@@ -98,7 +99,7 @@ func TestCorpus(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		m, diags := nanovm.Compile(filepath.Base(rel), src)
+		m, diags := nanovm.Compile(frontend.File(filepath.Base(rel), src))
 		for _, d := range diags {
 			if d.Code == nanovm.CodeInternal {
 				t.Errorf("%s: internal error: %s", rel, d)
