@@ -96,7 +96,8 @@ func unwrapPath(err error) error {
 // Build compiles the sources into one program: the registry finds their
 // language (languages), its frontend checks and lowers them, and the IR
 // pipeline and the backend of the target do the rest.
-func Build(srcs []Source, opts Options) (out *Output, diags diag.List) {
+func Build(srcs []Source, opts Options) (*Output, diag.List) {
+	var diags diag.List
 	if opts.Target != "" && opts.Target != "forge" && opts.Target != "go" && opts.Target != "native" {
 		diags.Errorf(diag.Pos{}, "E0002", "unknown target %q (supported: forge, go, native)", opts.Target)
 		return nil, diags
