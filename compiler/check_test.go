@@ -8,8 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/genesis-toolchain/genesis/frontend"
 	"github.com/genesis-toolchain/genesis/frontend/diag"
 	"github.com/genesis-toolchain/genesis/internal/golden"
+	"github.com/genesis-toolchain/genesis/ir"
 )
 
 // agentExts are the extensions of the agent languages' programs.
@@ -94,8 +96,9 @@ func isAgentFile(name string) bool {
 // TestCheckIsTheFrontend holds Check to its contract for the agent
 // languages, which it checks without lowering them: on every agent
 // program of the repository — the corpus, the examples and the golden
-// cases, valid or not — Check reports exactly the diagnostics of the
-// frontend's Compile, which lowers the program and verifies its IR.
+// cases, valid or not — the language's Check reports exactly the
+// diagnostics of Check and Lower, which lowers the program and verifies
+// its IR.
 // So the lowering of these languages reports nothing of its own, and
 // skipping it loses nothing; a lowering that starts reporting a
 // diagnostic must make Check lower too.
@@ -106,9 +109,19 @@ func TestCheckIsTheFrontend(t *testing.T) {
 	}
 	valid := 0
 	for _, p := range progs {
-		ext := strings.ToLower(filepath.Ext(p.name))
-		m, want := compileAgent(ext, p.name, p.data, p.read)
-		got := checkAgent(ext, p.name, p.data, p.read)
+		lang := languages.Language(p.name, p.data)
+		if lang == nil || !lang.Agent {
+			t.Fatalf("%s: not an agent program", p.name)
+		}
+		in := frontend.Input{Files: []Source{{Name: p.name, Data: p.data}}, Import: p.read}
+		checked, got := lang.Check(in)
+		want := got
+		var m *ir.Module
+		if !got.HasErrors() {
+			var more diag.List
+			m, more = lang.Lower(checked)
+			want = append(append(diag.List(nil), got...), more...)
+		}
 		if got.Error() != want.Error() {
 			t.Errorf("%s: Check reports\n%s\nthe frontend's Compile\n%s", p.name, got.Error(), want.Error())
 		}

@@ -1,6 +1,7 @@
-// Package compiler is the driver of genesisc: it picks a frontend by file
-// extension, runs it, and hands the result to the requested backend. It
-// holds no language logic of its own.
+// Package compiler is the driver of genesisc: it finds the frontend of
+// its inputs in its registry of languages (languages.go), runs it, and
+// hands the result to the requested backend. It holds no language logic
+// of its own.
 package compiler
 
 import (
@@ -16,13 +17,9 @@ import (
 	"github.com/genesis-toolchain/genesis/backend/golang"
 	"github.com/genesis-toolchain/genesis/backend/llvm"
 	"github.com/genesis-toolchain/genesis/forge/bytecode"
+	"github.com/genesis-toolchain/genesis/frontend"
 	"github.com/genesis-toolchain/genesis/frontend/diag"
 	"github.com/genesis-toolchain/genesis/frontend/fasm"
-	"github.com/genesis-toolchain/genesis/frontend/genesis"
-	"github.com/genesis-toolchain/genesis/frontend/grimoire"
-	"github.com/genesis-toolchain/genesis/frontend/nanovm"
-	"github.com/genesis-toolchain/genesis/frontend/plan"
-	"github.com/genesis-toolchain/genesis/frontend/vvm"
 	"github.com/genesis-toolchain/genesis/ir"
 	"github.com/genesis-toolchain/genesis/ir/opt"
 )
@@ -71,10 +68,7 @@ type Output struct {
 }
 
 // Source is one input file.
-type Source struct {
-	Name string
-	Data []byte
-}
+type Source = frontend.Source
 
 // ReadSources reads the named files. A file that cannot be read becomes a
 // diagnostic, not a failure of the whole call.
@@ -99,74 +93,108 @@ func unwrapPath(err error) error {
 	return err
 }
 
-// Build compiles the sources into one program.
+// Build compiles the sources into one program: the registry finds their
+// language (languages), its frontend checks and lowers them, and the IR
+// pipeline and the backend of the target do the rest.
 func Build(srcs []Source, opts Options) (*Output, diag.List) {
 	var diags diag.List
 	if opts.Target != "" && opts.Target != "forge" && opts.Target != "go" && opts.Target != "native" {
 		diags.Errorf(diag.Pos{}, "E0002", "unknown target %q (supported: forge, go, native)", opts.Target)
 		return nil, diags
 	}
-	ext, diags := language(srcs)
+	lang, diags := language(srcs)
 	if diags.HasErrors() {
 		return nil, diags
 	}
-	switch ext {
-	case ".fasm":
-		if opts.Emit == EmitIR {
-			diags.Errorf(diag.Pos{File: srcs[0].Name}, "E0007", "Forge assembly has no IR form (--emit ir is for languages that compile through the IR)")
-			return nil, diags
+	name := srcs[0].Name
+	if lang.Assembled != nil {
+		return assemble(lang, srcs, opts)
+	}
+	m, diags := lower(lang, srcs)
+	if diags.HasErrors() {
+		return nil, diags
+	}
+	if lang.Agent && opts.Emit != EmitIR && opts.Target != "go" {
+		// Until agent programs run on the Forge Machine, the Forge
+		// backend (which the native target goes through) compiles no
+		// dynamic value: one diagnostic that says what to do, rather
+		// than one per instruction (docs/decisions.md, "genesisc check
+		// and the memory of a check").
+		target := opts.Target
+		if target == "" {
+			target = "forge"
 		}
-		if opts.Target == "go" || opts.Target == "native" {
-			diags.Errorf(diag.Pos{File: srcs[0].Name}, "E0007", "Forge assembly runs only on the Forge Machine (--target forge)")
-			return nil, diags
-		}
-		p, ds := fasm.Assemble(srcs[0].Name, srcs[0].Data)
-		if ds.HasErrors() {
-			return nil, ds
-		}
-		out := &Output{Program: p}
-		if opts.Emit == EmitAsm {
-			out.Text = fasm.Disassemble(p)
-		}
-		return out, ds
-	case ".json", ".yaml", ".yml", ".vvm", ".spell":
-		m, ds := compileAgent(ext, srcs[0].Name, srcs[0].Data, entryReader(srcs[0]))
-		if ds.HasErrors() {
-			return nil, ds
-		}
-		if opts.Emit != EmitIR && opts.Target != "go" {
-			// Until agent programs run on the Forge Machine, the Forge
-			// backend (which the native target goes through) compiles no
-			// dynamic value: one diagnostic that says what to do, rather
-			// than one per instruction (docs/decisions.md, "genesisc check
-			// and the memory of a check").
-			target := opts.Target
-			if target == "" {
-				target = "forge"
-			}
-			ds.Errorf(diag.Pos{File: srcs[0].Name, Line: 1, Col: 1}, CodeAgentTarget,
-				"%s do not compile for the %s target yet: build a Go package with --target go (add --main for a command), or run the program with genesisc run %s",
-				programsOf(ext, srcs[0].Data), target, srcs[0].Name)
-			return nil, ds
-		}
-		out, more := compileModule(m, srcs[0].Name, opts)
-		return out, append(ds, more...)
-	case ".gen":
-		m, ds := genesisModule(srcs)
-		if ds.HasErrors() {
-			return nil, ds
-		}
+		diags.Errorf(diag.Pos{File: name, Line: 1, Col: 1}, CodeAgentTarget,
+			"%s do not compile for the %s target yet: build a Go package with --target go (add --main for a command), or run the program with genesisc run %s",
+			lang.Programs, target, name)
+		return nil, diags
+	}
+	if lang.LargeInput {
 		collectLarge(srcs)
-		opts.standalone = true
-		out, more := compileModule(m, srcs[0].Name, opts)
-		return out, append(ds, more...)
 	}
-	// ".ir"
-	m, ds := ir.Parse(srcs[0].Name, srcs[0].Data)
-	if ds.HasErrors() {
-		return nil, ds
+	opts.standalone = lang.Standalone
+	out, more := compileModule(m, name, opts)
+	return out, append(diags, more...)
+}
+
+// assemble builds the program of a language that builds a Forge program
+// without the IR (Forge assembly): for the forge target only, and with
+// no IR to emit.
+func assemble(lang *frontend.Language, srcs []Source, opts Options) (*Output, diag.List) {
+	var diags diag.List
+	name := srcs[0].Name
+	if opts.Emit == EmitIR {
+		diags.Errorf(diag.Pos{File: name}, "E0007", "%s has no IR form (--emit ir is for languages that compile through the IR)", lang.Name)
+		return nil, diags
 	}
-	return compileModule(m, srcs[0].Name, opts)
+	if opts.Target == "go" || opts.Target == "native" {
+		diags.Errorf(diag.Pos{File: name}, "E0007", "%s runs only on the Forge Machine (--target forge)", lang.Name)
+		return nil, diags
+	}
+	checked, diags := runFrontend(lang, srcs, func(in frontend.Input) (any, diag.List) { return lang.Check(in) })
+	if diags.HasErrors() {
+		return nil, diags
+	}
+	p := lang.Assembled(checked)
+	out := &Output{Program: p}
+	if opts.Emit == EmitAsm {
+		out.Text = fasm.Disassemble(p)
+	}
+	return out, diags
+}
+
+// lower runs the frontend of lang on srcs: Check, then, when it found no
+// error, Lower. The module is nil when the diagnostics hold an error.
+func lower(lang *frontend.Language, srcs []Source) (*ir.Module, diag.List) {
+	var m *ir.Module
+	_, diags := runFrontend(lang, srcs, func(in frontend.Input) (any, diag.List) {
+		checked, diags := lang.Check(in)
+		if diags.HasErrors() {
+			return nil, diags
+		}
+		var more diag.List
+		m, more = lang.Lower(checked)
+		return nil, append(diags, more...)
+	})
+	if diags.HasErrors() {
+		return nil, diags
+	}
+	return m, diags
+}
+
+// runFrontend runs stages of the frontend of lang on the input srcs form:
+// srcs, and the modules they import, read from the file system. A panic
+// of a frontend is a bug of this compiler: a diagnostic, never a crash
+// of genesisc.
+func runFrontend(lang *frontend.Language, srcs []Source, stages func(frontend.Input) (any, diag.List)) (checked any, diags diag.List) {
+	defer func() {
+		if p := recover(); p != nil {
+			checked = nil
+			diags = append(diags, diag.Diagnostic{Pos: diag.Pos{File: srcs[0].Name}, Severity: diag.Error, Code: "0x08FF",
+				Msg: fmt.Sprintf("internal compiler error: %v", p)})
+		}
+	}()
+	return stages(frontend.Input{Files: srcs, Import: os.ReadFile})
 }
 
 // CodeAgentTarget is the code of the diagnostic of a build of an agent
@@ -175,146 +203,70 @@ func Build(srcs []Source, opts Options) (*Output, diag.List) {
 // Forge Machine.
 const CodeAgentTarget = "E0009"
 
-// programsOf names the programs of the language of an agent program,
-// for messages.
-func programsOf(ext string, data []byte) string {
-	switch {
-	case ext == ".vvm":
-		return "VVM programs"
-	case ext == ".spell":
-		return "Grimoire spells"
-	case ext == ".json" && plan.Is(data):
-		return "execution plans"
-	}
-	return "nano-vm programs"
-}
-
-// language returns the extension, lower case, of the one language srcs
-// are written in, or the diagnostics of inputs that do not form one
-// program: none, languages mixed, several files of a language whose
-// program is one file, an extension no frontend reads.
-func language(srcs []Source) (string, diag.List) {
+// language returns the one language srcs are written in (the registry's
+// languages, by extension and then its detection step), or the
+// diagnostics of inputs that do not form one program: none, extensions
+// mixed, several files of a language whose program is one file, an
+// extension no frontend reads.
+func language(srcs []Source) (*frontend.Language, diag.List) {
 	var diags diag.List
 	if len(srcs) == 0 {
 		diags.Errorf(diag.Pos{}, "E0003", "no input files")
-		return "", diags
+		return nil, diags
 	}
-	langs := map[string]bool{}
+	exts := map[string]bool{}
 	for _, s := range srcs {
-		langs[strings.ToLower(filepath.Ext(s.Name))] = true
+		exts[frontend.Ext(s.Name)] = true
 	}
-	if len(langs) > 1 {
-		exts := make([]string, 0, len(langs))
-		for e := range langs {
-			exts = append(exts, e)
+	if len(exts) > 1 {
+		mixed := make([]string, 0, len(exts))
+		for e := range exts {
+			mixed = append(mixed, e)
 		}
-		sort.Strings(exts)
-		diags.Errorf(diag.Pos{File: srcs[0].Name}, "E0004", "inputs mix languages (%s): build each language separately and link the results", strings.Join(exts, ", "))
-		return "", diags
+		sort.Strings(mixed)
+		diags.Errorf(diag.Pos{File: srcs[0].Name}, "E0004", "inputs mix languages (%s): build each language separately and link the results", strings.Join(mixed, ", "))
+		return nil, diags
 	}
-	ext := strings.ToLower(filepath.Ext(srcs[0].Name))
-	several := ""
-	switch ext {
-	case ".gen":
-	case ".fasm":
-		several = "several .fasm files: assemble each one and combine them with forge link"
-	case ".json", ".yaml", ".yml":
-		several = "several nano-vm programs or plans: a program is one file"
-	case ".vvm", ".spell":
-		several = "several " + ext + " files: a program is its entry file, which imports the others"
-	case ".ir":
-		several = "several .ir files: an IR file is a whole module"
-	default:
-		diags.Errorf(diag.Pos{File: srcs[0].Name}, "E0006", "no frontend for %q files (supported: .gen, .vvm, .spell, .json, .yaml, .yml, .fasm, .ir)", ext)
-		return "", diags
+	lang := languages.Language(srcs[0].Name, srcs[0].Data)
+	if lang == nil {
+		diags.Errorf(diag.Pos{File: srcs[0].Name}, "E0006", "no frontend for %q files (supported: %s)", frontend.Ext(srcs[0].Name), strings.Join(languages.Extensions(), ", "))
+		return nil, diags
 	}
-	if len(srcs) > 1 && several != "" {
-		diags.Errorf(diag.Pos{File: srcs[1].Name}, "E0005", "%s", several)
-		return "", diags
+	if len(srcs) > 1 && lang.OneFile != "" {
+		diags.Errorf(diag.Pos{File: srcs[1].Name}, "E0005", "%s", lang.OneFile)
+		return nil, diags
 	}
-	return ext, nil
+	return lang, nil
 }
 
 // Check reports every diagnostic of srcs that their language gives — a
-// frontend's syntax, names, types and checks, and for Genesis the
-// lowering and the IR verifier, for Forge assembly the assembler, for
-// the printed IR the parser and the verifier — without building a
-// program: no optimizer and no backend run, so a target's limits show
-// only at Build (as cargo check does). Its diagnostics are those Build
-// reports before the optimizer and the backend run, but for the
-// internal errors of a compiler bug in the IR of an agent language (E999
-// and the like: the agent languages' lowering reports nothing else,
-// which TestCheckIsTheFrontend holds it to, and Check does not lower
-// them). What it holds is bounded by a
+// frontend's syntax, names, types and checks, and what its
+// CheckLowering adds (for Genesis the lowering and the IR verifier, for
+// the printed IR the verifier), for Forge assembly the assembler —
+// without building a program: no optimizer and no backend run, so a
+// target's limits show only at Build (as cargo check does). Its
+// diagnostics are those Build reports before the optimizer and the
+// backend run, but for the internal errors of a compiler bug in the IR
+// of an agent language (E999 and the like: the agent languages'
+// lowering reports nothing else, which TestCheckIsTheFrontend holds it
+// to, and Check does not lower them). What it holds is bounded by a
 // small multiple of the input (docs/genesis.md, docs/vvm.md,
 // docs/nanovm.md: "Limits"): Genesis is lowered and verified one
 // function at a time, each function's IR dropped once verified.
-func Check(srcs []Source) (diags diag.List) {
-	ext, diags := language(srcs)
+func Check(srcs []Source) diag.List {
+	lang, diags := language(srcs)
 	if diags.HasErrors() {
 		return diags
 	}
-	name := srcs[0].Name
-	// A panic of a frontend is a bug of this compiler: a diagnostic,
-	// never a crash of genesisc (Build gets the same from each
-	// frontend's Compile, or from compileModule).
-	defer func() {
-		if p := recover(); p != nil {
-			diags = append(diags, diag.Diagnostic{Pos: diag.Pos{File: name}, Severity: diag.Error, Code: "0x08FF",
-				Msg: fmt.Sprintf("internal compiler error: %v", p)})
+	_, diags = runFrontend(lang, srcs, func(in frontend.Input) (any, diag.List) {
+		checked, diags := lang.Check(in)
+		checkPeak(checked)
+		if diags.HasErrors() || lang.CheckLowering == nil {
+			return nil, diags
 		}
-	}()
-	switch ext {
-	case ".fasm":
-		_, ds := fasm.Assemble(name, srcs[0].Data)
-		return ds
-	case ".json", ".yaml", ".yml", ".vvm", ".spell":
-		return checkAgent(ext, name, srcs[0].Data, entryReader(srcs[0]))
-	case ".gen":
-		return checkGenesis(srcs)
-	}
-	// ".ir"
-	m, ds := ir.Parse(name, srcs[0].Data)
-	if ds.HasErrors() {
-		return ds
-	}
-	checkPeak(m)
-	return append(ds, ir.Verify(m)...)
-}
-
-// compileAgent compiles an agent program, whose language ext names, to
-// IR: name and data are its entry file, read reads the modules it
-// imports.
-func compileAgent(ext, name string, data []byte, read func(string) ([]byte, error)) (*ir.Module, diag.List) {
-	switch {
-	case ext == ".vvm":
-		return vvm.Compile(name, read)
-	case ext == ".spell":
-		return grimoire.Compile(name, read)
-	case ext == ".json" && plan.Is(data):
-		return plan.Compile(name, data) // an execution plan: groups, not steps
-	}
-	return nanovm.Compile(name, data)
-}
-
-// checkAgent is compileAgent without the lowering and the IR verifier:
-// the frontend's parse and checks only. The lowering of an agent
-// language reports nothing but internal errors (TestCheckIsTheFrontend).
-func checkAgent(ext, name string, data []byte, read func(string) ([]byte, error)) diag.List {
-	var held any // the checked program
-	var ds diag.List
-	switch {
-	case ext == ".vvm":
-		held, ds = vvm.Load(name, read)
-	case ext == ".spell":
-		held, ds = grimoire.Load(name, read)
-	case ext == ".json" && plan.Is(data):
-		held, ds = plan.Check(name, data)
-	default:
-		held, ds = nanovm.Check(name, data)
-	}
-	checkPeak(held)
-	return ds
+		return nil, append(diags, lang.CheckLowering(checked)...)
+	})
+	return diags
 }
 
 // atCheckPeak, when set (by the tests of the memory of Check), is called
@@ -330,17 +282,6 @@ func checkPeak(held any) {
 		atCheckPeak()
 	}
 	runtime.KeepAlive(held)
-}
-
-// entryReader reads the modules of a program whose entry file is entry:
-// the entry from its source, the modules it imports from the file system.
-func entryReader(entry Source) func(path string) ([]byte, error) {
-	return func(path string) ([]byte, error) {
-		if filepath.Clean(path) == filepath.Clean(entry.Name) {
-			return entry.Data, nil
-		}
-		return os.ReadFile(path)
-	}
 }
 
 // largeInput is the total size of sources from which Build collects
@@ -375,15 +316,15 @@ const (
 
 // HeapLimit returns the soft limit on the Go heap (for
 // runtime/debug.SetMemoryLimit) under which a process should Build srcs,
-// or 0 when it needs none: srcs are Genesis files of largeInput bytes or
-// more in all, and the limit is heapLimitBase plus heapLimitPerByte bytes
+// or 0 when it needs none: srcs are files of a language with LargeInput
+// (Genesis) of largeInput bytes or more in all, and the limit is heapLimitBase plus heapLimitPerByte bytes
 // per byte of them. It is a soft limit: a program that needs more live
 // memory still compiles, with the collector running more often (the Go
 // runtime caps that at about half the CPU).
 func HeapLimit(srcs []Source) int64 {
 	n := int64(0)
 	for _, s := range srcs {
-		if strings.ToLower(filepath.Ext(s.Name)) != ".gen" {
+		if l := languages.Language(s.Name, s.Data); l == nil || !l.LargeInput {
 			return 0
 		}
 		n += int64(len(s.Data))
@@ -416,47 +357,6 @@ func CheckHeapLimit(srcs []Source) int64 {
 		n += int64(len(s.Data))
 	}
 	return heapLimitBase + checkLimitPerByte*n
-}
-
-// genesisModule parses, checks and lowers Genesis files, which together
-// form one program.
-func genesisModule(srcs []Source) (*ir.Module, diag.List) {
-	prog, diags := genesisProgram(srcs)
-	if diags.HasErrors() {
-		return nil, diags
-	}
-	// Nothing reads the checked bodies after lowering: each may die as
-	// soon as its IR is built.
-	m, ds := genesis.LowerConsuming(prog)
-	return m, append(diags, ds...)
-}
-
-// checkGenesis reports what genesisModule would, keeping neither the
-// module nor the checked bodies: each function's IR is verified and
-// dropped once lowered (genesis.CheckLowering).
-func checkGenesis(srcs []Source) diag.List {
-	prog, diags := genesisProgram(srcs)
-	if diags.HasErrors() {
-		return diags
-	}
-	checkPeak(prog)
-	return append(diags, genesis.CheckLowering(prog)...)
-}
-
-// genesisProgram parses and checks Genesis files.
-func genesisProgram(srcs []Source) (*genesis.Program, diag.List) {
-	gsrcs := make([]genesis.Source, len(srcs))
-	for i, src := range srcs {
-		gsrcs[i] = genesis.Source{Name: src.Name, Data: src.Data}
-	}
-	// One error cap for all the files (and phases: each runs only if
-	// those before it found no error).
-	files, diags := genesis.ParseFiles(gsrcs)
-	if diags.HasErrors() {
-		return nil, diags
-	}
-	prog, ds := genesis.Check(files)
-	return prog, append(diags, ds...)
 }
 
 // compileModule runs the IR pipeline: verify, optimize, then emit the IR

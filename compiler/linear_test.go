@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/genesis-toolchain/genesis/frontend/genesis"
+
 	backend "github.com/genesis-toolchain/genesis/backend/forge"
 	"github.com/genesis-toolchain/genesis/frontend/fasm"
 	"github.com/genesis-toolchain/genesis/internal/inputlimits"
@@ -91,7 +93,7 @@ var linearCases = []struct {
 // assembler: the count of allocations and their bytes.
 func backendWork(t *testing.T, src string, level int) (mallocs, bytes uint64) {
 	t.Helper()
-	m, ds := genesisModule([]Source{{Name: "x.gen", Data: []byte(src)}})
+	m, ds := lower(genesis.Language, []Source{{Name: "x.gen", Data: []byte(src)}})
 	if ds.HasErrors() {
 		t.Fatal(ds)
 	}

@@ -7,8 +7,8 @@ import (
 	"github.com/antlr4-go/antlr/v4"
 
 	"github.com/genesis-toolchain/genesis/frontend/genesis/parser"
+	"github.com/genesis-toolchain/genesis/frontend/sllparse"
 	"github.com/genesis-toolchain/genesis/frontend/source"
-	"github.com/genesis-toolchain/genesis/frontend/twostage"
 	"github.com/genesis-toolchain/genesis/internal/par"
 )
 
@@ -153,7 +153,7 @@ func parseChunk(file string, input *antlr.InputStream, c chunk) (decls []Decl, f
 	tokens := antlr.NewCommonTokenStream(lexer, antlr.TokenDefaultChannel)
 	b.tokens = tokens
 	p := parser.NewGenesisParser(tokens)
-	tree, ok := twostage.SLL(p, p.Program)
+	tree, ok := sllparse.Try(p, p.Program)
 	if !ok {
 		return nil, true
 	}

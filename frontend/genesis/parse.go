@@ -2,6 +2,7 @@ package genesis
 
 import (
 	"errors"
+	"github.com/genesis-toolchain/genesis/frontend"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -10,8 +11,8 @@ import (
 
 	"github.com/genesis-toolchain/genesis/frontend/diag"
 	"github.com/genesis-toolchain/genesis/frontend/genesis/parser"
+	"github.com/genesis-toolchain/genesis/frontend/sllparse"
 	"github.com/genesis-toolchain/genesis/frontend/source"
-	"github.com/genesis-toolchain/genesis/frontend/twostage"
 )
 
 // Parse parses one Genesis source file. It always returns a File; when
@@ -24,10 +25,7 @@ func Parse(file string, src []byte) (f *File, diags diag.List) {
 }
 
 // Source is one source file of a program, for ParseFiles.
-type Source struct {
-	Name string
-	Data []byte
-}
+type Source = frontend.Source
 
 // ParseFiles parses the files of one program, in order, as Parse does,
 // with one error cap for them all (MaxErrors): once it is reached, the
@@ -90,7 +88,7 @@ func parse(file string, src []byte, concurrent bool, errs int) (f *File, r *repo
 	return f, &b.reporter
 }
 
-// parseProgram parses the tokens in two stages (package twostage): SLL,
+// parseProgram parses the tokens in two stages (package sllparse): SLL,
 // and only if that gives up (a syntax error, or a rare input that needs
 // full LL context), again by a fresh parser with full LL prediction and
 // error recovery, reporting to errs. Lexical errors are reported once:
@@ -98,7 +96,7 @@ func parse(file string, src []byte, concurrent bool, errs int) (f *File, r *repo
 // them.
 func parseProgram(tokens *antlr.CommonTokenStream, errs antlr.ErrorListener) parser.IProgramContext {
 	p := parser.NewGenesisParser(tokens)
-	if tree, ok := twostage.SLL(p, p.Program); ok {
+	if tree, ok := sllparse.Try(p, p.Program); ok {
 		return tree
 	}
 	tokens.Seek(0)

@@ -94,7 +94,7 @@ func TestParseFilesErrorCap(t *testing.T) {
 		src += fmt.Sprintf("  let x%d u64 = %d;\n", i, i)
 	}
 	src += "}\n"
-	files, diags := ParseFiles([]Source{{"a.gen", []byte(src)}, {"b.gen", []byte(src)}, {"c.gen", []byte(src)}})
+	files, diags := ParseFiles([]Source{{Name: "a.gen", Data: []byte(src)}, {Name: "b.gen", Data: []byte(src)}, {Name: "c.gen", Data: []byte(src)}})
 	if len(files) != 3 || files[2] == nil || len(files[2].Decls) != 0 {
 		t.Fatalf("files: %v", files)
 	}

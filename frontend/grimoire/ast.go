@@ -12,12 +12,12 @@ import (
 // the same spell in the brace syntax give equal trees (up to positions).
 //
 // Every node has a position (Pos). Fields that are optional in the
-// language are nil when absent. Check annotates the tree in place: every
+// language are nil when absent. CheckSpell annotates the tree in place: every
 // Ident in an expression gets its Ref, every UnitLit its Value, every
 // action and `do` statement its target; it changes nothing else.
 //
 // Where error recovery left a hole, ParseFile leaves the piece out (a nil
-// expression, a missing statement); Check reports nothing about a hole,
+// expression, a missing statement); CheckSpell reports nothing about a hole,
 // since the syntax error already did.
 
 // A Node is any node of the tree.
@@ -30,7 +30,7 @@ type Node interface {
 // Spell is one parsed .spell file: `spell Name` and its sections,
 // imports, blocks and triggers. A section absent from the file leaves its
 // field nil (its slice empty); a section written twice is reported by
-// Check, its entries appended to the first.
+// CheckSpell, its entries appended to the first.
 type Spell struct {
 	SpellPos    diag.Pos
 	File        string // the file name given to ParseFile
@@ -49,7 +49,7 @@ type Spell struct {
 	Blocks      []*Block
 	Triggers    []*Trigger
 
-	// Dups are the headers of sections written a second time, for Check
+	// Dups are the headers of sections written a second time, for CheckSpell
 	// to report.
 	Dups []*Ident
 }
@@ -186,14 +186,14 @@ type Guard struct {
 
 func (g *Guard) Pos() diag.Pos { return g.Name.Pos() }
 
-// Import is `import "path" [as alias]`. Load sets Spell to the imported
-// file's tree; Alias, when absent, is the file's stem (Check uses
+// Import is `import "path" [as alias]`. Check sets Spell to the imported
+// file's tree; Alias, when absent, is the file's stem (CheckSpell uses
 // Namespace).
 type Import struct {
 	ImportPos diag.Pos
 	Path      *StringLit
 	Alias     *Ident // nil when not given
-	Spell     *Spell // set by Load; nil when the file was not loaded
+	Spell     *Spell // set by Check; nil when the file was not loaded
 }
 
 func (i *Import) Pos() diag.Pos { return i.ImportPos }
@@ -527,7 +527,7 @@ type Expr interface {
 	exprNode()
 }
 
-// RefKind says what a name in an expression refers to; Check sets it.
+// RefKind says what a name in an expression refers to; CheckSpell sets it.
 type RefKind uint8
 
 const (
@@ -550,7 +550,7 @@ var refNames = [...]string{"none", "local", "state", "params", "limits", "limit"
 func (k RefKind) String() string { return refNames[k] }
 
 // Ident is a name: in an expression, or naming something (a section, a
-// key, a declaration). Check sets Ref and Decl on names in expressions.
+// key, a declaration). CheckSpell sets Ref and Decl on names in expressions.
 type Ident struct {
 	NamePos diag.Pos
 	Name    string
@@ -577,7 +577,7 @@ type NumberLit struct {
 }
 
 // UnitLit is an amount with a unit: `1.5 USDC` (an asset with declared
-// decimals) or `50 bps`. Check sets Value: the amount in the asset's
+// decimals) or `50 bps`. CheckSpell sets Value: the amount in the asset's
 // smallest unit (1500000), or for bps the number of basis points.
 type UnitLit struct {
 	LitPos diag.Pos
@@ -600,7 +600,7 @@ type BoolLit struct {
 }
 
 // AddressLit is a hex literal, `0x` and 40 hex digits for an address;
-// Check reports other lengths.
+// CheckSpell reports other lengths.
 type AddressLit struct {
 	LitPos diag.Pos
 	Value  string // as written, 0x included

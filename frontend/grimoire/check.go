@@ -13,22 +13,22 @@ import (
 	"github.com/genesis-toolchain/genesis/frontend/diag"
 )
 
-// Check checks a parsed spell and annotates it in place (ast.go says
+// CheckSpell checks a parsed spell and annotates it in place (ast.go says
 // what it sets): declarations are unique and well-formed, every name
 // resolves, every venue, skill, advisor and block exists, unit amounts
 // convert exactly. It returns the diagnostics in source order; the spell
 // is good for lowering when none is an error.
 //
-// Blocks of imported spells are found through Import.Spell, which Load
-// sets; when it is nil (Check called on ParseFile's result alone), `do`
-// into the import is accepted unchecked. Check does not check the
-// imported spells themselves: Load does. Check must not be given a spell
+// Blocks of imported spells are found through Import.Spell, which Check
+// sets; when it is nil (CheckSpell called on ParseFile's result alone), `do`
+// into the import is accepted unchecked. CheckSpell does not check the
+// imported spells themselves: Check does. CheckSpell must not be given a spell
 // whose parse reported errors, but does not fail on one.
-func Check(s *Spell) diag.List {
+func CheckSpell(s *Spell) diag.List {
 	return check(s, false)
 }
 
-// check is Check; a library spell (one that is imported) needs no
+// check is CheckSpell; a library spell (one that is imported) needs no
 // trigger, even when it has no blocks.
 func check(s *Spell, library bool) diag.List {
 	c := &checker{spell: s}

@@ -3,8 +3,9 @@ package grimoire
 import (
 	"fmt"
 	"math/big"
-	"slices"
 	"strings"
+
+	"github.com/genesis-toolchain/genesis/frontend/diag"
 )
 
 // Expressions: names resolve, built-in calls have their arity, unit
@@ -297,42 +298,13 @@ func intValue(x Expr) (*big.Int, bool) {
 // ── Suggestions ──
 
 // suggest is "; did you mean 'x'?" for the candidate nearest to name, if
-// one is near enough to be a typo; else "". candidates must be in a fixed
+// one is near enough to be a typo (at most a third of its length in
+// edits, and at least one); else "". candidates must be in a fixed
 // order (sorted): of equally near ones the first wins.
 func suggest(name string, candidates []string) string {
-	best, bestD := "", max(1, len(name)/3)+1
-	for _, cand := range candidates {
-		if cand == name {
-			continue
-		}
-		if d := distance(name, cand); d < bestD {
-			best, bestD = cand, d
-		}
-	}
+	best := diag.ClosestWithin(name, candidates, max(1, len(name)/3))
 	if best == "" {
 		return ""
 	}
 	return "; did you mean " + quote(best) + "?"
-}
-
-// distance is the Levenshtein distance of a and b, in bytes (names are
-// ASCII).
-func distance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = slices.Min([]int{prev[j] + 1, cur[j-1] + 1, prev[j-1] + cost})
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

@@ -4,10 +4,12 @@ import (
 	"io/fs"
 	"testing"
 
+	"github.com/genesis-toolchain/genesis/frontend"
+
 	"github.com/genesis-toolchain/genesis/frontend/diag"
 )
 
-// FuzzParse checks that no source makes ParseFile, Check, Load or Sprint
+// FuzzParse checks that no source makes ParseFile, CheckSpell, Check or Sprint
 // panic (the phases recover and report CodeInternal, which this target
 // treats as a failure) or loop, and that a spell that parses has a
 // position on every node. The seed corpus, every spell of the corpus copy
@@ -38,16 +40,17 @@ func FuzzParse(f *testing.F) {
 				return true
 			})
 		}
-		// Check is not meant for a spell with syntax errors, but must not
+		// CheckSpell is not meant for a spell with syntax errors, but must not
 		// crash on one either: the tree has holes.
-		noInternal(t, Check(s))
+		noInternal(t, CheckSpell(s))
 		// The spell may import itself, or a missing file.
-		_, diags = Load("fuzz.spell", func(p string) ([]byte, error) {
-			if p == "fuzz.spell" || p == "self.spell" {
-				return []byte(src), nil
-			}
-			return nil, fs.ErrNotExist
-		})
+		_, diags = Check(frontend.Input{Files: []frontend.Source{{Name: "fuzz.spell", Data: []byte(src)}},
+			Import: func(p string) ([]byte, error) {
+				if p == "self.spell" {
+					return []byte(src), nil
+				}
+				return nil, fs.ErrNotExist
+			}})
 		noInternal(t, diags)
 	})
 }

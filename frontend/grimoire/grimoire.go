@@ -11,11 +11,11 @@
 //
 // The phases communicate only through the tree of ast.go:
 //
-//	ParseFile  source → *Spell (syntax)
-//	Check      *Spell → diagnostics; resolves names, venues, skills,
-//	           advisors, blocks and units, annotating the tree in place
-//	Load       a file and the files it imports, parsed and checked: the
-//	           entry point of a compiler
+//	ParseFile   source → *Spell (syntax)
+//	CheckSpell  *Spell → diagnostics; resolves names, venues, skills,
+//	            advisors, blocks and units, annotating the tree in place
+//	Check       a file and the files it imports, parsed and checked: the
+//	            entry point of a compiler (with Compile, which lowers)
 //
 // Diagnostics of every phase are diag.Diagnostics with the codes below.
 package grimoire
@@ -26,7 +26,7 @@ import (
 	"github.com/genesis-toolchain/genesis/frontend/diag"
 )
 
-// Diagnostic codes. G0xx are found by ParseFile, G1xx by Check and Load.
+// Diagnostic codes. G0xx are found by ParseFile, G1xx by CheckSpell and Check.
 // docs/grimoire.md has the table with an example of each.
 const (
 	CodeSyntax      = "G001" // unexpected or missing token

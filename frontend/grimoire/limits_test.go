@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/genesis-toolchain/genesis/frontend"
+
 	"github.com/genesis-toolchain/genesis/internal/inputlimits"
 	"github.com/genesis-toolchain/genesis/ir"
 )
@@ -81,7 +83,7 @@ func TestNestingLimit(t *testing.T) {
 // error.
 func compiles(t *testing.T, src string) {
 	t.Helper()
-	m, diags := Compile("in.spell", func(string) ([]byte, error) { return []byte(src), nil })
+	m, diags := Compile(frontend.File("in.spell", []byte(src)))
 	if diags.HasErrors() {
 		t.Fatalf("Compile: %v", diags)
 	}
@@ -143,7 +145,7 @@ func bigSpell(size int) []byte {
 	return []byte(b.String())
 }
 
-// Memory bounds of Load (parse and check, docs/grimoire.md "Limits"), in
+// Memory bounds of Check (parse and check, docs/grimoire.md "Limits"), in
 // bytes per byte of input: everything it allocates, and what stays live
 // after. Measured: 310 and 22 (4 MB of bigSpell).
 const (
@@ -155,7 +157,7 @@ const (
 // documented bounds, and that it grows linearly.
 func TestLargeInput(t *testing.T) {
 	inputlimits.Large(t, bigSpell, 4<<20, func(src []byte) any {
-		prog, diags := Load("big.spell", func(string) ([]byte, error) { return src, nil })
+		prog, diags := Check(frontend.File("big.spell", src))
 		if diags.HasErrors() {
 			t.Fatal(diags)
 		}

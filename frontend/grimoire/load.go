@@ -1,6 +1,7 @@
 package grimoire
 
 import (
+	"github.com/genesis-toolchain/genesis/frontend"
 	"path"
 	"path/filepath"
 	"strings"
@@ -12,34 +13,35 @@ import (
 type Program struct {
 	Spell *Spell // the spell Load was given
 	// Imports are the spells it imports, directly or not, each once, in
-	// the order Load reached them (depth first, in source order).
+	// the order Check reached them (depth first, in source order).
 	Imports []*Spell
 	// Sources holds every file read, by the name its positions use, for
 	// rendering diagnostics.
 	Sources diag.Sources
 }
 
-// Load reads the spell at file with read, parses it, loads the spells it
-// imports (recursively; an import's path is relative to the importing
-// file, as the specification requires) and, when all of that went
-// without error, checks them all: the spell as Check does, the imported
-// ones as libraries, which need no trigger. It
+// Check parses the spell that is the file of in, loads the spells it
+// imports (recursively, read with in.Read; an import's path is relative
+// to the importing file, as the specification requires) and, when all
+// of that went without error, checks them all: the spell as CheckSpell
+// does, the imported ones as libraries, which need no trigger. It
 // returns the diagnostics of every file, ordered by file and position;
 // the program is good for lowering when none is an error. The program is
-// nil only when file itself cannot be read.
+// nil only when the entry file cannot be read.
 //
-// read is called with file, and with the paths of imports joined to the
-// directory of the file importing them (path/filepath); a file read is
-// not read again.
-func Load(file string, read func(string) ([]byte, error)) (*Program, diag.List) {
-	l := &loader{read: read, prog: &Program{Sources: diag.Sources{}}, byPath: map[string]*Spell{}}
-	src, err := read(file)
+// in.Read is called with the entry's name, and with the paths of imports
+// joined to the directory of the file importing them (path/filepath); a
+// file read is not read again.
+func Check(in frontend.Input) (*Program, diag.List) {
+	file := in.Entry().Name
+	l := &loader{read: in.Read, prog: &Program{Sources: diag.Sources{}}, byPath: map[string]*Spell{}}
+	src, err := l.read(file)
 	if err != nil {
 		l.errorf(diag.Pos{File: file}, CodeImport, "cannot read the spell: %v", err)
 		return nil, l.sorted()
 	}
 	l.prog.Spell = l.load(file, src, false)
-	// Check runs only on a program that parses, and that imports what it
+	// CheckSpell runs only on a program that parses, and that imports what it
 	// names: its messages about a broken tree would be consequences.
 	if !l.diags.HasErrors() {
 		l.diags = append(l.diags, check(l.prog.Spell, false)...)

@@ -2,6 +2,7 @@ package grimoire
 
 import (
 	"fmt"
+	"github.com/genesis-toolchain/genesis/frontend"
 	"math/big"
 	"runtime/debug"
 	"strconv"
@@ -34,7 +35,7 @@ import (
 // to the innermost handler (a try, an atomic block, the body itself), so
 // straight-line code needs no checks after it.
 
-// Lower lowers a program that Load returned without errors. The
+// Lower lowers a program that Check returned without errors. The
 // diagnostics are those of constructs the lowering cannot compile
 // (CodeInternal: a bug).
 func Lower(p *Program) (m *ir.Module, diags diag.List) {
@@ -69,16 +70,24 @@ func Lower(p *Program) (m *ir.Module, diags diag.List) {
 	return l.m, diags
 }
 
-// Compile loads, checks and lowers the spell at path, reading it and the
-// spells it imports with read: the IR module, and every diagnostic
-// (warnings too). The module is nil when the spell has errors.
-func Compile(path string, read func(string) ([]byte, error)) (*ir.Module, diag.List) {
-	prog, diags := Load(path, read)
+// Compile checks and lowers the spell that is the file of in, reading
+// the spells it imports with in.Import: the IR module, and every
+// diagnostic (warnings too). The module is nil when the spell has
+// errors.
+func Compile(in frontend.Input) (*ir.Module, diag.List) {
+	prog, diags := Check(in)
 	if prog == nil || diags.HasErrors() {
 		return nil, diags
 	}
-	m, ds := Lower(prog)
-	diags = append(diags, ds...)
+	m, ds := lowerVerified(prog)
+	return m, append(diags, ds...)
+}
+
+// lowerVerified lowers a program Check returned without errors and
+// verifies its IR: the module, or nil and the internal errors of a
+// compiler bug.
+func lowerVerified(p *Program) (*ir.Module, diag.List) {
+	m, diags := Lower(p)
 	if m == nil {
 		return nil, diags
 	}
@@ -86,6 +95,21 @@ func Compile(path string, read func(string) ([]byte, error)) (*ir.Module, diag.L
 		return nil, append(diags, vs...)
 	}
 	return m, diags
+}
+
+// Language is Grimoire's entry in the driver's registry.
+var Language = &frontend.Language{
+	Name:       "Grimoire",
+	Programs:   "Grimoire spells",
+	Extensions: []string{".spell"},
+	OneFile:    "several .spell files: a program is its entry file, which imports the others",
+	Agent:      true,
+	Check: func(in frontend.Input) (any, diag.List) {
+		return Check(in)
+	},
+	Lower: func(checked any) (*ir.Module, diag.List) {
+		return lowerVerified(checked.(*Program))
+	},
 }
 
 // lowerer holds what the lowering of a whole program shares.

@@ -260,7 +260,7 @@ func (fl *funcLowerer) advise(s *AdviseStmt) *ir.Value {
 //	object   {"type": "object", "properties": {…}, "required": [every field], "additionalProperties": false}
 //	array    {"type": "array", "items": …}
 //
-// The values are the literals Check allows (an enum's names are strings).
+// The values are the literals CheckSpell allows (an enum's names are strings).
 func (fl *funcLowerer) jsonSchema(s *Schema) *ir.Value {
 	b := fl.b
 	b.SetPos(s.TypePos)

@@ -100,7 +100,7 @@ func (fl *funcLowerer) truthy(e Expr) *ir.Value {
 	return fl.b.Builtin("value.truthy", fl.expr(e))
 }
 
-// ident is the value of a name, by what Check resolved it to.
+// ident is the value of a name, by what CheckSpell resolved it to.
 func (fl *funcLowerer) ident(id *Ident) *ir.Value {
 	b := fl.b
 	switch id.Ref {

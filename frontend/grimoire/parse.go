@@ -7,8 +7,8 @@ import (
 
 	"github.com/genesis-toolchain/genesis/frontend/diag"
 	"github.com/genesis-toolchain/genesis/frontend/grimoire/parser"
+	"github.com/genesis-toolchain/genesis/frontend/sllparse"
 	"github.com/genesis-toolchain/genesis/frontend/source"
-	"github.com/genesis-toolchain/genesis/frontend/twostage"
 )
 
 // ParseFile parses one spell, in either syntax. It always returns a Spell;
@@ -43,12 +43,12 @@ func ParseFile(filename string, src []byte) (*Spell, diag.List) {
 	return s, b.sorted()
 }
 
-// parseSpell parses the tokens in two stages (package twostage): SLL, and
+// parseSpell parses the tokens in two stages (package sllparse): SLL, and
 // only if that gives up, again with full LL prediction and error recovery
 // (errors.go's recovery), reporting to errs.
 func parseSpell(tokens *antlr.CommonTokenStream, errs antlr.ErrorListener) parser.ISpellContext {
 	p := parser.NewGrimoireParser(tokens)
-	if tree, ok := twostage.SLL(p, p.Spell); ok {
+	if tree, ok := sllparse.Try(p, p.Spell); ok {
 		return tree
 	}
 	tokens.Seek(0)

@@ -10,7 +10,7 @@ import (
 // exactly how an expression was grouped: `a + b * c` prints as
 // (+ a (* b c)). Positions and the syntax the spell was written in are
 // not printed, so the same spell in both syntaxes prints the same. Of
-// what Check sets, only the values of unit amounts are printed:
+// what CheckSpell sets, only the values of unit amounts are printed:
 // (unit 1.5 USDC 1500000).
 // Sections print in a fixed order (version, description, assets, params,
 // limits, venues, state, skills, advisors, guards, imports, blocks,

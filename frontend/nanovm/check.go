@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/genesis-toolchain/genesis/frontend/diag"
 	"github.com/genesis-toolchain/genesis/internal/graph"
 )
 
@@ -198,7 +199,7 @@ func checkTarget(p *Program, target *Node, field string, subOf map[string]*Step,
 		ids = append(ids, s.ID)
 	}
 	msg := fmt.Sprintf("%s names %q, which is not a step of the program: the run fails if it gets here", field, target.Text)
-	if c := Closest(target.Text, ids); c != "" {
+	if c := diag.Closest(target.Text, ids); c != "" {
 		msg += fmt.Sprintf(" (did you mean %q?)", c)
 	}
 	r.warnf(target, CodeTarget, "%s", msg)

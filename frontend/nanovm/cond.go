@@ -9,8 +9,9 @@ import (
 
 	"github.com/antlr4-go/antlr/v4"
 
+	"github.com/genesis-toolchain/genesis/frontend/internal/jsontree"
 	"github.com/genesis-toolchain/genesis/frontend/nanovm/parser"
-	"github.com/genesis-toolchain/genesis/frontend/twostage"
+	"github.com/genesis-toolchain/genesis/frontend/sllparse"
 )
 
 // Expr is a condition expression. Off is the index, in code points, of
@@ -98,7 +99,7 @@ func ParseCondition(src string) (e Expr, err *CondError) {
 	lexer.RemoveErrorListeners()
 	tokens := antlr.NewCommonTokenStream(lexer, antlr.TokenDefaultChannel)
 	p0 := parser.NewConditionParser(tokens)
-	tree, ok := twostage.SLL(p0, p0.Condition)
+	tree, ok := sllparse.Try(p0, p0.Condition)
 	if !ok {
 		tokens.Seek(0)
 		l := &condListener{tokens: tokens}
@@ -252,7 +253,7 @@ func describeCondToken(t antlr.Token) string {
 	case parser.ConditionLexerVAR:
 		return "reference " + text
 	case parser.ConditionLexerSTRING:
-		return "string " + abbreviate(text)
+		return "string " + jsontree.Abbreviate(text)
 	case parser.ConditionLexerNUMBER:
 		return "number " + text
 	}
@@ -315,7 +316,7 @@ func expectedIn(rec antlr.Recognizer) string {
 // deep as its chains are long; every phase after recurses on it, so the
 // bound keeps them within the stack and linear in the condition's length
 // (docs/nanovm.md, Limits).
-const maxCondDepth = maxDepth
+const maxCondDepth = jsontree.MaxDepth
 
 // tooDeepMsg is the message of a condition nested deeper than
 // maxCondDepth.
@@ -481,7 +482,7 @@ func parseConditionNode(src string, n *Node, r *reporter) Expr {
 			if m := quotedRef.FindString(l.Str); m != "" {
 				r.warnAt(n.RunePos(l.off), n.Path, CodeQuotedVar,
 					"the string '%s' is compared as written: conditions do not replace %s inside quotes (write %s without quotes)",
-					abbreviate(l.Str), m, m)
+					jsontree.Abbreviate(l.Str), m, m)
 			}
 		}
 	})

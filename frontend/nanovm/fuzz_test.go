@@ -3,12 +3,14 @@ package nanovm
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/genesis-toolchain/genesis/frontend"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
+	"github.com/genesis-toolchain/genesis/frontend/internal/jsontree"
 	"github.com/genesis-toolchain/genesis/ir"
 )
 
@@ -55,10 +57,10 @@ func FuzzCompile(f *testing.F) {
 		f.Add(s, false)
 		f.Add(s, true)
 	}
-	// Documents at and past the nesting limit (maxDepth), in both syntaxes.
+	// Documents at and past the nesting limit (jsontree.MaxDepth), in both syntaxes.
 	for _, s := range []string{
-		strings.Repeat("[", maxDepth+1) + strings.Repeat("]", maxDepth+1),
-		`{"steps": [{"id": "a", "type": "tool", "tool": "t", "args": ` + strings.Repeat(`{"a": `, maxDepth-3) + "1" + strings.Repeat("}", maxDepth-3) + `}]}`,
+		strings.Repeat("[", jsontree.MaxDepth+1) + strings.Repeat("]", jsontree.MaxDepth+1),
+		`{"steps": [{"id": "a", "type": "tool", "tool": "t", "args": ` + strings.Repeat(`{"a": `, jsontree.MaxDepth-3) + "1" + strings.Repeat("}", jsontree.MaxDepth-3) + `}]}`,
 		`{"steps": [{"id": "c", "type": "condition", "condition": "` + strings.Repeat("(not ", maxCondDepth/2) + "$a" + strings.Repeat(")", maxCondDepth/2) + `", "then": "c", "otherwise": "c"}]}`,
 	} {
 		f.Add([]byte(s), false)
@@ -69,7 +71,7 @@ func FuzzCompile(f *testing.F) {
 		if yaml {
 			name = "fuzz.yaml"
 		}
-		m, diags := Compile(name, src)
+		m, diags := Compile(frontend.File(name, src))
 		for _, d := range diags {
 			if d.Code == CodeInternal {
 				t.Fatalf("internal error: %s", d)
@@ -84,15 +86,14 @@ func FuzzCompile(f *testing.F) {
 			}
 		}
 		if !yaml && utf8.Valid(src) && !bytes.HasPrefix(src, []byte("\xEF\xBB\xBF")) {
-			r := &reporter{}
-			n := parseJSON(name, src, r)
+			n, ds := jsontree.ParseJSON(name, src, documentCodes)
 			tooDeep, outOfRange := false, false
-			for _, d := range r.diags {
+			for _, d := range ds {
 				tooDeep = tooDeep || strings.Contains(d.Msg, "nest deeper")
 				outOfRange = outOfRange || strings.Contains(d.Msg, "out of range")
 			}
 			if !tooDeep && !outOfRange && (n != nil) != json.Valid(src) {
-				t.Fatalf("parsed %v, encoding/json says valid %v: %v", n != nil, json.Valid(src), r.diags)
+				t.Fatalf("parsed %v, encoding/json says valid %v: %v", n != nil, json.Valid(src), ds)
 			}
 		}
 	})

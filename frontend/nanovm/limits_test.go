@@ -1,6 +1,9 @@
 package nanovm
 
 import (
+	"github.com/genesis-toolchain/genesis/frontend"
+	"github.com/genesis-toolchain/genesis/frontend/internal/jsontree"
+
 	"encoding/json"
 	"fmt"
 	"regexp"
@@ -33,10 +36,10 @@ func conditionProgram(cond string) string {
 func TestNestingLimits(t *testing.T) {
 	const n = 100000
 	var block strings.Builder
-	for i := 0; i < 2*maxDepth; i++ {
+	for i := 0; i < 2*jsontree.MaxDepth; i++ {
 		fmt.Fprintf(&block, "%sa:\n", strings.Repeat(" ", i))
 	}
-	block.WriteString(strings.Repeat(" ", 2*maxDepth) + "b: 1\n")
+	block.WriteString(strings.Repeat(" ", 2*jsontree.MaxDepth) + "b: 1\n")
 	for _, c := range []struct{ name, file, src, msg string }{
 		{"json arrays", "p.json", strings.Repeat("[", n) + strings.Repeat("]", n), "nest deeper than 256 levels"},
 		{"json objects", "p.json", strings.Repeat(`{"a":`, n) + "1" + strings.Repeat("}", n), "nest deeper than 256 levels"},
@@ -44,11 +47,11 @@ func TestNestingLimits(t *testing.T) {
 		{"yaml block", "p.yaml", block.String(), "nest deeper than 256 levels"},
 		{"condition parentheses", "p.json", conditionProgram(strings.Repeat("(", n) + "$a" + strings.Repeat(")", n)), "nests deeper than 256 levels"},
 		{"condition not", "p.json", conditionProgram(strings.Repeat("not ", n) + "$a"), "nests deeper than 256 levels"},
-		{"condition or", "p.json", conditionProgram("$a" + strings.Repeat(" or $a", 20*maxDepth)), "nests deeper than 256 levels"},
-		{"condition and", "p.json", conditionProgram("$a == 1" + strings.Repeat(" and $a == 1", 20*maxDepth)), "nests deeper than 256 levels"},
+		{"condition or", "p.json", conditionProgram("$a" + strings.Repeat(" or $a", 20*jsontree.MaxDepth)), "nests deeper than 256 levels"},
+		{"condition and", "p.json", conditionProgram("$a == 1" + strings.Repeat(" and $a == 1", 20*jsontree.MaxDepth)), "nests deeper than 256 levels"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			_, diags := Compile(c.file, []byte(c.src))
+			_, diags := Compile(frontend.File(c.file, []byte(c.src)))
 			if len(diags) != 1 {
 				t.Fatalf("%d diagnostics, want 1:\n%s", len(diags), diags.Error())
 			}
@@ -97,7 +100,7 @@ func TestErrorsOnALongLine(t *testing.T) {
 		size += len(step) + 2
 	}
 	src := `{"steps": [` + strings.Join(steps, ", ") + `]}`
-	_, diags := Compile("one.json", []byte(src))
+	_, diags := Compile(frontend.File("one.json", []byte(src)))
 	errs := 0
 	for _, d := range diags {
 		if d.Severity == diag.Error {
@@ -134,7 +137,7 @@ func program(size int) string {
 func allocs(t *testing.T, src string) inputlimits.Usage {
 	t.Helper()
 	return inputlimits.Measure(func() any {
-		m, diags := Compile("p.json", []byte(src))
+		m, diags := Compile(frontend.File("p.json", []byte(src)))
 		if diags.HasErrors() || m == nil {
 			t.Fatalf("does not compile: %.2000s", diags.Error())
 		}

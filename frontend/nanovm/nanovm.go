@@ -7,19 +7,20 @@
 // itself never does — and lowers the program to IR, where the state
 // machine, its budgets and its statuses are explicit code.
 //
-//	m, diags := nanovm.Compile("refund.json", src)
+//	m, diags := nanovm.Compile(frontend.File("refund.json", src))
 //
 // Every diagnostic reads file:line:col: severity[CODE]: $.json.path: message.
 package nanovm
 
 import (
 	"fmt"
+	"github.com/genesis-toolchain/genesis/frontend"
 	"path/filepath"
 	"runtime/debug"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/genesis-toolchain/genesis/frontend/diag"
+	"github.com/genesis-toolchain/genesis/frontend/internal/jsontree"
 	"github.com/genesis-toolchain/genesis/ir"
 )
 
@@ -43,37 +44,57 @@ const (
 	CodeInternal = "N0FF" // a bug of this compiler
 )
 
-// Compile loads, checks and lowers one nano-vm program. The format is
-// chosen by the file's extension (.json, or .yaml/.yml), or by sniffing
-// the first character when the extension is neither. It returns the
-// module and the diagnostics, sorted by position; the module is nil when
-// any diagnostic is an error. The module verifies (ir.Verify).
-func Compile(file string, src []byte) (m *ir.Module, diags diag.List) {
+// Compile loads, checks and lowers one nano-vm program, the one file of
+// in. The format is chosen by the file's extension (.json, or
+// .yaml/.yml), or by sniffing the first character when the extension is
+// neither. It returns the module and the diagnostics, sorted by
+// position; the module is nil when any diagnostic is an error. The
+// module verifies (ir.Verify).
+func Compile(in frontend.Input) (m *ir.Module, diags diag.List) {
 	defer func() {
 		if e := recover(); e != nil {
 			m = nil
-			diags = append(diags, diag.Diagnostic{Pos: diag.Pos{File: file}, Severity: diag.Error, Code: CodeInternal,
-				Msg: fmt.Sprintf("internal compiler error: %v\n%s", e, debug.Stack())})
+			diags = append(diags, internalError(in.Entry().Name, e))
 		}
 	}()
-	prog, diags := Check(file, src)
+	prog, diags := Check(in)
 	if diags.HasErrors() {
 		return nil, diags
 	}
-	m = Lower(prog)
-	if vs := ir.VerifyLowered(m, CodeInternal); len(vs) > 0 {
-		return nil, append(diags, vs...)
-	}
-	return m, diags
+	m, vs := lowerVerified(prog)
+	return m, append(diags, vs...)
 }
 
-// Check loads and checks a program without lowering it: the program and
-// every diagnostic, sorted by position. The program is nil when the
-// document could not be decoded at all; it may be partial when the list
-// holds errors.
-func Check(file string, src []byte) (*Program, diag.List) {
+// lowerVerified lowers a program Check returned without errors and
+// verifies its IR: the module, or nil and the internal errors of a
+// compiler bug.
+func lowerVerified(p *Program) (m *ir.Module, diags diag.List) {
+	defer func() {
+		if e := recover(); e != nil {
+			m, diags = nil, diag.List{internalError(p.File, e)}
+		}
+	}()
+	m = Lower(p)
+	if vs := ir.VerifyLowered(m, CodeInternal); len(vs) > 0 {
+		return nil, vs
+	}
+	return m, nil
+}
+
+// internalError is the diagnostic of a panic of this frontend: a bug.
+func internalError(file string, e any) diag.Diagnostic {
+	return diag.Diagnostic{Pos: diag.Pos{File: file}, Severity: diag.Error, Code: CodeInternal,
+		Msg: fmt.Sprintf("internal compiler error: %v\n%s", e, debug.Stack())}
+}
+
+// Check loads and checks a program, the one file of in, without
+// lowering it: the program and every diagnostic, sorted by position. The
+// program is nil when the document could not be decoded at all; it may
+// be partial when the list holds errors.
+func Check(in frontend.Input) (*Program, diag.List) {
+	src := in.Entry()
 	r := &reporter{}
-	root := load(file, src, r)
+	root := load(src.Name, src.Data, r)
 	if root == nil {
 		return nil, r.sorted()
 	}
@@ -82,6 +103,23 @@ func Check(file string, src []byte) (*Program, diag.List) {
 		checkProgram(prog, r)
 	}
 	return prog, r.sorted()
+}
+
+// Language is nano-vm's entry in the driver's registry: JSON and YAML
+// files; a .json file that frontend/plan's detection claims is an
+// execution plan instead.
+var Language = &frontend.Language{
+	Name:       "nano-vm",
+	Programs:   "nano-vm programs",
+	Extensions: []string{".json", ".yaml", ".yml"},
+	OneFile:    "several nano-vm programs or plans: a program is one file",
+	Agent:      true,
+	Check: func(in frontend.Input) (any, diag.List) {
+		return Check(in)
+	},
+	Lower: func(checked any) (*ir.Module, diag.List) {
+		return lowerVerified(checked.(*Program))
+	},
 }
 
 // IsYAML reports whether the file is read as YAML: by its extension, or,
@@ -107,40 +145,41 @@ func Load(file string, src []byte) (*Node, diag.List) {
 	return n, r.sorted()
 }
 
-// LoadJSON parses a JSON document into nodes whatever the file's name
-// (Load would read a document that does not start with '{' as YAML).
-// The execution-plan frontend (frontend/plan) reads plans with it. The
-// diagnostics carry this package's codes (CodeSyntax, CodeDupKey); the
-// node is nil after a syntax error.
-func LoadJSON(file string, src []byte) (*Node, diag.List) {
-	r := &reporter{}
-	n := parseJSON(file, src, r)
-	return n, r.sorted()
-}
+// documentCodes are the codes of the diagnostics of reading a program's
+// document.
+var documentCodes = jsontree.Codes{Syntax: CodeSyntax, DupKey: CodeDupKey, Value: CodeSchema}
 
 func load(file string, src []byte, r *reporter) *Node {
+	var n *Node
+	var ds diag.List
 	if IsYAML(file, src) {
-		return parseYAML(file, src, r)
+		n, ds = jsontree.ParseYAML(file, src, documentCodes)
+	} else {
+		n, ds = jsontree.ParseJSON(file, src, documentCodes)
 	}
-	return parseJSON(file, src, r)
+	r.diags = append(r.diags, ds...)
+	return n
 }
 
-// ShortPath returns a JSON path for a message: as it is, or, past 80
-// bytes (a value nested hundreds of levels deep), its first and last 36
-// bytes around "...", so that a message stays a line long.
-func ShortPath(path string) string {
-	if len(path) <= 80 {
-		return path
-	}
-	head, tail := path[:36], path[len(path)-36:]
-	for !utf8.ValidString(head) {
-		head = head[:len(head)-1]
-	}
-	for !utf8.ValidString(tail) {
-		tail = tail[1:]
-	}
-	return head + "..." + tail
-}
+// The document of a program is a jsontree: these name its parts here.
+type (
+	Node  = jsontree.Node
+	Field = jsontree.Field
+	Kind  = jsontree.Kind
+)
+
+// The kinds of document nodes.
+const (
+	Null   = jsontree.Null
+	Bool   = jsontree.Bool
+	Number = jsontree.Number
+	String = jsontree.String
+	Array  = jsontree.Array
+	Object = jsontree.Object
+)
+
+// ChildPath is the JSON path of key in the object at path.
+func ChildPath(path, key string) string { return jsontree.ChildPath(path, key) }
 
 // reporter collects the diagnostics of one program.
 type reporter struct {
@@ -150,7 +189,7 @@ type reporter struct {
 func (r *reporter) add(pos diag.Pos, sev diag.Severity, path, code, format string, args ...any) {
 	msg := fmt.Sprintf(format, args...)
 	if path != "" {
-		msg = ShortPath(path) + ": " + msg
+		msg = jsontree.ShortPath(path) + ": " + msg
 	}
 	r.diags = append(r.diags, diag.Diagnostic{Pos: pos, Severity: sev, Code: code, Msg: msg})
 }

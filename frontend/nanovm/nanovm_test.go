@@ -1,6 +1,8 @@
 package nanovm
 
 import (
+	"github.com/genesis-toolchain/genesis/frontend/internal/jsontree"
+
 	"encoding/json"
 	"strings"
 	"testing"
@@ -113,10 +115,9 @@ func TestJSONAgreesWithEncodingJSON(t *testing.T) {
 		`{}`, `{"a":[]}`, `{"a":-0.5e+3,"b":"\ud83d\ude00","c":"\u0000"}`, ` {"x" : [ 1 , {"y":false} ] } `,
 		`{"a":1,}`, `{"a" 1}`, `{a:1}`, `{"a":01}`, `{"a":1.}`, `{"a":"\x"}`, `{"a":tru}`, `{"a":1} x`, `{"a":"` + "\t" + `"}`, `[1,]`, ``,
 	} {
-		r := &reporter{}
-		n := parseJSON("t.json", []byte(src), r)
+		n, ds := jsontree.ParseJSON("t.json", []byte(src), documentCodes)
 		if (n != nil) != json.Valid([]byte(src)) {
-			t.Errorf("%q: parsed %v, encoding/json says valid %v (%v)", src, n != nil, json.Valid([]byte(src)), r.diags)
+			t.Errorf("%q: parsed %v, encoding/json says valid %v (%v)", src, n != nil, json.Valid([]byte(src)), ds)
 			continue
 		}
 		if n == nil {
@@ -136,7 +137,7 @@ func TestJSONAgreesWithEncodingJSON(t *testing.T) {
 // encoding/json.
 func plain(v any) any {
 	switch v := v.(type) {
-	case *OrderedObject:
+	case *jsontree.OrderedObject:
 		m := map[string]any{}
 		for i, k := range v.Keys {
 			m[k] = plain(v.Values[i])

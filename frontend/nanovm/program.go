@@ -139,7 +139,7 @@ var synonyms = map[string]string{
 // closest known key.
 func unknownKey(r *reporter, f Field, path, where string, known []string) {
 	msg := fmt.Sprintf("unknown key %q in %s: nano-vm ignores it", f.Key, where)
-	s := Closest(f.Key, known)
+	s := diag.Closest(f.Key, known)
 	if syn, ok := synonyms[f.Key]; ok && s == "" && slices.Contains(known, syn) {
 		s = syn
 	}
@@ -147,45 +147,6 @@ func unknownKey(r *reporter, f Field, path, where string, known []string) {
 		msg += fmt.Sprintf(" (did you mean %q?)", s)
 	}
 	r.warnAt(f.KeyPos, ChildPath(path, f.Key), CodeUnknownKey, "%s", msg)
-}
-
-// Closest returns the known word nearest to s, if it is near enough to
-// be a likely typo; "" otherwise. (The plan frontend's "did you mean"
-// uses it too.)
-func Closest(s string, known []string) string {
-	best, bestD := "", len(s)/3+2
-	for _, k := range known {
-		if d := editDistance(s, k); d < bestD {
-			best, bestD = k, d
-		}
-	}
-	return best
-}
-
-// editDistance is the Levenshtein distance of a and b; words of more
-// than 64 code points are simply far apart (no quadratic work on them).
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	if len(ra) > 64 || len(rb) > 64 {
-		return max(len(ra), len(rb))
-	}
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
 }
 
 // decoder decodes the nodes of a document into a Program, reporting
@@ -346,7 +307,7 @@ func (d *decoder) step(n *Node, index int, parent *Step) *Step {
 			s.Type, okType = t, true
 		default:
 			msg := fmt.Sprintf("unknown step type %q: it must be llm, tool, condition or parallel", typeNode.Text)
-			if c := Closest(typeNode.Text, []string{"llm", "tool", "condition", "parallel"}); c != "" {
+			if c := diag.Closest(typeNode.Text, []string{"llm", "tool", "condition", "parallel"}); c != "" {
 				msg += fmt.Sprintf(" (did you mean %q?)", c)
 			}
 			d.r.errorf(typeNode, CodeSchema, "%s", msg)

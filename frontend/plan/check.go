@@ -7,7 +7,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/genesis-toolchain/genesis/frontend/nanovm"
+	"github.com/genesis-toolchain/genesis/frontend/diag"
+	"github.com/genesis-toolchain/genesis/frontend/internal/jsontree"
 	"github.com/genesis-toolchain/genesis/internal/graph"
 )
 
@@ -59,7 +60,7 @@ func checkDeps(p *Plan, r *reporter) {
 		seen := map[*Group]bool{}
 		for _, d := range g.Deps {
 			n := d.Node
-			if n.Kind == nanovm.Number {
+			if n.Kind == jsontree.Number {
 				d.Group = byIndex[n.Int]
 				if d.Group == nil {
 					r.errorf(n, CodeUnknownDep, "dependency %d names no group: %s", n.Int, indexRange(p))
@@ -69,7 +70,7 @@ func checkDeps(p *Plan, r *reporter) {
 				d.Group = p.byID[n.Text]
 				if d.Group == nil {
 					msg := fmt.Sprintf("dependency %q names no group", n.Text)
-					if s := nanovm.Closest(n.Text, groupIDs(p)); s != "" {
+					if s := diag.Closest(n.Text, groupIDs(p)); s != "" {
 						msg += fmt.Sprintf(" (did you mean %q?)", s)
 					}
 					r.errorf(n, CodeUnknownDep, "%s", msg)
@@ -310,7 +311,7 @@ func checkPlaceholders(p *Plan, names map[string]any, r *reporter) {
 					}
 				default:
 					msg := fmt.Sprintf("names no output of an earlier operation of group %q or of a group it depends on, and no input", g.ID)
-					if s := nanovm.Closest(part.Name, visible(p, g, op, dependsOn)); s != "" {
+					if s := diag.Closest(part.Name, visible(p, g, op, dependsOn)); s != "" {
 						msg += fmt.Sprintf(" (did you mean {$%s}?)", s)
 					} else {
 						msg += fmt.Sprintf(": bind it with \"output\": %q on the operation that computes it, or declare it in the plan's \"inputs\"", part.Name)

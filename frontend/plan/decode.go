@@ -8,13 +8,14 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/genesis-toolchain/genesis/frontend/nanovm"
+	"github.com/genesis-toolchain/genesis/frontend/diag"
+	"github.com/genesis-toolchain/genesis/frontend/internal/jsontree"
 )
 
 // Plan is a decoded execution plan.
 type Plan struct {
 	File        string
-	Root        *nanovm.Node
+	Root        *jsontree.Node
 	Name        string // informational; "" when absent
 	Description string // informational
 	Inputs      []*Input
@@ -32,32 +33,32 @@ type Plan struct {
 // resolves to the input object's value at Name.
 type Input struct {
 	Name string
-	Node *nanovm.Node
+	Node *jsontree.Node
 }
 
 // Group is one operation group.
 type Group struct {
-	Node  *nanovm.Node
+	Node  *jsontree.Node
 	Index int // in the plan's "groups" array
 	// ID is the group's id: its "id", or its index in decimal ("0", "1",
 	// …) when it has none, so that the seed's plans, which name groups by
 	// index, read as they are.
 	ID          string
-	IDNode      *nanovm.Node // nil when the id is the index
+	IDNode      *jsontree.Node // nil when the id is the index
 	Description string
 	Operations  []*Operation
 	Deps        []*Dep
 	Contracts   []*Contract
 
-	fields map[string]*nanovm.Node
+	fields map[string]*jsontree.Node
 }
 
 // Field returns the node of a key of the group's object, or nil.
-func (g *Group) Field(key string) *nanovm.Node { return g.fields[key] }
+func (g *Group) Field(key string) *jsontree.Node { return g.fields[key] }
 
 // idNode is where a diagnostic about the group's id points: its "id"
 // value, or the group's object.
-func (g *Group) idNode() *nanovm.Node {
+func (g *Group) idNode() *jsontree.Node {
 	if g.IDNode != nil {
 		return g.IDNode
 	}
@@ -67,15 +68,15 @@ func (g *Group) idNode() *nanovm.Node {
 // Dep is one entry of a group's dependencies: a group index (a number)
 // or id (a string).
 type Dep struct {
-	Node  *nanovm.Node
+	Node  *jsontree.Node
 	Group *Group // nil when it names no group
 }
 
 // Operation is one operation of a group: an LLM step whose prompt is the
 // operation's text with its placeholders replaced.
 type Operation struct {
-	Node     *nanovm.Node // the string, or the object
-	TextNode *nanovm.Node // the string of the text
+	Node     *jsontree.Node // the string, or the object
+	TextNode *jsontree.Node // the string of the text
 	Group    *Group
 	Index    int // in the group's "operations" array
 	Text     string
@@ -84,7 +85,7 @@ type Operation struct {
 	// none): later operations of the group, and the operations of the
 	// groups that depend on the group, read it as {$Output}.
 	Output     string
-	OutputNode *nanovm.Node
+	OutputNode *jsontree.Node
 }
 
 // Step is the step name of the operation's llm effect.
@@ -105,7 +106,7 @@ type Part struct {
 // Contract is one smart contract a group uses: the seed's (chain_id,
 // address, name) tuple.
 type Contract struct {
-	Node    *nanovm.Node
+	Node    *jsontree.Node
 	Index   int // in the group's "contracts" array
 	ChainID string
 	Address string
@@ -149,13 +150,13 @@ var (
 	addressPattern     = regexp.MustCompile(`^0x[0-9a-fA-F]{40}$`)
 )
 
-func decodePlan(root *nanovm.Node, r *reporter) *Plan {
-	if root.Kind != nanovm.Object {
+func decodePlan(root *jsontree.Node, r *reporter) *Plan {
+	if root.Kind != jsontree.Object {
 		r.errorf(root, CodeSchema, "an execution plan is an object with a \"groups\" array, not %s", root.Describe())
 		return nil
 	}
 	p := &Plan{File: root.Pos.File, Root: root, byID: map[string]*Group{}}
-	var groups *nanovm.Node
+	var groups *jsontree.Node
 	for _, f := range root.Fields {
 		v := f.Value
 		switch f.Key {
@@ -175,7 +176,7 @@ func decodePlan(root *nanovm.Node, r *reporter) *Plan {
 		r.errorf(root, CodeSchema, "an execution plan needs a \"groups\" array")
 		return p
 	}
-	if groups.Kind != nanovm.Array {
+	if groups.Kind != jsontree.Array {
 		r.errorf(groups, CodeSchema, "\"groups\" is an array of groups, not %s", groups.Describe())
 		return p
 	}
@@ -190,17 +191,17 @@ func decodePlan(root *nanovm.Node, r *reporter) *Plan {
 	return p
 }
 
-func decodeInputs(v *nanovm.Node, r *reporter) []*Input {
-	if v.Kind == nanovm.Null {
+func decodeInputs(v *jsontree.Node, r *reporter) []*Input {
+	if v.Kind == jsontree.Null {
 		return nil
 	}
-	if v.Kind != nanovm.Array {
+	if v.Kind != jsontree.Array {
 		r.errorf(v, CodeSchema, "\"inputs\" is an array of names, not %s", v.Describe())
 		return nil
 	}
 	var ins []*Input
 	for _, it := range v.Items {
-		if it.Kind != nanovm.String || !identPattern.MatchString(it.Text) {
+		if it.Kind != jsontree.String || !identPattern.MatchString(it.Text) {
 			r.errorf(it, CodeSchema, "an input is a name (letters, digits and _, not starting with a digit), not %s", it.Describe())
 			continue
 		}
@@ -210,11 +211,11 @@ func decodeInputs(v *nanovm.Node, r *reporter) []*Input {
 }
 
 // optString decodes an optional string (null is absent).
-func optString(v *nanovm.Node, r *reporter) (string, bool) {
+func optString(v *jsontree.Node, r *reporter) (string, bool) {
 	switch v.Kind {
-	case nanovm.Null:
+	case jsontree.Null:
 		return "", false
-	case nanovm.String:
+	case jsontree.String:
 		return v.Text, true
 	}
 	r.errorf(v, CodeSchema, "expected a string, not %s", v.Describe())
@@ -224,21 +225,21 @@ func optString(v *nanovm.Node, r *reporter) (string, bool) {
 // decodeGroup decodes the group at index i. A group that is not an
 // object is reported and left out (so the indices of the others stay
 // theirs: Index is the position in the array, not in Plan.Groups).
-func decodeGroup(n *nanovm.Node, i int, r *reporter) *Group {
-	if n.Kind != nanovm.Object {
+func decodeGroup(n *jsontree.Node, i int, r *reporter) *Group {
+	if n.Kind != jsontree.Object {
 		r.errorf(n, CodeSchema, "a group is an object with \"description\", \"operations\", \"dependencies\" and \"contracts\", not %s", n.Describe())
 		return nil
 	}
-	g := &Group{Node: n, Index: i, ID: strconv.Itoa(i), fields: map[string]*nanovm.Node{}}
+	g := &Group{Node: n, Index: i, ID: strconv.Itoa(i), fields: map[string]*jsontree.Node{}}
 	for _, f := range n.Fields {
 		g.fields[f.Key] = f.Value
 		v := f.Value
 		switch f.Key {
 		case "id":
-			if v.Kind == nanovm.Null {
+			if v.Kind == jsontree.Null {
 				break
 			}
-			if v.Kind != nanovm.String || !idPattern.MatchString(v.Text) {
+			if v.Kind != jsontree.String || !idPattern.MatchString(v.Text) {
 				r.errorf(v, CodeSchema, "a group id is a non-empty string of letters, digits, _ and -, not %s", v.Describe())
 				break
 			}
@@ -261,8 +262,8 @@ func decodeGroup(n *nanovm.Node, i int, r *reporter) *Group {
 	return g
 }
 
-func decodeOperations(g *Group, v *nanovm.Node, r *reporter) []*Operation {
-	if v.Kind != nanovm.Array {
+func decodeOperations(g *Group, v *jsontree.Node, r *reporter) []*Operation {
+	if v.Kind != jsontree.Array {
 		r.errorf(v, CodeSchema, "\"operations\" is an array of operations, not %s", v.Describe())
 		return nil
 	}
@@ -273,23 +274,23 @@ func decodeOperations(g *Group, v *nanovm.Node, r *reporter) []*Operation {
 	for i, n := range v.Items {
 		op := &Operation{Node: n, Group: g, Index: i}
 		switch n.Kind {
-		case nanovm.String:
+		case jsontree.String:
 			op.TextNode = n
-		case nanovm.Object:
+		case jsontree.Object:
 			for _, f := range n.Fields {
 				switch f.Key {
 				case "operation":
-					if f.Value.Kind != nanovm.String {
+					if f.Value.Kind != jsontree.String {
 						r.errorf(f.Value, CodeSchema, "an operation's text is a string, not %s", f.Value.Describe())
 						break
 					}
 					op.TextNode = f.Value
 				case "output":
 					o := f.Value
-					if o.Kind == nanovm.Null {
+					if o.Kind == jsontree.Null {
 						break
 					}
-					if o.Kind != nanovm.String || !identPattern.MatchString(o.Text) {
+					if o.Kind != jsontree.String || !identPattern.MatchString(o.Text) {
 						r.errorf(o, CodeSchema, "\"output\" is a placeholder name (letters, digits and _, not starting with a digit; {$NAME} reads it), not %s", o.Describe())
 						break
 					}
@@ -320,7 +321,7 @@ func decodeOperations(g *Group, v *nanovm.Node, r *reporter) []*Operation {
 
 // parseText splits an operation's text into literal text and
 // placeholders, warning about "{$" that does not start one.
-func parseText(n *nanovm.Node, r *reporter) []Part {
+func parseText(n *jsontree.Node, r *reporter) []Part {
 	s := n.Text
 	var parts []Part
 	last := 0
@@ -348,25 +349,25 @@ func parseText(n *nanovm.Node, r *reporter) []Part {
 				shown = s[i : i+end+1]
 			}
 			pos := n.RunePos(utf8.RuneCountInString(s[:i]))
-			r.add(pos, warning, n.Path, CodeMalformed, "%q is not a placeholder and stays as written (a placeholder is {$NAME}, NAME letters, digits and _, not starting with a digit)", abbreviate(shown))
+			r.add(pos, warning, n.Path, CodeMalformed, "%q is not a placeholder and stays as written (a placeholder is {$NAME}, NAME letters, digits and _, not starting with a digit)", jsontree.Abbreviate(shown))
 		}
 	}
 	return parts
 }
 
-func decodeDeps(v *nanovm.Node, r *reporter) []*Dep {
-	if v.Kind == nanovm.Null {
+func decodeDeps(v *jsontree.Node, r *reporter) []*Dep {
+	if v.Kind == jsontree.Null {
 		return nil
 	}
-	if v.Kind != nanovm.Array {
+	if v.Kind != jsontree.Array {
 		r.errorf(v, CodeSchema, "\"dependencies\" is an array of group indices or ids, not %s", v.Describe())
 		return nil
 	}
 	var deps []*Dep
 	for _, it := range v.Items {
 		switch {
-		case it.Kind == nanovm.Number && it.IsInt && it.Int >= 0:
-		case it.Kind == nanovm.String && it.Text != "":
+		case it.Kind == jsontree.Number && it.IsInt && it.Int >= 0:
+		case it.Kind == jsontree.String && it.Text != "":
 		default:
 			r.errorf(it, CodeSchema, "a dependency is a group's index (an integer from 0) or id (a string), not %s", it.Describe())
 			continue
@@ -376,26 +377,26 @@ func decodeDeps(v *nanovm.Node, r *reporter) []*Dep {
 	return deps
 }
 
-func decodeContracts(v *nanovm.Node, r *reporter) []*Contract {
-	if v.Kind == nanovm.Null {
+func decodeContracts(v *jsontree.Node, r *reporter) []*Contract {
+	if v.Kind == jsontree.Null {
 		return nil
 	}
-	if v.Kind != nanovm.Array {
+	if v.Kind != jsontree.Array {
 		r.errorf(v, CodeSchema, "\"contracts\" is an array of [chain_id, address, name] triples, not %s", v.Describe())
 		return nil
 	}
 	var cs []*Contract
 	for i, it := range v.Items {
 		c := &Contract{Node: it, Index: i}
-		var fields [3]*nanovm.Node
+		var fields [3]*jsontree.Node
 		switch it.Kind {
-		case nanovm.Array:
+		case jsontree.Array:
 			if len(it.Items) != 3 {
 				r.errorf(it, CodeSchema, "a contract is a [chain_id, address, name] triple of strings, not an array of %d", len(it.Items))
 				continue
 			}
 			copy(fields[:], it.Items)
-		case nanovm.Object:
+		case jsontree.Object:
 			for _, f := range it.Fields {
 				if i := slices.Index(contractKeys, f.Key); i >= 0 {
 					fields[i] = f.Value
@@ -419,7 +420,7 @@ func decodeContracts(v *nanovm.Node, r *reporter) []*Contract {
 		}
 		ok := true
 		for i, f := range fields {
-			if f.Kind != nanovm.String || strings.TrimSpace(f.Text) == "" {
+			if f.Kind != jsontree.String || strings.TrimSpace(f.Text) == "" {
 				r.errorf(f, CodeSchema, "a contract's %s is a non-empty string, not %s", contractKeys[i], f.Describe())
 				ok = false
 			}
@@ -429,10 +430,10 @@ func decodeContracts(v *nanovm.Node, r *reporter) []*Contract {
 		}
 		c.ChainID, c.Address, c.Name = fields[0].Text, fields[1].Text, fields[2].Text
 		if !chainIDPattern.MatchString(c.ChainID) {
-			r.warnf(fields[0], CodeContract, "chain id %q is not a decimal chain id (such as \"1\", Ethereum mainnet)", abbreviate(c.ChainID))
+			r.warnf(fields[0], CodeContract, "chain id %q is not a decimal chain id (such as \"1\", Ethereum mainnet)", jsontree.Abbreviate(c.ChainID))
 		}
 		if !addressPattern.MatchString(c.Address) {
-			r.warnf(fields[1], CodeContract, "address %q is not 0x and 40 hex digits", abbreviate(c.Address))
+			r.warnf(fields[1], CodeContract, "address %q is not 0x and 40 hex digits", jsontree.Abbreviate(c.Address))
 		}
 		cs = append(cs, c)
 	}
@@ -441,23 +442,14 @@ func decodeContracts(v *nanovm.Node, r *reporter) []*Contract {
 
 // unknownKey reports a key the format does not have, suggesting the
 // closest known key.
-func unknownKey(r *reporter, f nanovm.Field, path, where string, known []string) {
+func unknownKey(r *reporter, f jsontree.Field, path, where string, known []string) {
 	msg := fmt.Sprintf("unknown key %q in %s: it is ignored", f.Key, where)
-	s := nanovm.Closest(f.Key, known)
+	s := diag.Closest(f.Key, known)
 	if syn, ok := synonyms[f.Key]; ok && s == "" && slices.Contains(known, syn) {
 		s = syn
 	}
 	if s != "" {
 		msg += fmt.Sprintf(" (did you mean %q?)", s)
 	}
-	r.add(f.KeyPos, warning, nanovm.ChildPath(path, f.Key), CodeUnknownKey, "%s", msg)
-}
-
-// abbreviate shortens s to at most 40 code points for a message.
-func abbreviate(s string) string {
-	if utf8.RuneCountInString(s) <= 40 {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:37]) + "..."
+	r.add(f.KeyPos, warning, jsontree.ChildPath(path, f.Key), CodeUnknownKey, "%s", msg)
 }

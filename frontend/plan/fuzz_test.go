@@ -1,13 +1,15 @@
 package plan
 
 import (
+	"github.com/genesis-toolchain/genesis/frontend"
+	"github.com/genesis-toolchain/genesis/frontend/internal/jsontree"
+
 	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/genesis-toolchain/genesis/frontend/nanovm"
 	"github.com/genesis-toolchain/genesis/ir"
 )
 
@@ -49,7 +51,7 @@ func FuzzCompile(f *testing.F) {
 	f.Add([]byte(`{"groups": [{"id": "g", "operations": [` + strings.Repeat(`{"a": `, 250) + "1" + strings.Repeat("}", 250) + `]}]}`))
 	f.Add([]byte(`{"groups": [{"id": "a", "operations": [{"operation": "q", "output": "x"}]}, {"operations": ["{$x}"], "dependencies": ["a", 0]}]}`))
 	f.Fuzz(func(t *testing.T, src []byte) {
-		m, diags := Compile("fuzz.json", src)
+		m, diags := Compile(frontend.File("fuzz.json", src))
 		for _, d := range diags {
 			if d.Code == CodeInternal {
 				t.Fatalf("internal error: %s\n%s", d, src)
@@ -63,12 +65,12 @@ func FuzzCompile(f *testing.F) {
 				t.Fatalf("does not verify: %v", vs)
 			}
 		}
-		is := Is(src)
-		root, lds := nanovm.LoadJSON("fuzz.json", src)
+		is := HasPlanKeys(src)
+		root, lds := jsontree.ParseJSON("fuzz.json", src, documentCodes)
 		if root == nil || lds.HasErrors() {
 			return
 		}
-		want := root.Kind == nanovm.Object && root.Get("groups") != nil && root.Get("steps") == nil
+		want := root.Kind == jsontree.Object && root.Get("groups") != nil && root.Get("steps") == nil
 		if is != want {
 			t.Fatalf("Is = %v, want %v for %s", is, want, src)
 		}

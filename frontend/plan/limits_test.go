@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"github.com/genesis-toolchain/genesis/frontend"
 	"regexp"
 	"strings"
 	"testing"
@@ -20,7 +21,7 @@ func TestNestingLimit(t *testing.T) {
 		`{"groups": ` + strings.Repeat("[", n) + strings.Repeat("]", n) + `}`,
 		`{"groups": [{"id": "g", "operations": [` + strings.Repeat(`{"a": `, n) + "1" + strings.Repeat("}", n) + `]}]}`,
 	} {
-		_, diags := Compile("p.json", []byte(src))
+		_, diags := Compile(frontend.File("p.json", []byte(src)))
 		if len(diags) != 1 || diags[0].Code != CodeSyntax || !strings.Contains(diags[0].Msg, "deeper than 256 levels") {
 			t.Fatalf("got %d diagnostics, want one P001 about the nesting:\n%.2000s", len(diags), diags.Error())
 		}
@@ -61,7 +62,7 @@ func chain(size int) string {
 func allocs(t *testing.T, src string) inputlimits.Usage {
 	t.Helper()
 	return inputlimits.Measure(func() any {
-		m, diags := Compile("p.json", []byte(src))
+		m, diags := Compile(frontend.File("p.json", []byte(src)))
 		if diags.HasErrors() || m == nil {
 			t.Fatalf("does not compile: %.2000s", diags.Error())
 		}

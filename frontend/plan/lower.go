@@ -1,6 +1,8 @@
 package plan
 
 import (
+	"github.com/genesis-toolchain/genesis/frontend/internal/jsontree"
+
 	"fmt"
 	"slices"
 	"strconv"
@@ -574,7 +576,7 @@ func (l *lowerer) operation(op *Operation, opts, outs *ir.Value, out string) *ir
 	b.SetPos(op.Node.Pos)
 	r := b.Effect(ir.OpLLM, op.Step(), nil, prompt, opts)
 	b.If(b.Builtin("error.is", r), nil, func() {
-		l.fail(out, r, fmt.Sprintf("operation %d (%q) failed: ", op.Index, abbreviate(op.Text)))
+		l.fail(out, r, fmt.Sprintf("operation %d (%q) failed: ", op.Index, jsontree.Abbreviate(op.Text)))
 	}, nil)
 	outs = b.Builtin("list.append", outs, r)
 	if op.Output != "" {

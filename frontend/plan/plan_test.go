@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"github.com/genesis-toolchain/genesis/frontend"
 	"strings"
 	"testing"
 )
@@ -26,8 +27,8 @@ func TestIs(t *testing.T) {
 		{`{`, false},
 		{`groups: []`, false}, // YAML
 	} {
-		if got := Is([]byte(c.src)); got != c.want {
-			t.Errorf("Is(%q) = %v, want %v", c.src, got, c.want)
+		if got := HasPlanKeys([]byte(c.src)); got != c.want {
+			t.Errorf("HasPlanKeys(%q) = %v, want %v", c.src, got, c.want)
 		}
 	}
 }
@@ -42,7 +43,7 @@ func TestOrder(t *testing.T) {
 		{"id": "c", "operations": ["x"], "dependencies": ["b"]},
 		{"id": "b", "operations": ["x"]}
 	]}`
-	p, diags := Check("p.json", []byte(src))
+	p, diags := Check(frontend.File("p.json", []byte(src)))
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}
@@ -72,7 +73,7 @@ func TestCycleInTangle(t *testing.T) {
 		{"id": "b", "operations": ["x"], "dependencies": ["a", "c"]},
 		{"id": "c", "operations": ["x"], "dependencies": ["b"]}
 	]}`
-	_, diags := Check("p.json", []byte(src))
+	_, diags := Check(frontend.File("p.json", []byte(src)))
 	if len(diags) != 1 || diags[0].Code != CodeCycle ||
 		!strings.Contains(diags[0].Msg, `"a" → "b" → "a"`) || !strings.Contains(diags[0].Msg, `"c", in the same tangle`) {
 		t.Errorf("diagnostics %v", diags)

@@ -4,8 +4,8 @@ import (
 	"github.com/genesis-toolchain/genesis/frontend/diag"
 )
 
-// The syntax tree. ParseFile builds it; Load fills in the fields marked
-// "set by Load" (the resolution the lowering reads) and never changes
+// The syntax tree. ParseFile builds it; Check fills in the fields marked
+// "set by Check" (the resolution the lowering reads) and never changes
 // anything else. Every node has the position of its first character;
 // nodes with several keywords keep the position of each, for
 // diagnostics. A statement list is a []Stmt: blocks open no scope.
@@ -40,7 +40,7 @@ type File struct {
 	Stmts []Stmt
 }
 
-// Ident is a name where it is declared or used. Set by Load: Sym, the
+// Ident is a name where it is declared or used. Set by Check: Sym, the
 // symbol it denotes (nil where no symbol applies: an error, or a
 // declaration that binds nothing, such as a parallel branch name).
 type Ident struct {
@@ -75,7 +75,7 @@ const (
 	ImportModule                   // from "m" import * as alias (spec-newer.md §11.6)
 )
 
-// ImportStmt is `from "path" import …`. Set by Load: Module, the module
+// ImportStmt is `from "path" import …`. Set by Check: Module, the module
 // the path resolves to (nil when it cannot be loaded), and Local.Sym.
 type ImportStmt struct {
 	FromPos diag.Pos
@@ -99,7 +99,7 @@ func (s *ImportStmt) Local() *Ident {
 // Ident; `export pack(k=v, x)` (a decision of docs/vvm.md) makes one
 // ExportStmt per argument, Name k with Value v, and Name x with Value x.
 // Agent is set for `export @a` (spec.md 0.0.4), whose Name is the agent.
-// Set by Load: Value.Sym.
+// Set by Check: Value.Sym.
 type ExportStmt struct {
 	ExportPos diag.Pos
 	Agent     bool
@@ -129,7 +129,7 @@ type InputStmt struct {
 // Hoisted: bound before the module's first statement runs (spec.md
 // §11.1). A def anywhere else (in a def, or in a block: a decision of
 // docs/vvm.md) binds its name when the statement runs, like an
-// assignment. Set by Load: Scope, the function's scope (parameters
+// assignment. Set by Check: Scope, the function's scope (parameters
 // first, then every other local in order of first binding), and
 // Captures, the locals of enclosing functions that the body (or a
 // function nested in it) refers to, in order of first reference.
@@ -327,7 +327,7 @@ type PredPattern struct {
 // ── Expressions ──
 
 // BadExpr stands for an expression that did not parse; the error is
-// reported. Load never sees one: a file with syntax errors is not
+// reported. Check never sees one: a file with syntax errors is not
 // resolved.
 type BadExpr struct{ BadPos diag.Pos }
 
@@ -416,7 +416,7 @@ type BinaryExpr struct {
 
 // CallExpr is `f(args, key=value)`: a call of a def, a lambda or
 // function value, a standard-library function or a module imported with
-// `* as` (spec-newer.md §11.6). Set by Load: Fun.Sym, and Func, the def
+// `* as` (spec-newer.md §11.6). Set by Check: Fun.Sym, and Func, the def
 // the call runs when that is known statically: Fun names a def (of this
 // module, an enclosing def, or imported) and nothing else binds the name.
 type CallExpr struct {
@@ -441,7 +441,7 @@ type AgentCall struct {
 // AgentRef is the agent of an AgentCall: `@name`, `@name.with(…)` or an
 // inline `@{key=value, …}`. Name is nil for an inline agent, whose
 // configuration is Inline. With holds the overrides of .with(…), HasWith
-// telling `.with()` from no .with. Set by Load: Name.Sym, an agent symbol
+// telling `.with()` from no .with. Set by Check: Name.Sym, an agent symbol
 // (SymAgent) for a declared or imported agent, or the symbol of a
 // variable or parameter that holds an agent value (a decision of
 // docs/vvm.md).
@@ -486,7 +486,7 @@ type WithExpr struct {
 }
 
 // LambdaExpr is `x => body` or `(x, y) => body` (a decision of
-// docs/vvm.md). Set by Load: Scope and Captures, as for FuncDecl.
+// docs/vvm.md). Set by Check: Scope and Captures, as for FuncDecl.
 type LambdaExpr struct {
 	ParamsPos diag.Pos
 	Params    []*Ident
@@ -519,7 +519,7 @@ const (
 
 // TemplatePart is one part of a Template. At is where its text or its
 // '{' starts. A NamePart's Name is the placeholder's name (resolved by
-// Load like any name) and Path the members after it: {a.b.c} is Name a,
+// Check like any name) and Path the members after it: {a.b.c} is Name a,
 // Path [b c] (member placeholders are a decision of docs/vvm.md).
 type TemplatePart struct {
 	Kind PartKind

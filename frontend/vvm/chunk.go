@@ -5,7 +5,7 @@ import (
 
 	"github.com/antlr4-go/antlr/v4"
 
-	"github.com/genesis-toolchain/genesis/frontend/twostage"
+	"github.com/genesis-toolchain/genesis/frontend/sllparse"
 	"github.com/genesis-toolchain/genesis/frontend/vvm/parser"
 )
 
@@ -144,7 +144,7 @@ func parseChunk(input *antlr.InputStream, c chunk, b *builder) (stmts []Stmt, ok
 	sim.Line, sim.CharPositionInLine = c.line, c.col
 	ts := newTokenSource(lexer, b.r, b.file)
 	p := parser.NewVVMParser(antlr.NewCommonTokenStream(ts, antlr.TokenDefaultChannel))
-	tree, sll := twostage.SLL(p, p.Program)
+	tree, sll := sllparse.Try(p, p.Program)
 	if !sll || b.r.syntaxErrors > 0 || len(b.pending) > 0 || ts.runaway != nil || ts.deep {
 		return nil, false
 	}

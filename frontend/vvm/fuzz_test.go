@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/genesis-toolchain/genesis/frontend"
+
 	"github.com/genesis-toolchain/genesis/frontend/diag"
 	"github.com/genesis-toolchain/genesis/internal/golden"
 	"github.com/genesis-toolchain/genesis/ir"
@@ -42,12 +44,7 @@ func FuzzParse(f *testing.F) {
 		if w, c := diags.Error(), rc.sorted().Error(); w != c {
 			t.Fatalf("whole:\n%s\nchunked:\n%s", w, c)
 		}
-		prog, diags := Load("fuzz.vvm", func(name string) ([]byte, error) {
-			if name == "fuzz.vvm" {
-				return []byte(src), nil
-			}
-			return nil, fs.ErrNotExist
-		})
+		prog, diags := Check(frontend.File("fuzz.vvm", []byte(src)))
 		checkDiags(t, src, diags)
 		if prog == nil || prog.Main == nil || prog.Main.File == nil {
 			t.Fatal("Load returned no program")

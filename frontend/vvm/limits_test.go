@@ -6,15 +6,17 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/genesis-toolchain/genesis/frontend"
+
 	"github.com/genesis-toolchain/genesis/frontend/diag"
 	"github.com/genesis-toolchain/genesis/internal/inputlimits"
 	"github.com/genesis-toolchain/genesis/ir"
 )
 
-// compile runs the whole frontend on src as the file t.vvm: Load, Lower,
-// and the IR verifier (Compile).
+// compile runs the whole frontend on src as the file t.vvm: Check,
+// Lower, and the IR verifier (Compile).
 func compile(src string) (*ir.Module, diag.List) {
-	return Compile("t.vvm", func(string) ([]byte, error) { return []byte(src), nil })
+	return Compile(frontend.File("t.vvm", []byte(src)))
 }
 
 // renderedDiag matches one rendered diagnostic: its first line, the

@@ -2,6 +2,7 @@ package vvm
 
 import (
 	"errors"
+	"github.com/genesis-toolchain/genesis/frontend"
 	"io/fs"
 	"net/url"
 	"path"
@@ -18,24 +19,25 @@ import (
 // on the environment.
 const RegistryBase = "https://vvm.dev/"
 
-// Load loads the program whose entry file is path: it reads the file
-// with read, parses it, loads every module it imports the same way (a
-// relative import is resolved against the importing file's directory,
-// spec.md §11.3), resolves every name and validates the whole program.
-// read is called once per module, with the module's canonical path: a
-// cleaned file path, or an https URL for a remote module (the compiler
-// fetches nothing itself: a read that fails with fs.ErrNotExist is E095,
-// so a host may serve remote modules from a cache through read).
+// Check loads the program whose entry is the file of in: it parses it,
+// loads every module it imports (a relative import is resolved against
+// the importing file's directory, spec.md §11.3), resolves every name
+// and validates the whole program. Modules are read with in.Read, once
+// each, by the module's canonical path: a cleaned file path, or an
+// https URL for a remote module (the compiler fetches nothing itself: a
+// read that fails with fs.ErrNotExist is E095, so a host may serve
+// remote modules from a cache through in.Import).
 //
 // Module paths, and so the file names of diagnostics and positions, are
 // cleaned: "./app/../main.vvm" is "main.vvm" (the Modules' Files hold
-// the sources, for rendering). Load returns the program and every
+// the sources, for rendering). Check returns the program and every
 // diagnostic, sorted by file and position. The program is never nil;
 // when the list holds errors it may be partial and must not be lowered.
-// A module whose file has syntax errors is not resolved. Load never
+// A module whose file has syntax errors is not resolved. Check never
 // panics (a panic would be a bug: it is reported as CodeInternal).
-func Load(path string, read func(string) ([]byte, error)) (*Program, diag.List) {
-	l := &loader{read: read, r: &reporter{}, modules: map[string]*Module{}}
+func Check(in frontend.Input) (*Program, diag.List) {
+	path := in.Entry().Name
+	l := &loader{read: in.Read, r: &reporter{}, modules: map[string]*Module{}}
 	prog := &Program{}
 	func() {
 		defer l.r.recoverPhase(path)

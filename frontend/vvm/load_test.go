@@ -4,8 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"path"
 	"strings"
 	"testing"
+
+	"github.com/genesis-toolchain/genesis/frontend"
 
 	"github.com/genesis-toolchain/genesis/frontend/diag"
 )
@@ -29,6 +32,12 @@ func (m *memFS) read(name string) ([]byte, error) {
 	return []byte(src), nil
 }
 
+// input is the Input of the program whose entry is the file entry of m,
+// which imports the others.
+func (m *memFS) input(entry string) frontend.Input {
+	return frontend.Input{Files: []frontend.Source{{Name: entry, Data: []byte(m.files[path.Clean(entry)])}}, Import: m.read}
+}
+
 func newFS(files map[string]string) *memFS {
 	return &memFS{files: files, reads: map[string]int{}, errs: map[string]error{}}
 }
@@ -41,7 +50,7 @@ func TestLoadOrder(t *testing.T) {
 		"app/b.vvm":    "from \"a.vvm\" import a\nb = a\nexport b\n",
 		"app/a.vvm":    "import \"s\" from \"github:x/y\"\na = 1\nexport a\n",
 	})
-	prog, diags := Load("./app//main.vvm", m.read)
+	prog, diags := Check(m.input("./app//main.vvm"))
 	if len(diags) > 0 {
 		t.Fatal(diags)
 	}
@@ -75,7 +84,7 @@ func TestLoadReadErrors(t *testing.T) {
 	})
 	m.errs["locked.vvm"] = fs.ErrPermission
 	m.errs["https://x.org/down.vvm"] = errors.New("503 Service Unavailable")
-	_, diags := Load("main.vvm", m.read)
+	_, diags := Check(m.input("main.vvm"))
 	want := []string{
 		"main.vvm:1:6: error[E090]: cannot read module locked.vvm: permission denied",
 		"main.vvm:3:6: error[E091]: cannot fetch https://x.org/down.vvm: 503 Service Unavailable",
@@ -86,25 +95,21 @@ func TestLoadReadErrors(t *testing.T) {
 	if m.reads["https://x.org/lib/s.vvm"] != 1 {
 		t.Error("a relative import of a remote module is not resolved against its URL")
 	}
-
-	_, diags = Load("nowhere.vvm", m.read)
-	if got, want := diags.Error(), "nowhere.vvm: error[E090]: module not found: nowhere.vvm"; got != want {
-		t.Errorf("got %s, want %s", got, want)
-	}
 }
 
-// ExampleLoad loads a program from files in memory and prints its
+// ExampleCheck checks a program from files in memory and prints its
 // diagnostics as genesisc renders them.
-func ExampleLoad() {
+func ExampleCheck() {
 	files := map[string][]byte{
 		"main.vvm": []byte("agent writer(model=\"opus\")\n\nreport = @writr `Write about {topic}.`(())\nexport report\n"),
 	}
-	prog, diags := Load("main.vvm", func(name string) ([]byte, error) {
-		if src, ok := files[name]; ok {
-			return src, nil
-		}
-		return nil, fs.ErrNotExist
-	})
+	prog, diags := Check(frontend.Input{Files: []frontend.Source{{Name: "main.vvm", Data: files["main.vvm"]}},
+		Import: func(name string) ([]byte, error) {
+			if src, ok := files[name]; ok {
+				return src, nil
+			}
+			return nil, fs.ErrNotExist
+		}})
 	fmt.Print(diags.Render(diag.Sources(files)))
 	fmt.Println(len(prog.Modules), "module,", len(prog.Main.Agents.Syms), "agent")
 	// Output:

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	_ "embed"
 	"fmt"
+	"github.com/genesis-toolchain/genesis/frontend"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -40,7 +41,7 @@ import (
 //go:embed prelude.ir
 var preludeSource []byte
 
-// Lower lowers a program that Load returned without errors. The
+// Lower lowers a program that Check returned without errors. The
 // diagnostics are those of constructs the lowering cannot compile
 // (CodeInternal: a bug).
 func Lower(p *Program) (m *ir.Module, diags diag.List) {
@@ -774,16 +775,24 @@ func (l *lowerer) sourceLine(f *File, pos diag.Pos) string {
 	return text
 }
 
-// Compile loads, validates and lowers the program whose entry is path,
-// reading its modules with read: the IR module, and every diagnostic
-// (warnings too). The module is nil when the program has errors.
-func Compile(path string, read func(string) ([]byte, error)) (*ir.Module, diag.List) {
-	prog, diags := Load(path, read)
+// Compile checks and lowers the program whose entry is the file of in,
+// reading the modules it imports with in.Import: the IR module, and
+// every diagnostic (warnings too). The module is nil when the program
+// has errors.
+func Compile(in frontend.Input) (*ir.Module, diag.List) {
+	prog, diags := Check(in)
 	if diags.HasErrors() {
 		return nil, diags
 	}
-	m, ds := Lower(prog)
-	diags = append(diags, ds...)
+	m, ds := lowerVerified(prog)
+	return m, append(diags, ds...)
+}
+
+// lowerVerified lowers a program Check returned without errors and
+// verifies its IR: the module, or nil and the internal errors of a
+// compiler bug.
+func lowerVerified(p *Program) (*ir.Module, diag.List) {
+	m, diags := Lower(p)
 	if m == nil {
 		return nil, diags
 	}
@@ -791,4 +800,19 @@ func Compile(path string, read func(string) ([]byte, error)) (*ir.Module, diag.L
 		return nil, append(diags, vs...)
 	}
 	return m, diags
+}
+
+// Language is VVM's entry in the driver's registry.
+var Language = &frontend.Language{
+	Name:       "VVM",
+	Programs:   "VVM programs",
+	Extensions: []string{".vvm"},
+	OneFile:    "several .vvm files: a program is its entry file, which imports the others",
+	Agent:      true,
+	Check: func(in frontend.Input) (any, diag.List) {
+		return Check(in)
+	},
+	Lower: func(checked any) (*ir.Module, diag.List) {
+		return lowerVerified(checked.(*Program))
+	},
 }

@@ -33,7 +33,7 @@ func (fl *funcLowerer) builtin(e *CallExpr) *ir.Value {
 		for _, a := range e.Args {
 			id, ok := a.(*Ident)
 			if !ok {
-				continue // rejected by Load
+				continue // rejected by Check
 			}
 			v := fl.read(id)
 			o = b.Builtin("obj.set", o, b.StringValue(id.Name), v)

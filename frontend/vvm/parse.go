@@ -10,8 +10,8 @@ import (
 	"github.com/antlr4-go/antlr/v4"
 
 	"github.com/genesis-toolchain/genesis/frontend/diag"
+	"github.com/genesis-toolchain/genesis/frontend/sllparse"
 	"github.com/genesis-toolchain/genesis/frontend/source"
-	"github.com/genesis-toolchain/genesis/frontend/twostage"
 	"github.com/genesis-toolchain/genesis/frontend/vvm/parser"
 )
 
@@ -57,14 +57,14 @@ func parseFileChunked(filename string, src []byte, r *reporter, minChunked, targ
 	return f
 }
 
-// parseProgram parses the tokens in two stages (package twostage): SLL,
+// parseProgram parses the tokens in two stages (package sllparse): SLL,
 // and only if that gives up, again by a fresh parser with full LL
 // prediction and error recovery, reporting to b. The token source runs
 // once: the second stage reuses the tokens the first one read. ok is
 // false when the parser gave up, after too many errors.
 func parseProgram(tokens *antlr.CommonTokenStream, b *builder) (tree parser.IProgramContext, ok bool) {
 	p := parser.NewVVMParser(tokens)
-	if tree, ok := twostage.SLL(p, p.Program); ok {
+	if tree, ok := sllparse.Try(p, p.Program); ok {
 		return tree, true
 	}
 	tokens.Seek(0)

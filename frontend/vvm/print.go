@@ -15,7 +15,7 @@ import (
 // position, as @line:col after its head. The output depends only on the
 // tree: it is the same on every run.
 //
-// Once Load has resolved the file, every name says what it denotes after
+// Once Check has resolved the file, every name says what it denotes after
 // a colon: var (a module variable), local, param, capture (a local of an
 // enclosing function), input, def, import, module, agent or builtin; a
 // call whose def is known statically adds =>line:col of the def; and a

@@ -7,7 +7,7 @@ import (
 )
 
 // resolver resolves the names of one module and runs the checks that
-// need them. The module's imports are resolved before it (Load resolves
+// need them. The module's imports are resolved before it (Check resolves
 // modules in Program.Modules order), so their exports are known.
 //
 // Names follow spec.md §4.5: a function's locals are its parameters and

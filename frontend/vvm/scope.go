@@ -19,7 +19,7 @@ type Program struct {
 }
 
 // Module is one source file of a program, with the tables that
-// resolution built for it. Everything in it is set by Load.
+// resolution built for it. Everything in it is set by Check.
 type Module struct {
 	// Path is the module's canonical identity and the File's Name: the
 	// cleaned file path (relative paths stay relative to the entry's), or

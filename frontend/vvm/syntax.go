@@ -8,7 +8,6 @@ import (
 	"github.com/antlr4-go/antlr/v4"
 
 	"github.com/genesis-toolchain/genesis/frontend/diag"
-	"github.com/genesis-toolchain/genesis/frontend/nanovm"
 	"github.com/genesis-toolchain/genesis/frontend/source"
 	"github.com/genesis-toolchain/genesis/frontend/vvm/parser"
 )
@@ -37,7 +36,7 @@ func isKeywordToken(typ int) bool {
 // likely typo, else "". known must be in a fixed order: of two words as
 // near, the first wins.
 func closest(s string, known []string) string {
-	return nanovm.Closest(s, known)
+	return diag.Closest(s, known)
 }
 
 // didYouMean is closest as the end of a message: " (did you mean x?)",

@@ -7,7 +7,7 @@
 // open.
 //
 //	f, diags := vvm.ParseFile("main.vvm", src)   // syntax only
-//	prog, diags := vvm.Load("main.vvm", os.ReadFile) // the program, validated
+//	prog, diags := vvm.Check(in) // the program, validated (in: frontend.Input)
 //
 // The phases communicate only through the tree of ast.go:
 //
@@ -15,7 +15,7 @@
 //	           indentation-aware token source of lex.go); the checks that
 //	           need no other file: lexical errors, reserved words, case
 //	           patterns, template placeholders, parallel options, …
-//	Load       entry path → *Program: every module the entry imports,
+//	Check      entry file → *Program: every module the entry imports,
 //	           parsed and checked; names resolved (every Ident gets its
 //	           Symbol, every def and lambda its Scope and Captures, calls
 //	           their static target); the program-wide checks.

@@ -24,6 +24,7 @@
 package grimoire_test
 
 import (
+	"github.com/genesis-toolchain/genesis/frontend"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -60,6 +61,17 @@ func caseFiles(t *testing.T, c *golden.Case) (files map[string][]byte, entries [
 	return nil, nil
 }
 
+// readInput is the frontend input of the spell at entry, read with read,
+// which reads the spells it imports too.
+func readInput(t *testing.T, entry string, read func(string) ([]byte, error)) frontend.Input {
+	t.Helper()
+	in, err := frontend.ReadInput(entry, read)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return in
+}
+
 // load loads entry from a case's files.
 func load(t *testing.T, files map[string][]byte, entry string) (*grimoire.Program, diag.List) {
 	t.Helper()
@@ -69,7 +81,7 @@ func load(t *testing.T, files map[string][]byte, entry string) (*grimoire.Progra
 		}
 		return nil, fs.ErrNotExist
 	}
-	prog, diags := grimoire.Load(entry, read)
+	prog, diags := grimoire.Check(readInput(t, entry, read))
 	for _, d := range diags {
 		if d.Code == grimoire.CodeInternal {
 			t.Fatalf("internal error: %s", d)
@@ -203,7 +215,7 @@ func TestCorpus(t *testing.T) {
 			t.Errorf("corpus/%s holds %d spells, want the %d of the shared corpus", cd.dir, len(files), cd.spells)
 		}
 		for _, rel := range files {
-			prog, diags := grimoire.Load(filepath.Join(dir, rel), os.ReadFile)
+			prog, diags := grimoire.Check(readInput(t, filepath.Join(dir, rel), os.ReadFile))
 			if prog == nil {
 				t.Errorf("corpus/%s/%s: %s", cd.dir, rel, diags)
 				continue

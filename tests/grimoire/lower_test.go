@@ -19,7 +19,7 @@ func TestCorpusLowers(t *testing.T) {
 			return err
 		}
 		n++
-		m, diags := grimoire.Compile(path, os.ReadFile)
+		m, diags := grimoire.Compile(readInput(t, path, os.ReadFile))
 		if diags.HasErrors() || m == nil {
 			t.Errorf("%s: %v", path, diags)
 		}

@@ -24,6 +24,7 @@
 package nanovm_test
 
 import (
+	"github.com/genesis-toolchain/genesis/frontend"
 	"os"
 	"path/filepath"
 	"strings"
@@ -59,7 +60,7 @@ func TestGolden(t *testing.T) {
 // "test ir" and must not for "test errors" (an err_ case's check).
 func checkCompile(t *testing.T, c *filetest.Case, d filetest.Directive) {
 	name, src := program(t, c.Case)
-	m, diags := nanovm.Compile(name, src)
+	m, diags := nanovm.Compile(frontend.File(name, src))
 	for _, d := range diags {
 		if d.Code == nanovm.CodeInternal {
 			t.Fatalf("internal error: %s", d)
@@ -116,7 +117,7 @@ func TestCorpus(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		m, diags := nanovm.Compile(filepath.Base(rel), src)
+		m, diags := nanovm.Compile(frontend.File(filepath.Base(rel), src))
 		for _, d := range diags {
 			if d.Code == nanovm.CodeInternal {
 				t.Errorf("%s: internal error: %s", rel, d)

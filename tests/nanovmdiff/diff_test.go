@@ -34,6 +34,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/genesis-toolchain/genesis/frontend"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -366,8 +367,8 @@ func buildAll(t *testing.T, dir string, cases []runCase) string {
 		pkg := fmt.Sprintf("p%03d", len(byProg))
 		byProg[key] = pkg
 		c.pkg = pkg
-		m, diags := nanovm.Compile(c.progName, c.prog)
-		if p, _ := nanovm.Check(c.progName, c.prog); p != nil {
+		m, diags := nanovm.Compile(frontend.File(c.progName, c.prog))
+		if p, _ := nanovm.Check(frontend.File(c.progName, c.prog)); p != nil {
 			c.subs = map[string][]string{}
 			for _, st := range p.Steps {
 				for _, sub := range st.Sub {

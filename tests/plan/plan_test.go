@@ -22,6 +22,7 @@
 package plan_test
 
 import (
+	"github.com/genesis-toolchain/genesis/frontend"
 	"os"
 	"path/filepath"
 	"strings"
@@ -64,7 +65,7 @@ func compile(t *testing.T, c *filetest.Case) (*ir.Module, diag.List, string) {
 	if !ok {
 		t.Fatal("no plan.json section")
 	}
-	m, diags := plan.Compile("plan.json", []byte(src))
+	m, diags := plan.Compile(frontend.File("plan.json", []byte(src)))
 	for _, d := range diags {
 		if d.Code == plan.CodeInternal {
 			t.Fatalf("internal error: %s", d)
@@ -150,7 +151,7 @@ func TestIsSeparatesPlansFromNanoVM(t *testing.T) {
 			t.Fatal(err)
 		}
 		src, _ := c.File("plan.json")
-		if got, want := plan.Is([]byte(src)), !notPlans[filepath.Base(path)]; got != want {
+		if got, want := plan.HasPlanKeys([]byte(src)), !notPlans[filepath.Base(path)]; got != want {
 			t.Errorf("%s: Is = %v, want %v", path, got, want)
 		}
 	}
@@ -181,7 +182,7 @@ func TestIsSeparatesPlansFromNanoVM(t *testing.T) {
 		}
 		for _, s := range srcs {
 			n++
-			if plan.Is([]byte(s)) {
+			if plan.HasPlanKeys([]byte(s)) {
 				t.Errorf("%s: a nano-vm program is taken for a plan", path)
 			}
 		}

@@ -55,7 +55,7 @@ func TestCorpusCompiles(t *testing.T) {
 	compiled := 0
 	var runner strings.Builder // the main of the corpus runs (corpusRunner)
 	for i, path := range entries {
-		prog, diags := vvm.Load(path, os.ReadFile)
+		prog, diags := vvm.Check(readInput(t, path, os.ReadFile))
 		if diags.HasErrors() {
 			continue // recorded by TestCorpus
 		}

@@ -30,6 +30,7 @@ package vvm_test
 
 import (
 	"fmt"
+	"github.com/genesis-toolchain/genesis/frontend"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -121,18 +122,29 @@ func run(t *testing.T, c *golden.Case) (*vvm.Program, diag.List) {
 	if entry == "" {
 		t.Fatal("no .vvm section")
 	}
-	prog, diags := vvm.Load(entry, func(name string) ([]byte, error) {
+	prog, diags := vvm.Check(readInput(t, entry, func(name string) ([]byte, error) {
 		if data, ok := files[name]; ok {
 			return data, nil
 		}
 		return nil, fs.ErrNotExist
-	})
+	}))
 	noInternal(t, diags)
 	if len(diags) > 0 {
 		c.Check("out/errors", diags.Render(diag.Sources(files)))
 	}
 	irtest.CheckWants(t, c, diags)
 	return prog, diags
+}
+
+// readInput is the frontend input of the program whose entry is entry,
+// read with read, which reads the modules it imports too.
+func readInput(t *testing.T, entry string, read func(string) ([]byte, error)) frontend.Input {
+	t.Helper()
+	in, err := frontend.ReadInput(entry, read)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return in
 }
 
 func noInternal(t *testing.T, diags diag.List) {
@@ -159,11 +171,11 @@ func TestCorpus(t *testing.T) {
 	var summary, all strings.Builder
 	passed := 0
 	for _, rel := range files {
-		// Load reads the copy through paths relative to corpus/, so that
+		// Check reads the copy through paths relative to corpus/, so that
 		// the diagnostics name the files as the corpus does.
-		prog, diags := vvm.Load(rel, func(name string) ([]byte, error) {
+		prog, diags := vvm.Check(readInput(t, rel, func(name string) ([]byte, error) {
 			return os.ReadFile(filepath.Join("corpus", filepath.FromSlash(name)))
-		})
+		}))
 		noInternal(t, diags)
 		srcs := diag.Sources{}
 		for _, m := range prog.Modules {
@@ -201,7 +213,7 @@ func TestExamples(t *testing.T) {
 		t.Fatalf("no examples: %v", err)
 	}
 	for _, f := range files {
-		prog, diags := vvm.Load(f, os.ReadFile)
+		prog, diags := vvm.Check(readInput(t, f, os.ReadFile))
 		if len(diags) > 0 {
 			t.Errorf("%s: %s", f, diags.Error())
 			continue

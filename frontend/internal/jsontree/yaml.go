@@ -1,4 +1,4 @@
-package nanovm
+package jsontree
 
 import (
 	"bytes"
@@ -34,7 +34,7 @@ func parseYAML(file string, src []byte, r *reporter) (root *Node) {
 	dec := yaml.NewDecoder(bytes.NewReader(src))
 	if err := decodeYAML(dec, &doc); err != nil {
 		if errors.Is(err, io.EOF) {
-			r.errorAt(diag.Pos{File: file, Line: 1, Col: 1}, "$", CodeSyntax, "the document is empty")
+			r.errorAt(diag.Pos{File: file, Line: 1, Col: 1}, "$", r.codes.Syntax, "the document is empty")
 		} else {
 			reportYAMLError(file, src, err, r)
 		}
@@ -42,12 +42,12 @@ func parseYAML(file string, src []byte, r *reporter) (root *Node) {
 	}
 	var extra yaml.Node
 	if err := decodeYAML(dec, &extra); err == nil {
-		r.errorAt(diag.Pos{File: file, Line: extra.Line, Col: extra.Column}, "$", CodeSyntax,
+		r.errorAt(diag.Pos{File: file, Line: extra.Line, Col: extra.Column}, "$", r.codes.Syntax,
 			"a second YAML document: a program file holds one document")
 		return nil
 	}
 	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
-		r.errorAt(diag.Pos{File: file, Line: 1, Col: 1}, "$", CodeSyntax, "the document is empty")
+		r.errorAt(diag.Pos{File: file, Line: 1, Col: 1}, "$", r.codes.Syntax, "the document is empty")
 		return nil
 	}
 	c := &yamlConv{file: file, src: src, r: r}
@@ -129,10 +129,10 @@ func reportYAMLError(file string, src []byte, err error, r *reporter) {
 	if strings.HasPrefix(msg, "exceeded max depth") {
 		// The library's own bound, past ours: say ours, where the
 		// flow collections first nest past it.
-		r.errorAt(flowTooDeep(file, src), "$", CodeSyntax, "sequences and mappings nest deeper than %d levels", maxDepth)
+		r.errorAt(flowTooDeep(file, src), "$", r.codes.Syntax, "sequences and mappings nest deeper than %d levels", maxDepth)
 		return
 	}
-	r.errorAt(pos, "$", CodeSyntax, "invalid YAML: %s", msg)
+	r.errorAt(pos, "$", r.codes.Syntax, "invalid YAML: %s", msg)
 }
 
 type yamlConv struct {
@@ -148,7 +148,7 @@ func (c *yamlConv) pos(n *yaml.Node) diag.Pos {
 }
 
 func (c *yamlConv) fail(n *yaml.Node, path, format string, args ...any) {
-	c.r.errorAt(c.pos(n), path, CodeSyntax, format, args...)
+	c.r.errorAt(c.pos(n), path, c.r.codes.Syntax, format, args...)
 	panic(jsonError{})
 }
 
@@ -194,7 +194,7 @@ func (c *yamlConv) node(y *yaml.Node, path string, depth int) *Node {
 			key := k.Value
 			val := c.node(v, ChildPath(path, key), depth+1)
 			if j, dup := index[key]; dup {
-				c.r.warnAt(c.pos(k), val.Path, CodeDupKey, "duplicate key %q: this value replaces the one at line %d", key, n.Fields[j].KeyPos.Line)
+				c.r.warnAt(c.pos(k), val.Path, c.r.codes.DupKey, "duplicate key %q: this value replaces the one at line %d", key, n.Fields[j].KeyPos.Line)
 				n.Fields[j].Value = val
 				continue
 			}
@@ -237,7 +237,7 @@ func (c *yamlConv) scalar(y *yaml.Node, path string) *Node {
 				return n
 			case float64:
 				if math.IsInf(x, 0) || math.IsNaN(x) {
-					c.r.errorAt(n.Pos, path, CodeSchema, "%s is not a finite number", y.Value)
+					c.r.errorAt(n.Pos, path, c.r.codes.Value, "%s is not a finite number", y.Value)
 					x = 0
 				}
 				n.Num = x

@@ -1,11 +1,11 @@
-// Package twostage holds the first stage of the two-stage parse every
-// ANTLR frontend uses: SLL prediction, which decides most choices from
+// Package sllparse holds the fast first try of the two-stage parse every
+// ANTLR frontend uses: an SLL-prediction parse, which decides most choices from
 // the cached DFA without full-context lookahead and gives up at the first
 // syntax error without reporting it. Only when it gives up does the
 // frontend parse the tokens again, with a fresh parser in full LL mode
 // with error recovery, which reports the errors. On an unambiguous
 // grammar a successful SLL parse is the LL parse.
-package twostage
+package sllparse
 
 import (
 	"errors"
@@ -13,10 +13,11 @@ import (
 	"github.com/antlr4-go/antlr/v4"
 )
 
-// SLL configures p for the first stage and runs start (p's start rule).
-// ok is false when the stage gave up; p must not be used again then (a
+// Try configures p for the first stage (SLL prediction, giving up at the
+// first syntax error) and runs start (p's start rule). ok is false when
+// the stage gave up; p must not be used again then (a
 // parser that bailed out keeps state that changes its error recovery).
-func SLL[T any](p antlr.Parser, start func() T) (tree T, ok bool) {
+func Try[T any](p antlr.Parser, start func() T) (tree T, ok bool) {
 	p.RemoveErrorListeners()
 	p.GetInterpreter().SetPredictionMode(antlr.PredictionModeSLL)
 	p.SetErrorHandler(bail{antlr.NewDefaultErrorStrategy()})
@@ -33,7 +34,7 @@ func SLL[T any](p antlr.Parser, start func() T) (tree T, ok bool) {
 }
 
 // errBail is what bail panics with.
-var errBail = errors.New("twostage: SLL parse gave up")
+var errBail = errors.New("sllparse: SLL parse gave up")
 
 // bail gives up at the first syntax error by panicking with errBail.
 // antlr's own BailErrorStrategy cannot serve: in the Go runtime it records

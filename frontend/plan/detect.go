@@ -5,15 +5,18 @@ import (
 	"unicode/utf8"
 )
 
-// Is reports whether a JSON document is an execution plan rather than a
-// nano-vm program: its top-level value is an object with a "groups" key
-// and without a "steps" key (the key every nano-vm program has).
+// HasPlanKeys reports whether a JSON document is an execution plan rather
+// than a nano-vm program, by its top-level keys: its top-level value is
+// an object with a "groups" key and without a "steps" key (the key every
+// nano-vm program has). It is the detection step of the driver's
+// registry (frontend.Language.Detect) for the .json files the two
+// languages share.
 //
 // Only the top-level keys are looked at, and the document need not be
 // valid past them: a plan with a syntax error deeper down is still a
-// plan, so that its errors come from this frontend. Is never fails; for
-// anything that is not an object it reports false.
-func Is(src []byte) bool {
+// plan, so that its errors come from this frontend. HasPlanKeys never
+// fails; for anything that is not an object it reports false.
+func HasPlanKeys(src []byte) bool {
 	keys := topKeys(src)
 	return keys["groups"] && !keys["steps"]
 }

@@ -1,4 +1,4 @@
-package nanovm
+package jsontree
 
 import (
 	"fmt"
@@ -61,7 +61,7 @@ func (p *jsonParser) fail(path, format string, args ...any) {
 }
 
 func (p *jsonParser) failAt(pos diag.Pos, path, format string, args ...any) {
-	p.r.errorAt(pos, path, CodeSyntax, format, args...)
+	p.r.errorAt(pos, path, p.r.codes.Syntax, format, args...)
 	panic(jsonError{})
 }
 
@@ -101,7 +101,7 @@ func (p *jsonParser) invalidUTF8() {
 	for p.off < len(p.src) {
 		r, n := utf8.DecodeRune(p.src[p.off:])
 		if r == utf8.RuneError && n == 1 {
-			p.r.errorAt(p.pos(), "$", CodeSyntax, "invalid UTF-8 byte 0x%02x", p.src[p.off])
+			p.r.errorAt(p.pos(), "$", p.r.codes.Syntax, "invalid UTF-8 byte 0x%02x", p.src[p.off])
 			return
 		}
 		for range n {
@@ -181,7 +181,7 @@ func (p *jsonParser) object(path string) *Node {
 		p.space()
 		v := p.value(ChildPath(path, key))
 		if i, dup := index[key]; dup {
-			p.r.warnAt(keyPos, v.Path, CodeDupKey, "duplicate key %q: this value replaces the one at line %d", key, n.Fields[i].KeyPos.Line)
+			p.r.warnAt(keyPos, v.Path, p.r.codes.DupKey, "duplicate key %q: this value replaces the one at line %d", key, n.Fields[i].KeyPos.Line)
 			n.Fields[i].Value = v
 		} else {
 			index[key] = len(n.Fields)
@@ -381,7 +381,7 @@ func (p *jsonParser) number(path string) *Node {
 	n := &Node{Kind: Number, Pos: pos, Path: path, Text: text}
 	f, err := strconv.ParseFloat(text, 64)
 	if err != nil || math.IsInf(f, 0) {
-		p.r.errorAt(pos, path, CodeSyntax, "number %s is out of range", abbreviate(text))
+		p.r.errorAt(pos, path, p.r.codes.Syntax, "number %s is out of range", abbreviate(text))
 		f = 0
 	}
 	n.Num = f

@@ -1,4 +1,4 @@
-package nanovm
+package jsontree
 
 import (
 	"strconv"
