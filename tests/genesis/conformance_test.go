@@ -16,7 +16,8 @@
 //	            output is the specification, not a record of this compiler
 //	out/fault   only when the program must fault: the fault's name, and
 //	            for FAULT its code ("USER_FAULT code=3")
-//	out/ir      optional: the IR as lowered (genesisc build -O0 --emit ir)
+//	out/ir      optional: the IR as lowered, unreachable functions removed
+//	            (genesisc build -O0 --emit ir)
 //	out/ir.O2   optional: the IR after optimization (-O2 --emit ir)
 //	out/asm     optional: the emitted assembly at -O2 (--emit asm)
 //
