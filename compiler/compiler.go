@@ -47,6 +47,10 @@ type Options struct {
 	// DumpAfter names a pass after which the IR is printed to Dump.
 	DumpAfter string
 	Dump      io.Writer
+	// VerifyEach runs the IR verifier after every optimizer pass
+	// (--verify-each): a pass that breaks the module is reported as an
+	// internal compiler error naming it. Always on in tests (opt.Hooks).
+	VerifyEach bool
 
 	// standalone is set for Genesis sources: the go target then writes a
 	// self-contained main package (golang.GenerateStandalone).
@@ -386,7 +390,7 @@ func compileModule(m *ir.Module, name string, opts Options) (out *Output, diags 
 	// One pipeline for every target: the native and Go targets charge the
 	// Forge program's stack use instruction by instruction, so they
 	// compile the module Forge compiles (docs/decisions.md, N4).
-	var hooks opt.Hooks
+	hooks := opt.Hooks{VerifyEach: opts.VerifyEach}
 	if opts.DumpAfter != "" && opts.Dump != nil {
 		hooks.AfterPass = func(p opt.Pass, m *ir.Module) {
 			if p.Name == opts.DumpAfter {
@@ -394,7 +398,10 @@ func compileModule(m *ir.Module, name string, opts Options) (out *Output, diags 
 			}
 		}
 	}
-	opt.Run(m, opts.OptLevel, &hooks)
+	if err := opt.Run(m, opts.OptLevel, &hooks); err != nil {
+		diags.Errorf(diag.Pos{File: name}, "0x08FF", "%v", err)
+		return nil, diags
+	}
 	if opts.Emit == EmitIR {
 		return &Output{Text: ir.Print(m), Module: m}, nil
 	}

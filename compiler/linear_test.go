@@ -103,7 +103,9 @@ func backendWork(t *testing.T, src string, level int) (mallocs, bytes uint64) {
 	if ds := ir.Verify(m); ds.HasErrors() {
 		t.Fatal(ds)
 	}
-	opt.Run(m, level, nil)
+	if err := opt.Run(m, level, nil); err != nil {
+		t.Fatal(err)
+	}
 	text, ds := backend.Compile(m)
 	if ds.HasErrors() {
 		t.Fatal(ds)

@@ -49,7 +49,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			{
 				Name:      "build",
 				Usage:     "compile FILEs into one program",
-				UsageText: "genesisc build [-o OUT] [--target forge|go|native] [--main] [--package NAME] [--emit ir|asm] [-O0|-O2] [--dump-after PASS] FILE...",
+				UsageText: "genesisc build [-o OUT] [--target forge|go|native] [--main] [--package NAME] [--emit ir|asm] [-O0|-O2] [--dump-after PASS] [--verify-each] FILE...",
 				Description: "Compiles the input files into one program. The frontend is chosen by extension:\n" +
 					"  .gen              Genesis (several files are one program)\n" +
 					"  .vvm              a VVM program\n" +
@@ -78,6 +78,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 					&cli.BoolFlag{Name: "O0", Usage: "do not optimize"},
 					&cli.BoolFlag{Name: "O2", Usage: "optimize fully (the default)"},
 					&cli.StringFlag{Name: "dump-after", Usage: "print the IR after the optimization pass `PASS` to standard output"},
+					&cli.BoolFlag{Name: "verify-each", Usage: "verify the IR after every optimization pass (an internal error then names the pass that broke it)"},
 				},
 				Action: func(c *cli.Context) error { return build(c, stdout, stderr) },
 			},
@@ -164,7 +165,7 @@ func check(c *cli.Context, stderr io.Writer) error {
 
 func build(c *cli.Context, stdout, stderr io.Writer) error {
 	opts := compiler.Options{Target: c.String("target"), Emit: compiler.Emit(c.String("emit")), OptLevel: opt.MaxLevel,
-		GoPackage: c.String("package"), GoMain: c.Bool("main")}
+		GoPackage: c.String("package"), GoMain: c.Bool("main"), VerifyEach: c.Bool("verify-each")}
 	switch opts.Emit {
 	case compiler.EmitBinary, compiler.EmitAsm, compiler.EmitIR:
 	default:
@@ -188,7 +189,7 @@ func build(c *cli.Context, stdout, stderr io.Writer) error {
 			fmt.Fprintf(stderr, "genesisc build: --dump-after: no pass %q (passes: %s)\n", name, strings.Join(names, ", "))
 			return exitError{exitUsage}
 		}
-		if p.Level > opts.OptLevel {
+		if !p.Runs(opts.OptLevel) {
 			fmt.Fprintf(stderr, "genesisc build: --dump-after: pass %q does not run at -O%d\n", name, opts.OptLevel)
 			return exitError{exitUsage}
 		}

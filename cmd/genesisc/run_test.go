@@ -173,9 +173,21 @@ func TestIRInputThroughThePipeline(t *testing.T) {
 	if code != 0 || strings.Contains(stdout, "get $s") {
 		t.Fatalf("-O2 --emit ir: exit %d, mem2reg should have removed the var:\n%s%s", code, stdout, stderr)
 	}
+	optimized := stdout
 	code, stdout, _ = genesisc(t, dir, "build", "--emit", "ir", "--dump-after", "mem2reg", "sum.ir")
 	if code != 0 || !strings.HasPrefix(stdout, "; after mem2reg\n") {
 		t.Errorf("--dump-after mem2reg: exit %d, output:\n%s", code, stdout)
+	}
+	// Verifying after every pass changes nothing in a correct pipeline.
+	code, stdout, stderr = genesisc(t, dir, "build", "--emit", "ir", "--verify-each", "sum.ir")
+	if code != 0 || stdout != optimized {
+		t.Errorf("--verify-each: exit %d, output differs from the build without it:\n%s%s", code, stdout, stderr)
+	}
+	// The required pass runs at -O0, and removes what main does not reach.
+	writeFile(t, dir, "unreachable.ir", "func @unused() -> i64 {\n  %c = const i64 1\n  return %c\n}\n\nfunc @main() {\n  return\n}\n")
+	code, stdout, stderr = genesisc(t, dir, "build", "--emit", "ir", "-O0", "--dump-after", "deadfuncs", "unreachable.ir")
+	if want := "; after deadfuncs\nfunc @main() {\n  return\n}\nfunc @main() {\n  return\n}\n"; code != 0 || stdout != want {
+		t.Errorf("-O0 --dump-after deadfuncs: exit %d, output:\n%s%s\nwant:\n%s", code, stdout, stderr, want)
 	}
 	code, stdout, stderr = genesisc(t, dir, "build", "--emit", "asm", "sum.ir")
 	if code != 0 || !strings.Contains(stdout, "HALT") {

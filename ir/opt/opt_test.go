@@ -296,12 +296,9 @@ func TestRandomPrograms(t *testing.T) {
 			if diags.HasErrors() {
 				t.Fatalf("seed %d: %s", seed, diags.Render(nil))
 			}
-			opt.Run(m2, level, &opt.Hooks{AfterPass: func(p opt.Pass, m *ir.Module) {
-				if diags := ir.Verify(m); len(diags) > 0 {
-					t.Fatalf("seed %d -O%d: after %s the module does not verify:\n%s\nbefore:\n%s\nafter:\n%s",
-						seed, level, p.Name, diags.Render(nil), src, ir.Print(m))
-				}
-			}})
+			if err := opt.Run(m2, level, &opt.Hooks{VerifyEach: true}); err != nil {
+				t.Fatalf("seed %d -O%d: %v\nbefore:\n%s\nafter:\n%s", seed, level, err, src, ir.Print(m2))
+			}
 			for i, in := range inputs {
 				if got := run(m2, in); got.String() != want[i].String() {
 					t.Fatalf("seed %d -O%d, input %v: got %s, want %s\nbefore:\n%s\nafter:\n%s",
@@ -333,7 +330,9 @@ func TestEval(t *testing.T) {
 					b := ir.NewBuilder(f)
 					b.Return(b.Op(op, b.Const(ty, a), b.Const(ty, c)))
 					want := run(m, nil)
-					opt.Run(m, opt.MaxLevel, nil)
+					if err := opt.Run(m, opt.MaxLevel, nil); err != nil {
+						t.Fatal(err)
+					}
 					if got := run(m, nil); got.String() != want.String() {
 						t.Fatalf("%s %s %d, %d: folded to %s, want %s", op, ty, a, c, got, want)
 					}

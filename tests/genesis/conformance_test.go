@@ -31,6 +31,7 @@
 //	out/fault   only when the program must fault: the fault's name, and
 //	            for FAULT its code ("USER_FAULT code=3")
 //	out/ir, out/ir.O2, out/asm   as the header's checks declare them
+//	            (out/ir: the IR as lowered, unreachable functions removed)
 //
 // A stack case, stack/*.txtar, is a run case whose header says
 // "test run O2": it is compiled at -O2 only. It recurses to the exact

@@ -35,7 +35,9 @@ func TestGolden(t *testing.T) {
 		}
 		m := parse(t, "in.ir", src)
 
-		// -O0 changes nothing.
+		// -O0 changes nothing: it runs only the required passes, and
+		// every function of these modules is reachable (or there is no
+		// main).
 		before := ir.Print(m)
 		opt.Run(m, 0, nil)
 		if got := ir.Print(m); got != before {
@@ -100,8 +102,8 @@ func checkRoundTrip(t *testing.T, printed string) {
 }
 
 // TestPassTable checks the table's invariants: unique names, a doc and a
-// function for every pass, levels in 1..MaxLevel, and the passes issue 3
-// asks for.
+// function for every pass, levels in 1..MaxLevel for optional passes and
+// 0 for required ones, and the passes issues 3 and 15 ask for.
 func TestPassTable(t *testing.T) {
 	seen := map[string]bool{}
 	for _, p := range opt.Passes() {
@@ -112,11 +114,11 @@ func TestPassTable(t *testing.T) {
 		if p.Doc == "" || p.Func == nil {
 			t.Errorf("pass %s has no doc or no function", p.Name)
 		}
-		if p.Level < 1 || p.Level > opt.MaxLevel {
+		if p.Required && p.Level != 0 || !p.Required && (p.Level < 1 || p.Level > opt.MaxLevel) {
 			t.Errorf("pass %s has level %d", p.Name, p.Level)
 		}
 	}
-	for _, name := range []string{"mem2reg", "copyprop", "constfold", "simplify", "deadcode", "inline"} {
+	for _, name := range []string{"mem2reg", "copyprop", "constfold", "simplify", "deadcode", "inline", "deadfuncs"} {
 		if !seen[name] {
 			t.Errorf("no pass %s", name)
 		}

@@ -68,7 +68,10 @@ func TestCorpusCompiles(t *testing.T) {
 			t.Errorf("%s: the lowered IR does not verify: %s", path, vs.Error())
 			continue
 		}
-		opt.Run(m, opt.MaxLevel, nil)
+		if err := opt.Run(m, opt.MaxLevel, nil); err != nil {
+			t.Errorf("%s: %v", path, err)
+			continue
+		}
 		files, gds := golang.Generate(m, golang.Options{Package: "p", Source: path})
 		if gds.HasErrors() {
 			t.Errorf("%s: %s", path, gds.Error())
