@@ -395,27 +395,40 @@ func HeapLimit(srcs []Source) int64 {
 }
 
 // Heap limit of a check (CheckHeapLimit): a base for the runtime and the
-// small tables, plus a multiple of the input. What Check holds live
-// peaks at the checked tree, about 26 bytes per byte of Genesis and 19
-// of VVM (TestCheckMemory bounds it at 40): 64 leaves the collector
-// room enough to cost about a quarter more CPU on large Genesis input,
-// where without a limit the heap of genesisc (which collects at 400 %
-// growth) reached 150 bytes a byte (docs/genesis.md, "Limits").
-const checkLimitPerByte = 64
+// small tables, plus a multiple of the input. What a check of Genesis
+// holds live peaks at its declarations, the signatures of its IR and the
+// source, about 8 bytes per byte (TestCheckMemory bounds it at
+// maxCheckHeldGenesis), since the bodies are checked a chunk at a time
+// (genesis.CheckFiles); checkLimitGenesis leaves the collector room
+// enough to cost well under half again the CPU. The other languages'
+// checks hold their checked tree, about 19 bytes per byte of VVM
+// (TestCheckMemory bounds them at 40), and get checkLimitPerByte, where
+// without a limit the heap of genesisc (which collects at 400 % growth)
+// reached five times what was live (docs/genesis.md, docs/vvm.md,
+// "Limits").
+const (
+	checkLimitPerByte = 64
+	checkLimitGenesis = 16
+)
 
 // CheckHeapLimit returns the soft limit on the Go heap (for
 // runtime/debug.SetMemoryLimit) under which a process should Check
-// srcs: heapLimitBase plus checkLimitPerByte bytes per byte of them,
-// whatever their size and language (a small input's limit is mostly the
-// base, which the heap of a small check does not reach). As with
-// HeapLimit, a check that needs more live memory still runs, with the
-// collector running more often.
+// srcs: heapLimitBase plus, per byte of them, checkLimitGenesis bytes for
+// Genesis sources and checkLimitPerByte for every other kind, whatever
+// their size (a small input's limit is mostly the base, which the heap
+// of a small check does not reach). As with HeapLimit, a check that
+// needs more live memory still runs, with the collector running more
+// often.
 func CheckHeapLimit(srcs []Source) int64 {
 	n := int64(0)
+	perByte := int64(checkLimitGenesis)
 	for _, s := range srcs {
 		n += int64(len(s.Data))
+		if strings.ToLower(filepath.Ext(s.Name)) != ".gen" {
+			perByte = checkLimitPerByte
+		}
 	}
-	return heapLimitBase + checkLimitPerByte*n
+	return heapLimitBase + perByte*n
 }
 
 // genesisModule parses, checks and lowers Genesis files, which together
@@ -432,15 +445,15 @@ func genesisModule(srcs []Source) (*ir.Module, diag.List) {
 }
 
 // checkGenesis reports what genesisModule would, keeping neither the
-// module nor the checked bodies: each function's IR is verified and
-// dropped once lowered (genesis.CheckLowering).
+// module nor the checked bodies: the declarations are checked first,
+// then each function body, parsed again chunk by chunk, is checked,
+// lowered and verified, and dropped (genesis.CheckFiles).
 func checkGenesis(srcs []Source) diag.List {
-	prog, diags := genesisProgram(srcs)
-	if diags.HasErrors() {
-		return diags
+	gsrcs := make([]genesis.Source, len(srcs))
+	for i, src := range srcs {
+		gsrcs[i] = genesis.Source{Name: src.Name, Data: src.Data}
 	}
-	checkPeak(prog)
-	return append(diags, genesis.CheckLowering(prog)...)
+	return genesis.CheckFiles(gsrcs, func() { checkPeak(nil) })
 }
 
 // genesisProgram parses and checks Genesis files.
