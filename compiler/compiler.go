@@ -247,8 +247,9 @@ func language(srcs []Source) (string, diag.List) {
 // which TestCheckIsTheFrontend holds it to, and Check does not lower
 // them). What it holds is bounded by a
 // small multiple of the input (docs/genesis.md, docs/vvm.md,
-// docs/nanovm.md: "Limits"): Genesis is lowered and verified one
-// function at a time, each function's IR dropped once verified.
+// docs/nanovm.md: "Limits"): Genesis is checked in two passes, its
+// declarations first, then each function body, parsed again chunk by
+// chunk, checked, lowered and verified, and dropped.
 func Check(srcs []Source) (diags diag.List) {
 	ext, diags := language(srcs)
 	if diags.HasErrors() {
