@@ -143,6 +143,9 @@ func checkTwoPasses(srcs []Source, atPeak func()) (diags diag.List, ok bool) {
 	var fv *ir.FuncVerifier
 	lowering := false // the lowering has begun and not stopped
 	declined := false
+	// The chunks pass 2 has parsed: those of pfs[:parsedFiles], and
+	// parsedChunks of the next file.
+	parsedFiles, parsedChunks := 0, 0
 	func() {
 		defer c.recoverPhase(first)
 		c.declare(files)
@@ -171,6 +174,7 @@ func checkTwoPasses(srcs []Source, atPeak func()) (diags diag.List, ok bool) {
 					ch := batch[k]
 					results[k], failed[k] = parseChunkText(pf.src.Name, pf.src.Data[ch.start:ch.end], ch.line, ch.col)
 				})
+				parsedFiles, parsedChunks = fi, k0+len(batch)
 				if !peakCalled && fi == len(pfs)-1 && k0+batchSize >= len(pf.chunks) {
 					peakCalled = true
 					if atPeak != nil {
@@ -212,6 +216,20 @@ func checkTwoPasses(srcs []Source, atPeak func()) (diags diag.List, ok bool) {
 		}
 		c.checkMain(first)
 	}()
+	// A check stopped by the error cap (or a bug) has not parsed every
+	// body, and a syntax error, which the one-pass check reports instead
+	// of any other, may lie in those left.
+	for fi := parsedFiles; fi < len(pfs) && !declined; fi++ {
+		pf := pfs[fi]
+		from := 0
+		if fi == parsedFiles {
+			from = parsedChunks
+		}
+		for k := from; k < len(pf.chunks) && !declined; k++ {
+			ch := pf.chunks[k]
+			_, declined = parseChunkText(pf.src.Name, pf.src.Data[ch.start:ch.end], ch.line, ch.col)
+		}
+	}
 	if declined {
 		return nil, false
 	}

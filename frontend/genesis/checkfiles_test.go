@@ -33,6 +33,7 @@ func checkOnePass(srcs []Source) diag.List {
 func TestCheckFilesIsOnePass(t *testing.T) {
 	base := string(inputlimits.GenesisProgram(100 << 10))
 	small := string(inputlimits.GenesisProgram(4 << 10))
+	mid := string(inputlimits.GenesisProgram(24 << 10))
 	// A function with a body error, placed after the i-th function.
 	bodyErr := func(i int) string {
 		return fmt.Sprintf("fn bad%d(x: i64) -> i64 {\n  let y: bool = x;\n  x\n}\n", i)
@@ -68,6 +69,9 @@ func TestCheckFilesIsOnePass(t *testing.T) {
 		}), "\n", "\r\n"))}}, true, true},
 		// Falling back to the one-pass check: small programs suffice.
 		{"a syntax error", []Source{{"a.gen", []byte(small + "fn broken( -> i64 { 1 }\n")}}, false, true},
+		// The error cap stops the bodies' check before the chunk with the
+		// syntax error, which is all the one-pass check reports.
+		{"the error cap, then a syntax error", []Source{{"a.gen", []byte(insert(mid, 1, bodyErr) + mid + "fn broken( -> i64 { 1 }\n")}}, false, true},
 		{"a lexical error", []Source{{"a.gen", []byte(small + "fn q() -> i64 { 1 $ 2 }\n")}}, false, true},
 	}
 	for _, c := range cases {
