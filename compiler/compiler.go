@@ -397,19 +397,21 @@ func HeapLimit(srcs []Source) int64 {
 
 // Heap limit of a check (CheckHeapLimit): a base for the runtime and the
 // small tables, plus a multiple of the input. What a check of Genesis
-// holds live peaks at its declarations, the signatures of its IR and the
-// source, about 8 bytes per byte (TestCheckMemory bounds it at
-// maxCheckHeldGenesis), since the bodies are checked a chunk at a time
-// (genesis.CheckFiles); checkLimitGenesis leaves the collector room
-// enough to cost well under half again the CPU. The other languages'
-// checks hold their checked tree, about 19 bytes per byte of VVM
-// (TestCheckMemory bounds them at 40), and get checkLimitPerByte, where
-// without a limit the heap of genesisc (which collects at 400 % growth)
-// reached five times what was live (docs/genesis.md, docs/vvm.md,
-// "Limits").
+// holds live peaks at its declarations, the signatures of its IR and a
+// few chunks of bodies, about 5 bytes per byte and the source
+// (TestCheckMemory bounds it at maxCheckHeldGenesis), since the bodies
+// are checked a chunk at a time (genesis.CheckFiles): checkLimitGenesis
+// keeps the peak near 16 times the input at 50 MB for about a third more
+// CPU than the check that held the whole tree (12 cost more again). The
+// other languages' checks hold their checked tree, about 19 bytes per
+// byte of VVM (TestCheckMemory bounds them at 40), and get
+// checkLimitPerByte, where without a limit the heap of genesisc (which
+// collects at 400 % growth) reached five times what was live
+// (docs/genesis.md, docs/vvm.md, "Limits"; docs/decisions.md, "A check
+// in two passes").
 const (
 	checkLimitPerByte = 64
-	checkLimitGenesis = 16
+	checkLimitGenesis = 14
 )
 
 // CheckHeapLimit returns the soft limit on the Go heap (for

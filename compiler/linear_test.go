@@ -180,10 +180,10 @@ const maxCheckHeldPerByte = 40
 
 // maxCheckHeldGenesis bounds what Check holds live at its peak, per byte
 // of Genesis: the declarations, the signatures of the IR and a few
-// chunks of bodies (genesis.CheckFiles; measured: 6.9, where the whole
+// chunks of bodies (genesis.CheckFiles; measured: 4.8, where the whole
 // checked tree was 26). CheckHeapLimit gives the collector
 // checkLimitGenesis above it.
-const maxCheckHeldGenesis = 8
+const maxCheckHeldGenesis = 6
 
 // TestCheckMemory checks Check on about 1 MB of ordinary code of each
 // kind of input against the bounds docs/genesis.md, docs/vvm.md,
