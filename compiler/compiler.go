@@ -255,14 +255,22 @@ func language(srcs []Source) (*frontend.Language, diag.List) {
 // lowering reports nothing else, which TestCheckIsTheFrontend holds it
 // to, and Check does not lower them). What it holds is bounded by a
 // small multiple of the input (docs/genesis.md, docs/vvm.md,
-// docs/nanovm.md: "Limits"): Genesis is lowered and verified one
-// function at a time, each function's IR dropped once verified.
+// docs/nanovm.md: "Limits"): Genesis is checked in two passes, its
+// declarations first, then each function body, parsed again chunk by
+// chunk, checked, lowered and verified, and dropped
+// (frontend.Language.CheckHolding).
 func Check(srcs []Source) diag.List {
 	lang, diags := language(srcs)
 	if diags.HasErrors() {
 		return diags
 	}
 	_, diags = runFrontend(lang, srcs, func(in frontend.Input) (any, diag.List) {
+		if lang.CheckHolding != nil {
+			return nil, lang.CheckHolding(in, func() { checkPeak(nil) })
+		}
+		if lang.CheckHolding != nil {
+			return nil, lang.CheckHolding(in, func() { checkPeak(nil) })
+		}
 		checked, diags := lang.Check(in)
 		checkPeak(checked)
 		if diags.HasErrors() || lang.CheckLowering == nil {
@@ -340,27 +348,42 @@ func HeapLimit(srcs []Source) int64 {
 }
 
 // Heap limit of a check (CheckHeapLimit): a base for the runtime and the
-// small tables, plus a multiple of the input. What Check holds live
-// peaks at the checked tree, about 26 bytes per byte of Genesis and 19
-// of VVM (TestCheckMemory bounds it at 40): 64 leaves the collector
-// room enough to cost about a quarter more CPU on large Genesis input,
-// where without a limit the heap of genesisc (which collects at 400 %
-// growth) reached 150 bytes a byte (docs/genesis.md, "Limits").
-const checkLimitPerByte = 64
+// small tables, plus a multiple of the input. What a check of Genesis
+// holds live peaks at its declarations, the signatures of its IR and a
+// few chunks of bodies, about 5 bytes per byte and the source
+// (TestCheckMemory bounds it at maxCheckHeldGenesis), since the bodies
+// are checked a chunk at a time (genesis.CheckHolding): checkLimitGenesis
+// keeps the peak near 16 times the input at 50 MB for about a third more
+// CPU than the check that held the whole tree (12 cost more again). The
+// other languages' checks hold their checked tree, about 19 bytes per
+// byte of VVM (TestCheckMemory bounds them at 40), and get
+// checkLimitPerByte, where without a limit the heap of genesisc (which
+// collects at 400 % growth) reached five times what was live
+// (docs/genesis.md, docs/vvm.md, "Limits"; docs/decisions.md, "A check
+// in two passes").
+const (
+	checkLimitPerByte = 64
+	checkLimitGenesis = 14
+)
 
 // CheckHeapLimit returns the soft limit on the Go heap (for
 // runtime/debug.SetMemoryLimit) under which a process should Check
-// srcs: heapLimitBase plus checkLimitPerByte bytes per byte of them,
-// whatever their size and language (a small input's limit is mostly the
-// base, which the heap of a small check does not reach). As with
-// HeapLimit, a check that needs more live memory still runs, with the
-// collector running more often.
+// srcs: heapLimitBase plus, per byte of them, checkLimitGenesis bytes for
+// Genesis sources and checkLimitPerByte for every other kind, whatever
+// their size (a small input's limit is mostly the base, which the heap
+// of a small check does not reach). As with HeapLimit, a check that
+// needs more live memory still runs, with the collector running more
+// often.
 func CheckHeapLimit(srcs []Source) int64 {
 	n := int64(0)
+	perByte := int64(checkLimitGenesis)
 	for _, s := range srcs {
 		n += int64(len(s.Data))
+		if strings.ToLower(filepath.Ext(s.Name)) != ".gen" {
+			perByte = checkLimitPerByte
+		}
 	}
-	return heapLimitBase + checkLimitPerByte*n
+	return heapLimitBase + perByte*n
 }
 
 // compileModule runs the IR pipeline: verify, optimize, then emit the IR

@@ -143,6 +143,13 @@ type Language struct {
 	// without it reports nothing but internal errors from its lowering
 	// (compiler.TestCheckIsTheFrontend holds the agent languages to it).
 	CheckLowering func(checked any) diag.List
+	// CheckHolding, when set, is what a check runs instead of Check and
+	// CheckLowering: the same diagnostics, reported while holding less
+	// than the whole checked program (Genesis checks its declarations,
+	// then each function body, parsed again chunk by chunk, and drops
+	// it). atPeak, when not nil, is called where it holds the most, for
+	// the tests of its memory.
+	CheckHolding func(in Input, atPeak func()) diag.List
 	// Lower lowers a program Check returned without errors to an IR
 	// module that verifies, with the diagnostics of the lowering (its
 	// internal errors, for most languages). nil for a language that does

@@ -8,8 +8,8 @@ import (
 
 // Language is Genesis's entry in the driver's registry. A program is
 // every .gen file given, together; its build's lowering consumes the
-// checked bodies (LowerConsuming), and a check lowers and verifies each
-// function without keeping the module (CheckLowering).
+// checked bodies (LowerConsuming), and a check holds only its
+// declarations and a chunk of bodies at a time (CheckHolding).
 var Language = &frontend.Language{
 	Name:       "Genesis",
 	Programs:   "Genesis programs",
@@ -21,6 +21,9 @@ var Language = &frontend.Language{
 	},
 	CheckLowering: func(checked any) diag.List {
 		return CheckLowering(checked.(*Program))
+	},
+	CheckHolding: func(in frontend.Input, atPeak func()) diag.List {
+		return CheckHolding(in.Files, atPeak)
 	},
 	Lower: func(checked any) (*ir.Module, diag.List) {
 		// Nothing reads the checked bodies after lowering: each may die

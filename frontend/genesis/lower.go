@@ -74,17 +74,12 @@ const (
 
 // lower is Lower, dropping what mode says once each function is lowered.
 func lower(p *Program, mode lowerMode) (*ir.Module, diag.List) {
-	l := &lowerer{
-		prog:  p,
-		m:     ir.NewModule(),
-		funcs: map[*Func]*ir.Func{},
-		strs:  map[string]*ir.Data{},
-	}
+	l := newLowerer(p)
 	file := ""
 	if p != nil && len(p.Files) > 0 {
 		file = p.Files[0].Name
 	}
-	var verifyErrs diag.List // what the IR verifier said, in module order
+	var fv *ir.FuncVerifier
 	func() {
 		defer l.recoverPhase(file)
 		if p == nil {
@@ -94,31 +89,55 @@ func lower(p *Program, mode lowerMode) (*ir.Module, diag.List) {
 		for _, fn := range p.Funcs {
 			l.declare(fn)
 		}
-		var fv *ir.FuncVerifier
 		if mode == lowerCheck {
 			fv = ir.NewFuncVerifier(l.m)
 		}
 		for _, fn := range p.Funcs {
-			l.function(fn)
-			if mode != lowerKeep {
-				fn.Decl.Body = nil
-			}
-			if mode == lowerCheck {
-				f := l.funcs[fn]
-				if !l.diags.HasErrors() {
-					verifyErrs = append(verifyErrs, fv.Verify(f)...)
-				}
-				// Only the signature stays, for the calls of the
-				// functions verified after.
-				*f = ir.Func{Name: f.Name, Params: f.Params, Results: f.Results, Pos: f.Pos}
-			}
+			l.lowerOne(fn, mode, fv)
 		}
 	}()
+	return l.finish(mode)
+}
+
+// newLowerer returns the lowerer of p, its module empty.
+func newLowerer(p *Program) *lowerer {
+	return &lowerer{
+		prog:  p,
+		m:     ir.NewModule(),
+		funcs: map[*Func]*ir.Func{},
+		strs:  map[string]*ir.Data{},
+	}
+}
+
+// lowerOne lowers fn, declared before, and drops what mode says: its
+// checked body unless mode is lowerKeep; with lowerCheck, its IR once
+// fv verified it (while no error was reported), keeping the signature
+// for the calls of the functions verified after.
+func (l *lowerer) lowerOne(fn *Func, mode lowerMode, fv *ir.FuncVerifier) {
+	l.function(fn)
+	if mode != lowerKeep {
+		fn.Decl.Body = nil
+	}
+	if mode == lowerCheck {
+		f := l.funcs[fn]
+		if !l.diags.HasErrors() {
+			l.verifyErrs = append(l.verifyErrs, fv.Verify(f)...)
+		}
+		*f = ir.Func{Name: f.Name, Params: f.Params, Results: f.Results, Pos: f.Pos}
+	}
+}
+
+// finish ends a lowering: without an error of its own, what the IR
+// verifier says (of the whole module, or with lowerCheck what fv said
+// function by function, in module order) becomes internal errors. It
+// returns the module (none with lowerCheck or on an error) and the
+// diagnostics, sorted.
+func (l *lowerer) finish(mode lowerMode) (*ir.Module, diag.List) {
 	if !l.diags.HasErrors() {
 		if mode != lowerCheck {
-			verifyErrs = ir.Verify(l.m)
+			l.verifyErrs = ir.Verify(l.m)
 		}
-		for _, d := range verifyErrs {
+		for _, d := range l.verifyErrs {
 			l.diags.Errorf(d.Pos, CodeInternal, "internal compiler error: lowering produced invalid IR: %s", d.Msg)
 		}
 	}
@@ -136,6 +155,8 @@ type lowerer struct {
 	m     *ir.Module
 	funcs map[*Func]*ir.Func
 	strs  map[string]*ir.Data // string literals by content
+
+	verifyErrs diag.List // what the IR verifier said, in module order
 }
 
 // fnLower holds the state of the lowering of one function.
