@@ -399,6 +399,26 @@ run:
 				n := next(ip, 1)
 				regs[n.a] = regs[n.b] + regs[n.c]
 				ip = next(ip, 2)
+			case opMULMODS: // MUL; MODS
+				regs[in.a] = regs[in.b] * regs[in.c]
+				n := next(ip, 1)
+				d := int64(regs[n.c])
+				if d == 0 {
+					m.stop(Faulted, DivideByZero, base+slot(code0, ip)+1, spent(n, m.budget-left))
+					goto exit
+				}
+				regs[n.a] = uint64(int64(regs[n.b]) % d)
+				ip = next(ip, 2)
+			case opMULMOD: // MUL; MOD
+				regs[in.a] = regs[in.b] * regs[in.c]
+				n := next(ip, 1)
+				d := regs[n.c]
+				if d == 0 {
+					m.stop(Faulted, DivideByZero, base+slot(code0, ip)+1, spent(n, m.budget-left))
+					goto exit
+				}
+				regs[n.a] = regs[n.b] % d
+				ip = next(ip, 2)
 			case opSTOREADDJLT: // STORE; ADD; JLT
 				addr := regs[in.b] + in.imm
 				mem := m.mem
@@ -495,7 +515,7 @@ run:
 			case opOutOfTicks: // the first instruction of a tail that does not fit
 				m.stop(Faulted, OutOfTicks, base+slot(code0, ip), m.budget-left)
 				goto exit
-			case opInvalid, numOps, numOps + 1, numOps + 2, numOps + 3, numOps + 4, numOps + 5, numOps + 6, numOps + 7:
+			case opInvalid, numOps, numOps + 1, numOps + 2, numOps + 3, numOps + 4, numOps + 5:
 				// Unreachable in a verified image. The unused values up to
 				// opMask are listed so that the switch covers them all;
 				// adding an op makes one of them a duplicate case.
