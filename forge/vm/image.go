@@ -59,24 +59,25 @@ const (
 	// canonical sequence (see fusions); the following instructions keep
 	// their own slots, so a jump into the middle of a sequence runs the
 	// canonical code.
-	opLIADD         // LI ra, imm; ADD
-	opLISUB         // LI ra, imm; SUB
-	opLIJLT         // LI ra, imm; JLT
-	opLIJLTS        // LI ra, imm; JLTS
-	opLIJLTRET      // LI ra, imm; JLT whose target is a RET
-	opLIJLTSRET     // LI ra, imm; JLTS whose target is a RET
-	opLISHLSAR      // LI ra, imm; SHL; SAR: a sign extension
-	opPUSHLISUBCALL // PUSH; LI ra, imm; SUB; CALL: a recursive call saving a value
-	opADDJLT        // ADD; JLT
-	opADDJMP        // ADD; JMP
-	opADDADDJLT     // ADD; ADD; JLT
-	opADDADDJLTS    // ADD; ADD; JLTS
-	opMULADD        // MUL; ADD: an index scaled and added
-	opMULMOD        // MUL; MOD: kept for the loop benchmark (docs/bench.md)
-	opMULMODS       // MUL; MODS: the same, signed
-	opSTOREADDJLT   // STORE; ADD; JLT, and the strided fill (see isFill)
-	opLOADJZ        // LOAD; JZ
-	opPOPADDRET     // POP; ADD; RET
+	opLIADD            // LI ra, imm; ADD
+	opLISUB            // LI ra, imm; SUB
+	opLIJLT            // LI ra, imm; JLT
+	opLIJLTS           // LI ra, imm; JLTS
+	opLIJLTRET         // LI ra, imm; JLT whose target is a RET
+	opLIJLTSRET        // LI ra, imm; JLTS whose target is a RET
+	opLISHLSAR         // LI ra, imm; SHL; SAR: a sign extension
+	opPUSHLISUBCALL    // PUSH; LI ra, imm; SUB; CALL: a recursive call saving a value
+	opPOPPUSHLISUBCALL // POP; PUSH; LI ra, imm; SUB; CALL: kept for the fib benchmark (docs/bench.md)
+	opADDJLT           // ADD; JLT
+	opADDJMP           // ADD; JMP
+	opADDADDJLT        // ADD; ADD; JLT
+	opADDADDJLTS       // ADD; ADD; JLTS
+	opMULADD           // MUL; ADD: an index scaled and added
+	opMULMOD           // MUL; MOD: kept for the loop benchmark (docs/bench.md)
+	opMULMODS          // MUL; MODS: the same, signed
+	opSTOREADDJLT      // STORE; ADD; JLT, and the strided fill (see isFill)
+	opLOADJZ           // LOAD; JZ
+	opPOPADDRET        // POP; ADD; RET
 
 	numOps
 
@@ -96,8 +97,8 @@ const (
 // The dispatch switch lists the unused values numOps..opMask by hand; these
 // fail to compile when an op is added or removed, to say it needs updating.
 var (
-	_ [freeOps - 6]struct{}
-	_ [6 - freeOps]struct{}
+	_ [freeOps - 5]struct{}
+	_ [5 - freeOps]struct{}
 	// The call block tests for either early-return op with one comparison.
 	_ [opLIJLTSRET - opLIJLTRET - 1]struct{}
 	_ [1 - (opLIJLTSRET - opLIJLTRET)]struct{}
@@ -250,6 +251,7 @@ var fusions = []struct {
 	op  op
 	seq []op
 }{
+	{opPOPPUSHLISUBCALL, []op{opPOP, opPUSH, opLI, opSUB, opCALL}},
 	{opPUSHLISUBCALL, []op{opPUSH, opLI, opSUB, opCALL}},
 	{opLISHLSAR, []op{opLI, opSHL, opSAR}},
 	{opLIADD, []op{opLI, opADD}},

@@ -359,6 +359,29 @@ run:
 				back = next(ip, 5)
 				ip = target(code0, next(ip, 4).imm)
 				goto call
+			case opPOPPUSHLISUBCALL: // POP; PUSH; LI ra, imm; SUB; CALL: the second call of a recursion
+				mem := m.mem
+				if sp > uint64(len(mem))-8 {
+					m.stop(Faulted, StackUnderflow, base+slot(code0, ip), spent(in, m.budget-left))
+					goto exit
+				}
+				// The POP frees the slot the PUSH refills, so the PUSH
+				// cannot overflow; the CALL can.
+				regs[in.a] = load64(mem, sp)
+				store64(mem, sp, regs[next(ip, 1).a])
+				li := next(ip, 2)
+				regs[li.a] = li.imm
+				n := next(ip, 4)
+				regs[n.a] = regs[n.b] - regs[n.c]
+				if sp < m.heapEnd+8 {
+					m.stop(Faulted, StackOverflow, base+slot(code0, ip)+5, spent(next(ip, 5), m.budget-left))
+					goto exit
+				}
+				sp -= 8
+				store64(mem, sp, returnAddress(code0, ip, 6))
+				back = next(ip, 6)
+				ip = target(code0, next(ip, 5).imm)
+				goto call
 			case opADDJLT: // ADD; JLT
 				regs[in.a] = regs[in.b] + regs[in.c]
 				n := next(ip, 1)
@@ -515,7 +538,7 @@ run:
 			case opOutOfTicks: // the first instruction of a tail that does not fit
 				m.stop(Faulted, OutOfTicks, base+slot(code0, ip), m.budget-left)
 				goto exit
-			case opInvalid, numOps, numOps + 1, numOps + 2, numOps + 3, numOps + 4, numOps + 5:
+			case opInvalid, numOps, numOps + 1, numOps + 2, numOps + 3, numOps + 4:
 				// Unreachable in a verified image. The unused values up to
 				// opMask are listed so that the switch covers them all;
 				// adding an op makes one of them a duplicate case.
