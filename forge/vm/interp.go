@@ -315,6 +315,13 @@ run:
 					ip, left, sp = m.traceBranch(taken, ip, left, sp)
 				}
 				continue run
+			case opLISHLSAR: // LI ra, imm; SHL; SAR
+				regs[in.a] = in.imm
+				n := next(ip, 2)
+				regs[n.a] = regs[n.b] << (regs[n.c] & 63)
+				n = next(ip, 3)
+				regs[n.a] = uint64(int64(regs[n.b]) >> (regs[n.c] & 63))
+				ip = next(ip, 4)
 			case opLIJLTS: // LI ra, imm; JLTS
 				regs[in.a] = in.imm
 				n := next(ip, 2)
@@ -324,23 +331,6 @@ run:
 					ip, left, sp = m.traceBranch(taken, ip, left, sp)
 				}
 				continue run
-			case opLISUBCALL: // LI ra, imm; SUB; CALL
-				if sp < m.heapEnd+8 {
-					// The CALL overflows: LI and SUB run, then the CALL faults.
-					regs[in.a] = in.imm
-					n := next(ip, 2)
-					regs[n.a] = regs[n.b] - regs[n.c]
-					m.stop(Faulted, StackOverflow, base+slot(code0, ip)+3, spent(next(ip, 3), m.budget-left))
-					goto exit
-				}
-				regs[in.a] = in.imm
-				n := next(ip, 2)
-				regs[n.a] = regs[n.b] - regs[n.c]
-				sp -= 8
-				store64(m.mem, sp, returnAddress(code0, ip, 4))
-				back = next(ip, 4)
-				ip = target(code0, next(ip, 3).imm)
-				goto call
 			case opPUSHLISUBCALL: // PUSH; LI ra, imm; SUB; CALL: a recursive call saving a value
 				if sp < m.heapEnd+16 {
 					// The PUSH or the CALL overflows: run the canonical
@@ -401,15 +391,6 @@ run:
 					ip, left, sp = m.traceBranch(taken, ip, left, sp)
 				}
 				continue run
-			case opADDJLTS: // ADD; JLTS
-				regs[in.a] = regs[in.b] + regs[in.c]
-				n := next(ip, 1)
-				taken := int64(regs[n.a]) < int64(regs[n.b])
-				ip = pick(taken, target(code0, n.imm), next(ip, 2))
-				if tr != nil {
-					ip, left, sp = m.traceBranch(taken, ip, left, sp)
-				}
-				continue run
 			case opADDJMP: // ADD; JMP
 				regs[in.a] = regs[in.b] + regs[in.c]
 				ip = target(code0, next(ip, 1).imm)
@@ -436,6 +417,11 @@ run:
 					ip, left, sp = m.traceBranch(taken, ip, left, sp)
 				}
 				continue run
+			case opMULADD: // MUL; ADD
+				regs[in.a] = regs[in.b] * regs[in.c]
+				n := next(ip, 1)
+				regs[n.a] = regs[n.b] + regs[n.c]
+				ip = next(ip, 2)
 			case opMULMODS: // MUL; MODS
 				regs[in.a] = regs[in.b] * regs[in.c]
 				n := next(ip, 1)
@@ -456,7 +442,7 @@ run:
 				}
 				regs[n.a] = regs[n.b] % d
 				ip = next(ip, 2)
-			case opSTOREADDJLT, opFILL: // STORE; ADD; JLT
+			case opSTOREADDJLT: // STORE; ADD; JLT
 				addr := regs[in.b] + in.imm
 				mem := m.mem
 				if addr < m.img.heapStart || addr >= uint64(len(mem)) {
@@ -471,7 +457,7 @@ run:
 				ip = pick(taken, target(code0, n.imm), next(ip, 3))
 				if tr != nil {
 					ip, left, sp = m.traceBranch(taken, ip, left, sp)
-				} else if taken && in.op == opFILL {
+				} else if taken && in.c == fillMark {
 					// A strided fill (see isFill): the next iterations run
 					// here, the address register p in a local, each charged
 					// its run first; a run the budget does not cover is the
@@ -512,32 +498,6 @@ run:
 					ip, left, sp = m.traceBranch(taken, ip, left, sp)
 				}
 				continue run
-			case opLOADJNZ: // LOAD; JNZ
-				addr := regs[in.b] + in.imm
-				mem := m.mem
-				if addr >= uint64(len(mem)) {
-					m.stop(Faulted, InvalidAddress, base+slot(code0, ip), spent(in, m.budget-left))
-					goto exit
-				}
-				regs[in.a] = uint64(mem[addr])
-				n := next(ip, 1)
-				taken := regs[n.a] != 0
-				ip = pick(taken, target(code0, n.imm), next(ip, 2))
-				if tr != nil {
-					ip, left, sp = m.traceBranch(taken, ip, left, sp)
-				}
-				continue run
-			case opPOPPUSH: // POP; PUSH
-				if sp > uint64(len(m.mem))-8 {
-					m.stop(Faulted, StackUnderflow, base+slot(code0, ip), spent(in, m.budget-left))
-					goto exit
-				}
-				// The POP frees the slot the PUSH refills, so the PUSH
-				// cannot overflow.
-				mem := m.mem
-				regs[in.a] = load64(mem, sp)
-				store64(mem, sp, regs[next(ip, 1).a])
-				ip = next(ip, 2)
 			case opPOPADDRET: // POP; ADD; RET
 				mem := m.mem
 				if sp > uint64(len(mem))-16 {
@@ -578,7 +538,7 @@ run:
 			case opOutOfTicks: // the first instruction of a tail that does not fit
 				m.stop(Faulted, OutOfTicks, base+slot(code0, ip), m.budget-left)
 				goto exit
-			case opInvalid, numOps, numOps + 1:
+			case opInvalid, numOps, numOps + 1, numOps + 2, numOps + 3, numOps + 4:
 				// Unreachable in a verified image. The unused values up to
 				// opMask are listed so that the switch covers them all;
 				// adding an op makes one of them a duplicate case.

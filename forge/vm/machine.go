@@ -115,6 +115,25 @@ type Config struct {
 	Output uint64
 	// Trace computes the trace hash (for proofs and replays).
 	Trace bool
+	// Events, when set, receives the events of the trace stream as they
+	// happen (and implies Trace): with the program they determine every
+	// instruction the run executes, in order, which is how the dynamic
+	// instruction counts of bench/paircount are taken on the real
+	// interpreter. It costs an interface call per conditional branch and
+	// RET; untraced runs do not pay for it.
+	Events TraceEvents
+}
+
+// TraceEvents receives the events of a traced run (Config.Events): Branch
+// for each conditional branch (JZ, JNZ, JLT, JLTS), with whether it was
+// taken, and Return for each RET, with the byte address it returns to.
+// JMP and CALL targets and fall-through follow from the program, as in
+// the trace stream (trace.go). The calls are synchronous, in execution
+// order; a machine that faults inside a straight-line run reports
+// nothing for the instructions of the run after the fault.
+type TraceEvents interface {
+	Branch(taken bool)
+	Return(to uint64)
 }
 
 // Sender receives the messages a machine sends, synchronously, in order.
@@ -168,8 +187,9 @@ func New(img *Image, cfg Config, out Sender) *Machine {
 	if m.grant == 0 {
 		m.grant = DefaultGrant
 	}
-	if cfg.Trace {
+	if cfg.Trace || cfg.Events != nil {
 		m.tracer = newTracer()
+		m.tracer.events = cfg.Events
 	}
 	if cfg.Memory < img.heapStart || cfg.Memory-img.heapStart < cfg.Stack || cfg.Memory > MaxMemory {
 		m.state, m.fault = Faulted, OutOfMemory

@@ -29,6 +29,8 @@ type tracer struct {
 	buf   [2048]uint32 // the stream in 4-byte units, not yet hashed
 	bytes [2048 * 4]byte
 	h     hash.Hash
+	// events, when set, also receives each event (Config.Events).
+	events TraceEvents
 }
 
 func newTracer() *tracer { return &tracer{h: sha256.New()} }
@@ -66,6 +68,9 @@ func (t *tracer) ret(to uint64) {
 //go:noinline
 func (m *Machine) traceBranch(taken bool, ip *inst, left, sp uint64) (*inst, uint64, uint64) {
 	m.tracer.branch(taken)
+	if m.tracer.events != nil {
+		m.tracer.events.Branch(taken)
+	}
 	return ip, left, sp
 }
 
@@ -74,6 +79,9 @@ func (m *Machine) traceBranch(taken bool, ip *inst, left, sp uint64) (*inst, uin
 //go:noinline
 func (m *Machine) traceRet(to uint64, ip *inst, left, sp uint64) (*inst, uint64, uint64) {
 	m.tracer.ret(to)
+	if m.tracer.events != nil {
+		m.tracer.events.Return(to)
+	}
 	return ip, left, sp
 }
 
