@@ -37,8 +37,9 @@ done:
 
 // unsignedRecursion is fib as bench/programs/fib.fasm writes it: the
 // unsigned early return, and a first call made by a plain CALL after the
-// argument is computed (LI; SUB; CALL without the PUSH), so that every
-// fused call form reaches a function that begins with an early return.
+// argument is computed (LI; SUB; CALL without the PUSH, which runs as
+// three instructions: that form is no longer fused), so that the call
+// forms reach a function that begins with an early return.
 const unsignedRecursion = `
 main:
     LI r0, 11
