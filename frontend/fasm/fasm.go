@@ -16,6 +16,7 @@ package fasm
 import (
 	"math"
 
+	"github.com/genesis-toolchain/genesis/forge/asm"
 	"github.com/genesis-toolchain/genesis/forge/bytecode"
 	"github.com/genesis-toolchain/genesis/frontend/diag"
 )
@@ -51,10 +52,10 @@ func Assemble(file string, src []byte) (*bytecode.Program, diag.List) {
 // format allows 4 GiB, which a fuzzer should not allocate.
 func assemble(file string, src []byte, maxData uint64) (*bytecode.Program, diag.List) {
 	a := newAssembler(file, maxData)
-	lines := parse(file, src, &a.diags)
-	p := a.assemble(lines)
-	diags := a.diags
-	diags.Sort()
+	var perr diag.List
+	lines := parse(file, src, &perr)
+	a.b.Add(perr...)
+	p, diags := a.assemble(lines)
 	if len(diags) > maxErrors {
 		diags = append(diags[:maxErrors:maxErrors], diag.Diagnostic{
 			Pos:      diag.Pos{File: file},
@@ -68,3 +69,7 @@ func assemble(file string, src []byte, maxData uint64) (*bytecode.Program, diag.
 	}
 	return p, diags
 }
+
+// Disassemble returns p as Forge assembly: asm.Disassemble, for the
+// callers that read and write the text form.
+func Disassemble(p *bytecode.Program) string { return asm.Disassemble(p) }
