@@ -20,18 +20,11 @@ import (
 
 // An assembler holds the state of one Assemble call.
 type assembler struct {
-	file  string
-	b     *asm.Builder
-	diags diag.List // reported through b; kept for the fast path of checks
+	file string
+	b    *asm.Builder // where the lines go, and what is wrong with them
 
 	inData   bool      // the current section is .data
 	entryPos *diag.Pos // where .entry was given
-}
-
-func newAssembler(file string, maxData uint64) *assembler {
-	b := asm.New(file)
-	b.SetMaxData(maxData)
-	return &assembler{file: file, b: b}
 }
 
 // errorf reports an error at pos.
@@ -39,9 +32,8 @@ func (a *assembler) errorf(pos diag.Pos, code, format string, args ...any) {
 	a.b.Errorf(pos, code, format, args...)
 }
 
-// assemble reads the lines into the Builder and returns the program, or
-// nil if there were errors, with every diagnostic.
-func (a *assembler) assemble(lines []line) (*bytecode.Program, diag.List) {
+// read reads the lines into the Builder.
+func (a *assembler) read(lines []line) {
 	for _, ln := range lines {
 		for _, l := range ln.labels {
 			a.label(l)
@@ -54,7 +46,6 @@ func (a *assembler) assemble(lines []line) (*bytecode.Program, diag.List) {
 			}
 		}
 	}
-	return a.b.Program()
 }
 
 func (a *assembler) label(op operand) {

@@ -38,6 +38,17 @@ const (
 // rest is mostly noise.
 const maxErrors = 50
 
+func init() { asm.RegisterSyntax(assembleInto) }
+
+// assembleInto reads src into b: the syntax asm.Builder.Source reads.
+func assembleInto(b *asm.Builder, file string, src []byte) {
+	a := &assembler{file: file, b: b}
+	var perr diag.List
+	lines := parse(file, src, &perr)
+	b.Add(perr...)
+	a.read(lines)
+}
+
 // Assemble assembles the Forge assembly src, read from the named file.
 // When the returned list holds no error, the program is canonical (its
 // tables sorted) and passes bytecode.Program.Verify; otherwise the program
@@ -51,11 +62,10 @@ func Assemble(file string, src []byte) (*bytecode.Program, diag.List) {
 // assemble is Assemble with a limit on the size of the data section: the
 // format allows 4 GiB, which a fuzzer should not allocate.
 func assemble(file string, src []byte, maxData uint64) (*bytecode.Program, diag.List) {
-	a := newAssembler(file, maxData)
-	var perr diag.List
-	lines := parse(file, src, &perr)
-	a.b.Add(perr...)
-	p, diags := a.assemble(lines)
+	b := asm.New(file)
+	b.SetMaxData(maxData)
+	assembleInto(b, file, src)
+	p, diags := b.Program()
 	if len(diags) > maxErrors {
 		diags = append(diags[:maxErrors:maxErrors], diag.Diagnostic{
 			Pos:      diag.Pos{File: file},

@@ -121,7 +121,6 @@ func decodeString(text string) (b []byte, badAt int, msg string) {
 	return b, 0, ""
 }
 
-
 // maxName is the longest symbol name FRGP can hold (a u16 length).
 const maxName = 1<<16 - 1
 
