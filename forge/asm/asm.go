@@ -54,9 +54,10 @@ type Builder struct {
 	diags   diag.List
 
 	code    []byte
-	starts  []uint64 // bit i of word w: an instruction starts at code offset 8(64w+i)
-	refs    []ref    // names and numeric targets in the code
-	tooBig  bool     // the code outgrew bytecode.MaxCode (reported once)
+	starts  []uint64   // bit i of word w: an instruction starts at code offset 8(64w+i)
+	refs    []codeRef  // names and numeric targets in the code
+	places  []diag.Pos // positions of refs and defs; places[0] is none
+	tooBig  bool       // the code outgrew bytecode.MaxCode (reported once)
 	data    []dataItem
 	defs    []*def // every label, symbol and imported name, in order
 	byName  map[string]*def
@@ -72,7 +73,7 @@ type Builder struct {
 // New returns an empty Builder for the program read from (or compiled
 // for) file, which names the program in messages that have no position.
 func New(file string) *Builder {
-	return &Builder{file: file, maxData: math.MaxUint32, byName: map[string]*def{}}
+	return &Builder{file: file, maxData: math.MaxUint32, byName: map[string]*def{}, places: []diag.Pos{{}}}
 }
 
 // SetMaxData lowers the largest data section the Builder accepts (4 GiB
@@ -111,16 +112,30 @@ const (
 	importDef                // a name another program defines
 )
 
+// A place is the index of a position in Builder.places: a compiler has
+// none for most of its many labels and references (place 0), so they
+// take 4 bytes rather than a whole diag.Pos each.
+type place int32
+
+// place records pos and returns its place.
+func (b *Builder) place(pos diag.Pos) place {
+	if pos == (diag.Pos{}) {
+		return 0
+	}
+	b.places = append(b.places, pos)
+	return place(len(b.places) - 1)
+}
+
 // A def is one definition of a name.
 type def struct {
 	kind  defKind
 	name  string
-	pos   diag.Pos
-	at    uint64   // codeLabel: the code offset; dataLabel: the index of the data item it precedes; symbolDef: the address
-	label *ref     // symbolDef: the label it is at, if it is given by one
-	vpos  diag.Pos // symbolDef: where its address or label is written
-	addr  uint64   // the address, once known
-	known bool     // addr is known: resolved, and not an error
+	place place  // where it is defined
+	at    uint64 // codeLabel: the code offset; dataLabel: the index of the data item it precedes; symbolDef: the address
+	label *ref   // symbolDef: the label it is at, if it is given by one
+	vpos  place  // symbolDef: where its address or label is written
+	addr  uint64 // the address, once known
+	known bool   // addr is known: resolved, and not an error
 }
 
 type refKind uint8
@@ -129,13 +144,21 @@ const (
 	refTarget refKind = iota // a name in the imm32 target of a jump or CALL
 	refImm64                 // a name in the 64-bit word of an LI
 	refNumber                // a numeric jump target, to check
-	refEntry                 // the entry, by name (or by number: name == "")
 )
 
-// A ref is a use of a name (or a number that must be an instruction
-// start) at a code offset.
+// A codeRef is a use of a name in an instruction, or a number that must
+// be an instruction start. A program has one for most jumps and calls:
+// it is kept small.
+type codeRef struct {
+	kind  refKind
+	off   uint32 // the instruction's code offset (code is below 4 GiB)
+	place place
+	name  string
+}
+
+// A ref is a use of a name (or a number) outside the code: the label of
+// a symbol, the entry.
 type ref struct {
-	kind refKind
 	off  uint64
 	name string
 	pos  diag.Pos
@@ -169,10 +192,10 @@ func (b *Builder) define(d *def) bool {
 			verb = "imported"
 		}
 		where := ""
-		if prev.pos.Line > 0 {
-			where = fmt.Sprintf(" at line %d", prev.pos.Line)
+		if line := b.places[prev.place].Line; line > 0 {
+			where = fmt.Sprintf(" at line %d", line)
 		}
-		b.diags.Errorf(d.pos, CodeDuplicate, "%s is already %s%s", strconv.Quote(d.name), verb, where)
+		b.diags.Errorf(b.places[d.place], CodeDuplicate, "%s is already %s%s", strconv.Quote(d.name), verb, where)
 		return false
 	}
 	b.byName[d.name] = d
@@ -199,7 +222,7 @@ func (b *Builder) Label(name string, pos diag.Pos) bool {
 	if !b.checkName(name, pos) {
 		return false
 	}
-	return b.define(&def{kind: codeLabel, name: name, pos: pos, at: uint64(len(b.code))})
+	return b.define(&def{kind: codeLabel, name: name, place: b.place(pos), at: uint64(len(b.code))})
 }
 
 // DataLabel defines name at the next byte of data.
@@ -208,7 +231,7 @@ func (b *Builder) DataLabel(name string, pos diag.Pos) bool {
 		return false
 	}
 	b.nonCode = true
-	return b.define(&def{kind: dataLabel, name: name, pos: pos, at: uint64(len(b.data))})
+	return b.define(&def{kind: dataLabel, name: name, place: b.place(pos), at: uint64(len(b.data))})
 }
 
 // Inst appends an instruction whose operands are all given. A jump or
@@ -231,7 +254,7 @@ func (b *Builder) Inst(in bytecode.Inst) {
 // must be the address of an instruction start (checked by Program,
 // reported at pos).
 func (b *Builder) Target(in bytecode.Inst, pos diag.Pos) {
-	b.refs = append(b.refs, ref{kind: refNumber, off: uint64(len(b.code)), pos: pos})
+	b.refs = append(b.refs, codeRef{kind: refNumber, off: uint32(len(b.code)), place: b.place(pos)})
 	b.Inst(in)
 }
 
@@ -248,7 +271,7 @@ func (b *Builder) InstRef(in bytecode.Inst, name string, pos diag.Pos) {
 		return
 	}
 	in.Imm = 0
-	b.refs = append(b.refs, ref{kind: kind, off: uint64(len(b.code)), name: name, pos: pos})
+	b.refs = append(b.refs, codeRef{kind: kind, off: uint32(len(b.code)), place: b.place(pos), name: name})
 	b.Inst(in)
 }
 
@@ -302,7 +325,7 @@ func (b *Builder) Symbol(name string, pos diag.Pos, addr uint64, addrPos diag.Po
 	if !b.checkName(name, pos) {
 		return false
 	}
-	return b.define(&def{kind: symbolDef, name: name, pos: pos, at: addr, vpos: addrPos})
+	return b.define(&def{kind: symbolDef, name: name, place: b.place(pos), at: addr, vpos: b.place(addrPos)})
 }
 
 // SymbolAt defines name at the address of label, a label of the program.
@@ -311,14 +334,14 @@ func (b *Builder) SymbolAt(name string, pos diag.Pos, label string, labelPos dia
 	if !b.checkName(name, pos) {
 		return false
 	}
-	return b.define(&def{kind: symbolDef, name: name, pos: pos, label: &ref{name: label, pos: labelPos}, vpos: labelPos})
+	return b.define(&def{kind: symbolDef, name: name, place: b.place(pos), label: &ref{name: label, pos: labelPos}, vpos: b.place(labelPos)})
 }
 
 // Import declares name as defined by the program whose sha256 is from:
 // the linker fills in its uses.
 func (b *Builder) Import(from [32]byte, name string, pos diag.Pos) bool {
 	b.nonCode = true
-	if !b.checkName(name, pos) || !b.define(&def{kind: importDef, name: name, pos: pos}) {
+	if !b.checkName(name, pos) || !b.define(&def{kind: importDef, name: name, place: b.place(pos)}) {
 		return false
 	}
 	for _, im := range b.imports {
@@ -335,13 +358,13 @@ func (b *Builder) Import(from [32]byte, name string, pos diag.Pos) bool {
 // Without Entry or EntryLabel the program starts at address 0.
 func (b *Builder) Entry(addr uint64, pos diag.Pos) {
 	b.nonCode = true
-	b.entry = &ref{kind: refEntry, off: addr, pos: pos}
+	b.entry = &ref{off: addr, pos: pos}
 }
 
 // EntryLabel sets the entry point to the address of label.
 func (b *Builder) EntryLabel(label string, pos diag.Pos) {
 	b.nonCode = true
-	b.entry = &ref{kind: refEntry, name: label, pos: pos}
+	b.entry = &ref{name: label, pos: pos}
 }
 
 // HasEntry reports whether Entry or EntryLabel was called.
@@ -362,12 +385,22 @@ func (b *Builder) Append(f *Builder) {
 	}
 	b.diags = append(b.diags, f.diags...)
 	base := uint64(len(b.code))
+	shift := place(len(b.places) - 1) // f's places 1.. follow b's
+	b.places = append(b.places, f.places[1:]...)
+	moved := func(p place) place {
+		if p == 0 {
+			return 0
+		}
+		return p + shift
+	}
 	for _, d := range f.defs {
 		d.at += base
+		d.place = moved(d.place)
 		b.define(d)
 	}
 	for _, r := range f.refs {
-		r.off += base
+		r.off += uint32(base)
+		r.place = moved(r.place)
 		b.refs = append(b.refs, r)
 	}
 	if base%512 == 0 && len(b.starts) == int(base/512) {
@@ -501,7 +534,7 @@ func (b *Builder) resolveSymbols() {
 			continue
 		}
 		if end := codeSize + b.dataSize; d.addr > end {
-			b.diags.Errorf(d.vpos, CodeAddress, "symbol %s at %d (0x%x) lies beyond the end of the data (%d)", strconv.Quote(d.name), d.addr, d.addr, end)
+			b.diags.Errorf(b.places[d.vpos], CodeAddress, "symbol %s at %d (0x%x) lies beyond the end of the data (%d)", strconv.Quote(d.name), d.addr, d.addr, end)
 			continue
 		}
 		d.known = true
@@ -523,11 +556,12 @@ func (b *Builder) lookup(name string, pos diag.Pos) *def {
 func (b *Builder) resolveCode() (relocs []bytecode.Reloc) {
 	for _, r := range b.refs {
 		op := bytecode.Opcode(b.code[r.off])
+		pos := b.places[r.place]
 		if r.kind == refNumber {
-			b.checkTarget(op, uint64(binary.LittleEndian.Uint32(b.code[r.off+4:])), "", r.pos)
+			b.checkTarget(op, uint64(binary.LittleEndian.Uint32(b.code[r.off+4:])), "", pos)
 			continue
 		}
-		d := b.lookup(r.name, r.pos)
+		d := b.lookup(r.name, pos)
 		switch {
 		case d == nil || d.kind != importDef && !d.known:
 			// an error, reported already
@@ -543,7 +577,7 @@ func (b *Builder) resolveCode() (relocs []bytecode.Reloc) {
 			relocs = append(relocs, bytecode.Reloc{Section: bytecode.SectionCode, Kind: bytecode.RelocAbs64, Offset: uint32(r.off), Symbol: r.name})
 		default:
 			if d.addr > math.MaxUint32 || !b.isStart(d.addr) {
-				b.checkTarget(op, d.addr, r.name, r.pos)
+				b.checkTarget(op, d.addr, r.name, pos)
 				continue
 			}
 			binary.LittleEndian.PutUint32(b.code[r.off+4:], uint32(d.addr))
