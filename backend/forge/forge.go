@@ -297,7 +297,7 @@ func (o *output) newOutput() *output {
 		n.text = &asmWriter{}
 	}
 	if o.build != nil {
-		n.build = asm.New("")
+		n.build = asm.NewFragment()
 	}
 	return n
 }

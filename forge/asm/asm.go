@@ -76,6 +76,14 @@ func New(file string) *Builder {
 	return &Builder{file: file, maxData: math.MaxUint32, byName: map[string]*def{}, places: []diag.Pos{{}}}
 }
 
+// NewFragment returns an empty Builder for a fragment of code: one that
+// holds only instructions and code labels, to be joined to a program
+// with Append. Its names are checked (defined twice, undefined) only in
+// the program it joins, so a fragment keeps no index of them.
+func NewFragment() *Builder {
+	return &Builder{maxData: math.MaxUint32, places: []diag.Pos{{}}}
+}
+
 // SetMaxData lowers the largest data section the Builder accepts (4 GiB
 // by default, what the format allows): for a fuzzer, which should not
 // allocate that much.
@@ -184,8 +192,13 @@ type dataItem struct {
 	off   uint64 // set by layoutData
 }
 
-// define records a new name, or reports it defined already.
+// define records a new name, or reports it defined already (in a
+// fragment, once it is appended).
 func (b *Builder) define(d *def) bool {
+	if b.byName == nil {
+		b.defs = append(b.defs, d)
+		return true
+	}
 	if prev := b.byName[d.name]; prev != nil {
 		verb := "defined"
 		if prev.kind == importDef {
@@ -376,11 +389,12 @@ func (b *Builder) Meta(p []byte) {
 	b.meta = append(b.meta, p...)
 }
 
-// Append appends the code of f, a Builder that holds only instructions and
-// code labels (a fragment, such as one compiled function), after the code
-// of b: its labels and references join b's. f must not be used after.
+// Append appends the code of f, a fragment (NewFragment: only
+// instructions and code labels, such as one compiled function), after the
+// code of b: its labels and references join b's, and a label defined in
+// both is reported. f must not be used after.
 func (b *Builder) Append(f *Builder) {
-	if f.nonCode {
+	if f.nonCode || f.byName != nil {
 		b.diags.Errorf(f.pos, CodeInternal, "a fragment of code holds data, symbols, imports, an entry or metadata")
 	}
 	b.diags = append(b.diags, f.diags...)
@@ -433,7 +447,15 @@ func (b *Builder) isStart(off uint64) bool {
 // returns the program, canonical and verified by construction, with every
 // diagnostic reported (sorted by position). When the list holds an error
 // the program is nil. Program is called once; the Builder is spent after.
+// (A fragment may be made a program too: its names are checked then.)
 func (b *Builder) Program() (*bytecode.Program, diag.List) {
+	if b.byName == nil {
+		defs := b.defs
+		b.defs, b.byName = nil, map[string]*def{}
+		for _, d := range defs {
+			b.define(d)
+		}
+	}
 	if len(b.code) == 0 && !b.diags.HasErrors() {
 		b.diags.Errorf(diag.Pos{File: b.file}, CodeAddress, "the program has no instructions")
 	}

@@ -243,7 +243,7 @@ func TestErrors(t *testing.T) {
 		wantErrors(t, b, `A099: ADD takes no name`)
 	})
 	t.Run("fragment with data", func(t *testing.T) {
-		b, f := asm.New("t"), asm.New("")
+		b, f := asm.New("t"), asm.NewFragment()
 		f.Inst(bc.Inst{Op: bc.HALT})
 		f.Bytes([]byte{1})
 		b.Append(f)
@@ -272,13 +272,29 @@ func TestAppend(t *testing.T) {
 	joined := asm.New("t")
 	joined.Inst(bc.Inst{Op: bc.HALT})
 	for i := 0; i < 3; i++ {
-		f := asm.New("")
+		f := asm.NewFragment()
 		emit(f, i)
 		joined.Append(f)
 	}
 	if a, b := build(t, whole).Encode(), build(t, joined).Encode(); !bytes.Equal(a, b) {
 		t.Error("the joined fragments differ from the program built whole")
 	}
+	// A label two fragments define is reported when they are joined.
+	b, f, g := asm.New("t"), asm.NewFragment(), asm.NewFragment()
+	f.Label("x", at)
+	f.Inst(bc.Inst{Op: bc.HALT})
+	g.Label("x", at)
+	g.Inst(bc.Inst{Op: bc.HALT})
+	b.Append(f)
+	b.Append(g)
+	wantErrors(t, b, `A006: "x" is already defined`)
+	// A fragment made a program checks its names then.
+	f = asm.NewFragment()
+	f.InstRef(bc.Inst{Op: bc.JMP}, "y", at)
+	f.Label("y", at)
+	f.Label("y", at)
+	f.Inst(bc.Inst{Op: bc.HALT})
+	wantErrors(t, f, `A006: "y" is already defined`)
 }
 
 // TestEveryFormatRoundTrips builds one instruction of every opcode, with
