@@ -107,6 +107,26 @@ func (b *Builder) Add(ds ...diag.Diagnostic) { b.diags = append(b.diags, ds...) 
 // layout show only once Program runs).
 func (b *Builder) HasErrors() bool { return b.diags.HasErrors() }
 
+// Reserve makes room for code more bytes of code and names more names,
+// so that joining many fragments (Append) does not grow and copy the code
+// and the index of names again and again: for a large program, those
+// copies would add to its peak memory.
+func (b *Builder) Reserve(code, names int) {
+	if code > 0 && cap(b.code)-len(b.code) < code {
+		b.code = append(make([]byte, 0, len(b.code)+code), b.code...)
+	}
+	if names > 0 && b.byName != nil && len(b.byName) == 0 {
+		b.byName = make(map[string]*def, names)
+	}
+	if names > 0 && cap(b.defs)-len(b.defs) < names {
+		b.defs = append(make([]*def, 0, len(b.defs)+names), b.defs...)
+	}
+}
+
+// Names is the number of names defined so far: labels, symbols and
+// imports.
+func (b *Builder) Names() int { return len(b.defs) }
+
 // CodeSize is the bytes of code so far: the code offset, and address, of
 // the next instruction.
 func (b *Builder) CodeSize() uint64 { return uint64(len(b.code)) }
