@@ -85,7 +85,10 @@ func CompileOptions(m *ir.Module, opts Options) (string, diag.List) {
 // BuildOptions compiles m into a program, assembled in memory (forge/asm),
 // with explicit Options; file names the program in messages. The program
 // is the one CompileOptions's text assembles to. When the returned list
-// holds errors the program is nil.
+// holds errors the program is nil. Inline asm blocks are read with the
+// text syntax frontend/fasm registers in forge/asm (asm.RegisterSyntax):
+// a program that compiles them links frontend/fasm, as the compiler does;
+// without it they are reported as errors.
 func BuildOptions(m *ir.Module, file string, opts Options) (*bytecode.Program, diag.List) {
 	p, _, diags := newCompiler(m, opts).build(file, nil)
 	return p, diags
