@@ -463,19 +463,17 @@ func compileModule(m *ir.Module, name string, opts Options) (out *Output, diags 
 	}
 	// The module is not used after: the backend may drop each function's
 	// IR once compiled (the IR is the largest thing a compile holds).
-	text, ds := backend.CompileOptions(m, backend.Options{Consume: true})
-	if ds.HasErrors() {
-		return nil, ds
-	}
 	if opts.Emit == EmitAsm {
+		text, ds := backend.CompileOptions(m, backend.Options{Consume: true})
+		if ds.HasErrors() {
+			return nil, ds
+		}
 		return &Output{Text: text}, ds
 	}
-	p, ads := fasm.Assemble(name+".s.fasm", []byte(text))
-	if ads.HasErrors() {
-		// The backend's assembly must always assemble: this is a compiler bug.
-		var internal diag.List
-		internal.Errorf(diag.Pos{File: name}, "0x08FF", "internal error: the generated assembly does not assemble: %s", ads.Error())
-		return nil, internal
+	// The backend assembles in memory (forge/asm): no text round trip.
+	p, ds := backend.BuildOptions(m, name, backend.Options{Consume: true})
+	if ds.HasErrors() {
+		return nil, ds
 	}
 	return &Output{Program: p}, ds
 }

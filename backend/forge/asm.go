@@ -4,8 +4,8 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/genesis-toolchain/genesis/forge/asm"
 	"github.com/genesis-toolchain/genesis/frontend/diag"
-	"github.com/genesis-toolchain/genesis/frontend/fasm"
 	"github.com/genesis-toolchain/genesis/ir"
 )
 
@@ -51,7 +51,9 @@ func (l *fnLower) lowerAsm(in *ir.Instr) {
 	text := in.Str
 	// The text is checked on its own; names it uses may be defined by the
 	// rest of the program (a CALL of a function).
-	_, diags := fasm.Assemble("asm", []byte(text+"\nHALT\n"))
+	check := asm.New("asm")
+	check.Source("asm", []byte(text+"\nHALT\n"))
+	_, diags := check.Program()
 	for _, d := range diags {
 		if d.Severity == diag.Error && d.Code != "A005" {
 			l.errorf(in.Pos, codeAsm, "invalid inline assembly: %s", d.Msg)

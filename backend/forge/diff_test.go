@@ -1,6 +1,7 @@
 package forge_test
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"math/rand"
@@ -8,8 +9,11 @@ import (
 	"testing"
 
 	"github.com/genesis-toolchain/genesis/backend/forge"
+	"github.com/genesis-toolchain/genesis/forge/asm"
+	"github.com/genesis-toolchain/genesis/forge/bytecode"
 	"github.com/genesis-toolchain/genesis/forge/vm"
 	"github.com/genesis-toolchain/genesis/frontend/diag"
+	"github.com/genesis-toolchain/genesis/frontend/fasm"
 	"github.com/genesis-toolchain/genesis/ir"
 )
 
@@ -37,6 +41,20 @@ func TestDifferential(t *testing.T) {
 	}
 }
 
+// checkTextIsProgram checks that the assembly text of a compilation
+// assembles to the program the backend built in memory: --emit asm shows
+// the program that runs.
+func checkTextIsProgram(t *testing.T, text string, p *bytecode.Program) {
+	t.Helper()
+	q, diags := fasm.Assemble("out.s.fasm", []byte(text))
+	if diags.HasErrors() {
+		t.Fatalf("the assembly text does not assemble: %v\n%s", diags, text)
+	}
+	if !bytes.Equal(q.Encode(), p.Encode()) {
+		t.Fatalf("the assembly text is another program than the one built:\ntext:\n%s\nbuilt:\n%s", text, asm.Disassemble(p))
+	}
+}
+
 // runVM compiles m, runs it and returns main's result.
 func runVM(t *testing.T, m *ir.Module) (int64, string) {
 	t.Helper()
@@ -44,6 +62,7 @@ func runVM(t *testing.T, m *ir.Module) (int64, string) {
 	if diags.HasErrors() {
 		t.Fatalf("compile: %v\n%s", diags, text)
 	}
+	checkTextIsProgram(t, text, p)
 	img, err := vm.NewImage(p)
 	if err != nil {
 		t.Fatal(err)

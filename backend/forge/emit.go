@@ -5,7 +5,32 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/genesis-toolchain/genesis/forge/asm"
+	"github.com/genesis-toolchain/genesis/forge/bytecode"
+	"github.com/genesis-toolchain/genesis/frontend/diag"
 )
+
+// An emitter receives the final code of a function, or of the program's
+// own routines: asmWriter writes it as Forge assembly (--emit asm), a
+// builder assembles it in memory, and a tee does both (tests compare the
+// two). The text and the program are the same program: assembling the
+// text gives the builder's program, byte for byte (TestTextIsProgram).
+type emitter interface {
+	label(name string)
+	inst(in *minst)
+	comment(s string) // text only
+	blank()           // text only: a blank line between routines
+	data(d dataDef)
+}
+
+// dataDef is one data object of the module: its alignment, label and
+// bytes.
+type dataDef struct {
+	name  string
+	align uint64
+	bytes []byte
+}
 
 // asmWriter accumulates assembly text. Instructions are written either
 // with ins, a format, or, on the hot path of writeInst, operand by operand
@@ -22,6 +47,50 @@ func (w *asmWriter) label(name string) { w.line(quoteName(name) + ":") }
 func (w *asmWriter) ins(format string, args ...any) { w.line("    " + fmt.Sprintf(format, args...)) }
 
 func (w *asmWriter) comment(s string) { w.line("; " + s) }
+
+func (w *asmWriter) blank() { w.line("") }
+
+func (w *asmWriter) inst(in *minst) { writeInst(w, in) }
+
+func (w *asmWriter) data(d dataDef) {
+	if d.align > 1 {
+		w.ins(".align %d", d.align)
+	}
+	w.label(d.name)
+	if len(d.bytes) > 0 {
+		w.ins(".ascii %s", quoteString(d.bytes))
+	}
+}
+
+// builder is an emitter that assembles in memory.
+type builder struct{ b *asm.Builder }
+
+func (e builder) label(name string) { e.b.Label(name, diag.Pos{}) }
+func (e builder) comment(string)    {}
+func (e builder) blank()            {}
+func (e builder) inst(in *minst)    { buildInst(e.b, in) }
+
+func (e builder) data(d dataDef) {
+	if d.align > 1 {
+		e.b.Align(d.align, diag.Pos{})
+	}
+	e.b.DataLabel(d.name, diag.Pos{})
+	if len(d.bytes) > 0 {
+		e.b.Bytes(d.bytes)
+	}
+}
+
+// tee is an emitter that writes the text and builds the program.
+type tee struct {
+	w *asmWriter
+	b builder
+}
+
+func (e tee) label(name string) { e.w.label(name); e.b.label(name) }
+func (e tee) comment(s string)  { e.w.comment(s) }
+func (e tee) blank()            { e.w.blank() }
+func (e tee) inst(in *minst)    { e.w.inst(in); e.b.inst(in) }
+func (e tee) data(d dataDef)    { e.w.data(d); e.b.data(d) }
 
 func (w *asmWriter) String() string { return string(w.b) }
 
@@ -58,8 +127,8 @@ func (w *asmWriter) end() { w.b = append(w.b, '\n') }
 
 // finish rewrites the allocated code onto machine registers, adds the saves
 // around calls and the epilogues, cleans up jumps and writes the
-// function's assembly to w.
-func (l *fnLower) finish(a *allocation, w *asmWriter) {
+// function's code to w.
+func (l *fnLower) finish(a *allocation, w emitter) {
 	phys := func(r reg) reg {
 		if r.virtual() {
 			return a.assign[r-firstVirtual]
@@ -187,7 +256,71 @@ func (l *fnLower) finish(a *allocation, w *asmWriter) {
 
 	w.label(l.f.Name)
 	for _, in := range out {
-		writeInst(w, in)
+		w.inst(in)
+	}
+}
+
+// buildInst assembles one instruction into b: the instruction writeInst
+// writes, as fasm would assemble it.
+func buildInst(b *asm.Builder, in *minst) {
+	r := func(x reg) uint8 {
+		if x.virtual() || x < 0 {
+			b.Errorf(diag.Pos{}, codeInternal, "internal error: %s reaches the program", x)
+		}
+		return uint8(x)
+	}
+	op := func() bytecode.Opcode {
+		info := bytecode.LookupName(in.name)
+		if info == nil {
+			b.Errorf(diag.Pos{}, codeInternal, "internal error: unknown instruction %q", in.name)
+			return bytecode.NOP
+		}
+		return info.Op
+	}
+	switch in.op {
+	case mLabel:
+		b.Label(in.sym, diag.Pos{})
+	case mMove:
+		u := r(in.uses[0])
+		b.Inst(bytecode.Inst{Op: bytecode.OR, A: r(in.defs[0]), B: u, C: u})
+	case mLI:
+		if in.sym != "" {
+			b.InstRef(bytecode.Inst{Op: bytecode.LI, A: r(in.defs[0])}, in.sym, diag.Pos{})
+		} else {
+			b.Inst(bytecode.Inst{Op: bytecode.LI, A: r(in.defs[0]), Imm: uint64(in.imm)})
+		}
+	case mALU:
+		b.Inst(bytecode.Inst{Op: op(), A: r(in.defs[0]), B: r(in.uses[0]), C: r(in.uses[1])})
+	case mUnary:
+		b.Inst(bytecode.Inst{Op: op(), A: r(in.defs[0]), B: r(in.uses[0])})
+	case mLoad:
+		b.Inst(bytecode.Inst{Op: op(), A: r(in.defs[0]), B: r(in.uses[0]), Imm: uint64(uint32(in.imm))})
+	case mStore:
+		b.Inst(bytecode.Inst{Op: op(), A: r(in.uses[0]), B: r(in.uses[1]), Imm: uint64(uint32(in.imm))})
+	case mJmp:
+		b.InstRef(bytecode.Inst{Op: bytecode.JMP}, in.sym, diag.Pos{})
+	case mJcc:
+		j := bytecode.Inst{Op: op(), A: r(in.uses[0])}
+		if len(in.uses) > 1 {
+			j.B = r(in.uses[1])
+		}
+		b.InstRef(j, in.sym, diag.Pos{})
+	case mCall:
+		b.InstRef(bytecode.Inst{Op: bytecode.CALL}, in.sym, diag.Pos{})
+	case mRet:
+		b.Inst(bytecode.Inst{Op: bytecode.RET})
+	case mHalt:
+		b.Inst(bytecode.Inst{Op: bytecode.HALT})
+	case mFault:
+		b.Inst(bytecode.Inst{Op: bytecode.FAULT, Imm: uint64(uint32(in.imm))})
+	case mPush:
+		b.Inst(bytecode.Inst{Op: bytecode.PUSH, A: r(in.uses[0])})
+	case mPop:
+		b.Inst(bytecode.Inst{Op: bytecode.POP, A: r(in.defs[0])})
+	case mAsm:
+		// Checked by lowerAsm: what is wrong here shows as an internal
+		// error when the program is assembled.
+		b.Source("asm", []byte(in.text))
 	}
 }
 
@@ -242,6 +375,8 @@ func writeInst(w *asmWriter, in *minst) {
 		w.sym(in.sym)
 	case mRet:
 		w.op("RET")
+	case mHalt:
+		w.op("HALT")
 	case mFault:
 		w.op("FAULT")
 		w.int(in.imm)

@@ -1,6 +1,6 @@
 // Package forge is the Forge Machine backend: it lowers a verified IR
-// module to Forge assembly (docs/fasm.md) that frontend/fasm assembles
-// into an FRGP program.
+// module to a Forge program, assembled in memory by forge/asm, or to its
+// Forge assembly text (docs/fasm.md) for --emit asm.
 //
 // The pipeline per function is: lowering of the structured IR to a linear
 // machine-level code over virtual registers (lower.go), dead-code removal
@@ -16,9 +16,9 @@ import (
 	"strconv"
 	"unsafe"
 
+	"github.com/genesis-toolchain/genesis/forge/asm"
 	"github.com/genesis-toolchain/genesis/forge/bytecode"
 	"github.com/genesis-toolchain/genesis/frontend/diag"
-	"github.com/genesis-toolchain/genesis/frontend/fasm"
 	"github.com/genesis-toolchain/genesis/internal/graph"
 	"github.com/genesis-toolchain/genesis/internal/par"
 	"github.com/genesis-toolchain/genesis/ir"
@@ -71,9 +71,27 @@ func Compile(m *ir.Module) (string, diag.List) {
 	return CompileOptions(m, Options{})
 }
 
-// CompileOptions is Compile with explicit Options.
+// CompileOptions is Compile with explicit Options: the text --emit asm
+// prints.
 func CompileOptions(m *ir.Module, opts Options) (string, diag.List) {
-	return newCompiler(m, opts).compile()
+	out := &output{text: &asmWriter{}}
+	diags := newCompiler(m, opts).compile(out)
+	if diags.HasErrors() {
+		return "", diags
+	}
+	return unsafe.String(unsafe.SliceData(out.text.b), len(out.text.b)), diags // out.text.b is not written again
+}
+
+// BuildOptions compiles m into a program, assembled in memory (forge/asm),
+// with explicit Options; file names the program in messages. The program
+// is the one CompileOptions's text assembles to. When the returned list
+// holds errors the program is nil. Inline asm blocks are read with the
+// text syntax frontend/fasm registers in forge/asm (asm.RegisterSyntax):
+// a program that compiles them links frontend/fasm, as the compiler does;
+// without it they are reported as errors.
+func BuildOptions(m *ir.Module, file string, opts Options) (*bytecode.Program, diag.List) {
+	p, _, diags := newCompiler(m, opts).build(file, nil)
+	return p, diags
 }
 
 func newCompiler(m *ir.Module, opts Options) *compiler {
@@ -84,11 +102,35 @@ func newCompiler(m *ir.Module, opts Options) *compiler {
 	return &compiler{m: m, opts: opts, names: newNames(m), clobbers: map[string]regSet{}, done: map[string]bool{}, stacks: map[string]*FuncStack{}}
 }
 
-// Build compiles m and assembles the result: the assembly text, and the
-// program when there are no errors.
+// Build compiles m with the default Options: the assembly text, and the
+// program, assembled in memory, when there are no errors. The text
+// assembles to the program (tests check it).
 func Build(m *ir.Module, file string) (string, *bytecode.Program, diag.List) {
-	text, p, _, diags := BuildStack(m, file)
-	return text, p, diags
+	text := &asmWriter{}
+	p, _, diags := newCompiler(m, Options{}).build(file, text)
+	if p == nil {
+		return "", nil, diags
+	}
+	return string(text.b), p, diags
+}
+
+// build compiles the module into a program, and into text as well when
+// text is not nil, and returns the program with the stack use of its
+// functions.
+func (c *compiler) build(file string, text *asmWriter) (*bytecode.Program, *StackUse, diag.List) {
+	out := &output{text: text, build: asm.New(file)}
+	diags := c.compile(out)
+	if diags.HasErrors() {
+		return nil, nil, diags
+	}
+	p, adiags := out.build.Program()
+	if adiags.HasErrors() {
+		for _, d := range adiags {
+			diags.Errorf(diag.Pos{File: file}, codeInternal, "internal error: the generated program does not assemble: %s", d.Error())
+		}
+		return nil, nil, diags
+	}
+	return p, &StackUse{Funcs: c.stacks}, diags
 }
 
 // compiler holds the module-wide state of one compilation.
@@ -245,11 +287,42 @@ func (c *compiler) numberFuncRefs() {
 	}
 }
 
-func (c *compiler) compile() (string, diag.List) {
+// output is where compiled code goes: text for --emit asm, a Builder
+// for the program, or both (Build, whose text tests compare).
+type output struct {
+	text  *asmWriter
+	build *asm.Builder
+}
+
+// newOutput returns an empty output of the kinds o has.
+func (o *output) newOutput() *output {
+	n := &output{}
+	if o.text != nil {
+		n.text = &asmWriter{}
+	}
+	if o.build != nil {
+		n.build = asm.NewFragment()
+	}
+	return n
+}
+
+// emitter returns the emitter that writes into o.
+func (o *output) emitter() emitter {
+	switch {
+	case o.text != nil && o.build != nil:
+		return tee{o.text, builder{o.build}}
+	case o.text != nil:
+		return o.text
+	}
+	return builder{o.build}
+}
+
+// compile lowers the module into out: its text, its program or both.
+func (c *compiler) compile(out *output) diag.List {
 	main := c.m.Func("main")
 	if main == nil {
 		c.diags.Errorf(diag.Pos{File: c.m.SourceFile()}, codeCodegen, "the module has no function main, where the program starts")
-		return "", c.diags
+		return c.diags
 	}
 	c.file = c.m.SourceFile() // before compileFuncs, which may drop bodies
 	if len(main.Params) > 0 {
@@ -259,29 +332,41 @@ func (c *compiler) compile() (string, diag.List) {
 	start := c.names.unique("_start")
 
 	c.overflow = c.names.unique("__shadow_overflow")
-	out := c.compileFuncs()
+	funcs := c.compileFuncs(out)
 	if !c.usesOverflow {
 		c.overflow = ""
 	}
 	c.reportUnsupported()
 	if c.diags.HasErrors() {
 		c.diags.Sort()
-		return "", c.diags
+		return c.diags
 	}
 
-	// One buffer for the program, sized up front, and each function's
-	// text released once copied: the program's assembly is held once,
-	// not in pieces, a doubling buffer and a string at the same time.
-	size := 4096
-	for _, fw := range out {
-		size += len(fw.b) + 1
+	if out.text != nil {
+		// One buffer for the program, sized up front, and each
+		// function's text released once copied: the program's assembly
+		// is held once, not in pieces, a doubling buffer and a string at
+		// the same time.
+		size := 4096
+		for _, fo := range funcs {
+			size += len(fo.text.b) + 1
+		}
+		for _, d := range c.m.Data {
+			size += 64 + 4*len(d.Bytes)
+		}
+		out.text.b = make([]byte, 0, size)
+		out.text.comment("generated by genesis backend/forge")
+		out.text.line(".text")
 	}
-	for _, d := range c.m.Data {
-		size += 64 + 4*len(d.Bytes)
+	if out.build != nil {
+		code, names := 4096, 64
+		for _, fo := range funcs {
+			code += int(fo.build.CodeSize())
+			names += fo.build.Names()
+		}
+		out.build.Reserve(code, names)
 	}
-	w := asmWriter{b: make([]byte, 0, size)}
-	w.comment("generated by genesis backend/forge")
-	w.line(".text")
+	w := out.emitter()
 	w.label(start)
 	if c.usesFrames {
 		// The shadow stack's place comes from the machine (docs/forge.md,
@@ -290,44 +375,47 @@ func (c *compiler) compile() (string, diag.List) {
 		// not below heap_start (r254 until here). Signed: with a heap of
 		// less than FrameSize, top − FrameSize is negative.
 		ok := c.names.unique(start + ".frames")
-		w.ins("OR %s, %s, %s", rShadowLimit, rFrame, rFrame)
-		w.ins("LI %s, %d", rScratch0, -maxFrameAlign)
-		w.ins("AND %s, %s, %s", rFrame, rReserved, rScratch0)
-		w.ins("LI %s, %d", rScratch0, c.opts.FrameSize)
-		w.ins("SUB %s, %s, %s", rScratch1, rFrame, rScratch0)
-		w.ins("JLTS %s, %s, %s", rScratch1, rShadowLimit, quoteName(ok))
-		w.ins("OR %s, %s, %s", rShadowLimit, rScratch1, rScratch1)
+		w.inst(&minst{op: mMove, defs: []reg{rShadowLimit}, uses: []reg{rFrame}})
+		w.inst(&minst{op: mLI, defs: []reg{rScratch0}, imm: -maxFrameAlign})
+		w.inst(&minst{op: mALU, name: "AND", defs: []reg{rFrame}, uses: []reg{rReserved, rScratch0}})
+		w.inst(&minst{op: mLI, defs: []reg{rScratch0}, imm: int64(c.opts.FrameSize)})
+		w.inst(&minst{op: mALU, name: "SUB", defs: []reg{rScratch1}, uses: []reg{rFrame, rScratch0}})
+		w.inst(&minst{op: mJcc, name: "JLTS", uses: []reg{rScratch1, rShadowLimit}, sym: ok})
+		w.inst(&minst{op: mMove, defs: []reg{rShadowLimit}, uses: []reg{rScratch1}})
 		w.label(ok)
 	}
-	w.ins("CALL %s", quoteName("main"))
-	w.ins("HALT")
+	w.inst(&minst{op: mCall, sym: "main"})
+	w.inst(&minst{op: mHalt})
 	for _, f := range c.m.Funcs {
-		w.line("")
-		if fw := out[f.Name]; fw != nil {
-			w.b = append(w.b, fw.b...)
-			fw.b = nil
+		w.blank()
+		fo := funcs[f.Name]
+		if fo == nil {
+			continue
+		}
+		if out.text != nil {
+			out.text.b = append(out.text.b, fo.text.b...)
+			fo.text.b = nil
+		}
+		if out.build != nil {
+			out.build.Append(fo.build)
 		}
 	}
-	c.writeDispatches(&w)
+	c.writeDispatches(w)
 	if c.overflow != "" {
-		w.line("")
+		w.blank()
 		w.label(c.overflow)
-		w.ins("FAULT %d", faultShadowOverflow)
+		w.inst(&minst{op: mFault, imm: faultShadowOverflow})
 	}
 	if len(c.m.Data) > 0 {
-		w.line("")
-		w.line(".data")
+		w.blank()
+		if out.text != nil {
+			out.text.line(".data")
+		}
 		for _, d := range c.m.Data {
-			if d.Align > 1 {
-				w.ins(".align %d", d.Align)
-			}
-			w.label(d.Name)
-			if len(d.Bytes) > 0 {
-				w.ins(".ascii %s", quoteString(d.Bytes))
-			}
+			w.data(dataDef{name: d.Name, align: uint64(d.Align), bytes: d.Bytes})
 		}
 	}
-	return unsafe.String(unsafe.SliceData(w.b), len(w.b)), c.diags // w.b is not written again
+	return c.diags
 }
 
 // compileFuncs compiles every function, callees before callers, so that a
@@ -339,7 +427,7 @@ func (c *compiler) compile() (string, diag.List) {
 // c.done and c.clobbers of earlier waves); what they find is merged in
 // module order when the wave ends, so the output does not depend on
 // scheduling. It returns each function's assembly.
-func (c *compiler) compileFuncs() map[string]*asmWriter {
+func (c *compiler) compileFuncs(out *output) map[string]*output {
 	calls := c.m.CallGraph()
 	comps := graph.SCC(len(calls), func(v int) []int { return calls[v] })
 	sccs := make([][]*ir.Func, len(comps))
@@ -366,10 +454,10 @@ func (c *compiler) compileFuncs() map[string]*asmWriter {
 		waves[wave[i]] = append(waves[wave[i]], i)
 	}
 
-	out := map[string]*asmWriter{}
+	funcs := map[string]*output{}
 	for _, members := range waves {
 		results := make([]sccResult, len(members))
-		par.Do(len(members), len(members), func(k int) { results[k] = c.compileSCC(sccs[members[k]]) })
+		par.Do(len(members), len(members), func(k int) { results[k] = c.compileSCC(sccs[members[k]], out) })
 		for k, i := range members {
 			r := &results[k]
 			for _, f := range sccs[i] {
@@ -387,14 +475,14 @@ func (c *compiler) compileFuncs() map[string]*asmWriter {
 				for name := range l.labels {
 					c.names.used[name] = true
 				}
-				if l.asm != nil {
-					out[l.f.Name] = l.asm
+				if l.out != nil {
+					funcs[l.f.Name] = l.out
 					c.stacks[l.f.Name] = l.stack
 				}
 			}
 		}
 	}
-	return out
+	return funcs
 }
 
 // sccResult is what compiling one component produced.
@@ -407,7 +495,7 @@ type sccResult struct {
 // connected component of the call graph. A call within the component
 // counts as changing every register; the component's clobber set is the
 // union of its members'.
-func (c *compiler) compileSCC(scc []*ir.Func) sccResult {
+func (c *compiler) compileSCC(scc []*ir.Func, out *output) sccResult {
 	var r sccResult
 	var allocs []*allocation
 	for _, f := range scc {
@@ -425,8 +513,8 @@ func (c *compiler) compileSCC(scc []*ir.Func) sccResult {
 	}
 	for k, l := range r.lowers {
 		if allocs[k] != nil {
-			l.asm = &asmWriter{}
-			l.finish(allocs[k], l.asm)
+			l.out = out.newOutput()
+			l.finish(allocs[k], l.out.emitter())
 		}
 		allocs[k] = nil
 		l.release()
@@ -469,7 +557,7 @@ func (c *compiler) clobberOf(in *minst) regSet {
 // call_indirect: the index arrives in r250; the routine checks it is one
 // of the type's functions (else FAULT 1), finds it by binary search and
 // jumps to it, so the function returns straight to the caller.
-func (c *compiler) writeDispatches(w *asmWriter) {
+func (c *compiler) writeDispatches(w emitter) {
 	var keys []string
 	for k := range c.dispatches {
 		keys = append(keys, k)
@@ -484,31 +572,31 @@ func (c *compiler) writeDispatches(w *asmWriter) {
 		if bad == "" {
 			bad = c.names.unique("__bad_funcref")
 		}
-		w.line("")
+		w.blank()
 		w.comment("call_indirect of " + k)
 		w.label(d.label)
 		n := len(d.funcs)
 		if n == 0 {
-			w.ins("JMP %s", quoteName(bad))
+			w.inst(&minst{op: mJmp, sym: bad})
 			continue
 		}
-		w.ins("LI %s, %d", rScratch1, d.base)
-		w.ins("SUB %s, %s, %s", rScratch0, rScratch0, rScratch1)
-		w.ins("LI %s, %d", rScratch1, n)
+		w.inst(&minst{op: mLI, defs: []reg{rScratch1}, imm: int64(d.base)})
+		w.inst(&minst{op: mALU, name: "SUB", defs: []reg{rScratch0}, uses: []reg{rScratch0, rScratch1}})
+		w.inst(&minst{op: mLI, defs: []reg{rScratch1}, imm: int64(n)})
 		ok := c.names.unique(d.label + ".ok")
-		w.ins("JLT %s, %s, %s", rScratch0, rScratch1, quoteName(ok))
-		w.ins("JMP %s", quoteName(bad))
+		w.inst(&minst{op: mJcc, name: "JLT", uses: []reg{rScratch0, rScratch1}, sym: ok})
+		w.inst(&minst{op: mJmp, sym: bad})
 		w.label(ok)
 		var search func(lo, hi int)
 		search = func(lo, hi int) {
 			if lo == hi {
-				w.ins("JMP %s", quoteName(d.funcs[lo]))
+				w.inst(&minst{op: mJmp, sym: d.funcs[lo]})
 				return
 			}
 			mid := (lo + hi + 1) / 2
 			left := c.names.unique(fmt.Sprintf("%s.%d", d.label, mid))
-			w.ins("LI %s, %d", rScratch1, mid)
-			w.ins("JLT %s, %s, %s", rScratch0, rScratch1, quoteName(left))
+			w.inst(&minst{op: mLI, defs: []reg{rScratch1}, imm: int64(mid)})
+			w.inst(&minst{op: mJcc, name: "JLT", uses: []reg{rScratch0, rScratch1}, sym: left})
 			search(mid, hi)
 			w.label(left)
 			search(lo, mid-1)
@@ -517,17 +605,14 @@ func (c *compiler) writeDispatches(w *asmWriter) {
 	}
 	if bad != "" {
 		w.label(bad)
-		w.ins("FAULT %d", faultBadFuncRef)
+		w.inst(&minst{op: mFault, imm: faultBadFuncRef})
 	}
 }
 
 // quoteName returns a label as fasm reads it: bare when it has the name
 // form, else quoted.
 func quoteName(s string) string {
-	if fasm.IsIdent(s) {
-		return s
-	}
-	return quoteString([]byte(s))
+	return asm.QuoteName(s)
 }
 
 // quoteString returns b as a fasm string literal.

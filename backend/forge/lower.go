@@ -47,8 +47,8 @@ type fnLower struct {
 	unsupported    []unsupported // what it cannot compile, reported once per cause (compiler.unsupported)
 	usesFrames     bool
 	usesOverflow   bool
-	usedDispatches []string   // type keys of the dispatches called
-	asm            *asmWriter // the function's assembly, when it compiled
+	usedDispatches []string // type keys of the dispatches called
+	out            *output  // the function's code, when it compiled
 }
 
 // target is what break and continue of one label jump to.

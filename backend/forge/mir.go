@@ -80,6 +80,7 @@ const (
 	mFault              // FAULT imm
 	mPush               // PUSH uses[0]
 	mPop                // POP defs[0]
+	mHalt               // HALT: only in the program's start routine
 )
 
 // minst is one machine-level instruction. Before register allocation its

@@ -5,7 +5,6 @@ import (
 
 	"github.com/genesis-toolchain/genesis/forge/bytecode"
 	"github.com/genesis-toolchain/genesis/frontend/diag"
-	"github.com/genesis-toolchain/genesis/frontend/fasm"
 	"github.com/genesis-toolchain/genesis/ir"
 )
 
@@ -56,23 +55,11 @@ type InstrStack struct {
 	Depth int64
 }
 
-// BuildStack is Build that also returns the program's use of the stacks.
-// The figures are those of the program Build assembles: the instructions
-// are m's own.
-func BuildStack(m *ir.Module, file string) (string, *bytecode.Program, *StackUse, diag.List) {
-	c := newCompiler(m, Options{})
-	text, diags := c.compile()
-	if diags.HasErrors() {
-		return "", nil, nil, diags
-	}
-	p, adiags := fasm.Assemble(file, []byte(text))
-	if adiags.HasErrors() {
-		for _, d := range adiags {
-			diags.Errorf(diag.Pos{File: file}, codeInternal, "the generated assembly does not assemble: %s", d.Error())
-		}
-		return text, nil, nil, diags
-	}
-	return text, p, &StackUse{Funcs: c.stacks}, diags
+// BuildStack compiles m into a program, as BuildOptions does with the
+// default Options, and returns the program's use of the stacks too. The
+// figures are those of the program: the instructions are m's own.
+func BuildStack(m *ir.Module, file string) (*bytecode.Program, *StackUse, diag.List) {
+	return newCompiler(m, Options{}).build(file, nil)
 }
 
 // stackUse follows the function's final code, as the machine runs it,

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/genesis-toolchain/genesis/backend/forge"
+	"github.com/genesis-toolchain/genesis/forge/asm"
 	"github.com/genesis-toolchain/genesis/ir"
 )
 
@@ -42,7 +43,7 @@ func @main() -> i64 {
 	if diags := ir.Verify(m); diags.HasErrors() {
 		t.Fatal(diags.Error())
 	}
-	text, _, stack, diags := forge.BuildStack(m, "count.s.fasm")
+	p, stack, diags := forge.BuildStack(m, "count.s.fasm")
 	if diags.HasErrors() {
 		t.Fatal(diags.Error())
 	}
@@ -74,6 +75,6 @@ func @main() -> i64 {
 		t.Errorf("main's call: %+v, want %+v", got, want)
 	}
 	if t.Failed() {
-		t.Log(text)
+		t.Log(asm.Disassemble(p))
 	}
 }

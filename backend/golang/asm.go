@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/genesis-toolchain/genesis/backend/internal/machine"
+	"github.com/genesis-toolchain/genesis/backend/internal/memlayout"
 	"github.com/genesis-toolchain/genesis/forge/bytecode"
 	"github.com/genesis-toolchain/genesis/ir"
 )
@@ -16,7 +16,7 @@ import (
 // sign-extended); out registers are brought to the result's type as the
 // IR defines it (the low bits of a narrow integer, nonzero for a bool).
 func (fg *funcGen) asm(in *ir.Instr) {
-	insts, err := machine.DecodeAsm(in.Str)
+	insts, err := memlayout.DecodeAsm(in.Str)
 	if err != nil {
 		fg.g.diags.Errorf(in.Pos, "0x0804", "inline assembly does not translate to Go: %v", err)
 		return
@@ -97,14 +97,14 @@ func (fg *funcGen) asm(in *ir.Instr) {
 	fg.printf("}")
 }
 
-func (fg *funcGen) asmInst(in *ir.Instr, x machine.AsmInst) {
+func (fg *funcGen) asmInst(in *ir.Instr, x memlayout.AsmInst) {
 	binop := map[bytecode.Opcode]string{bytecode.ADD: "+", bytecode.SUB: "-", bytecode.MUL: "*", bytecode.AND: "&", bytecode.OR: "|", bytecode.XOR: "^"}
 	switch x.Op {
 	case bytecode.ADD, bytecode.SUB, bytecode.MUL, bytecode.AND, bytecode.OR, bytecode.XOR:
 		fg.printf("r%d = r%d %s r%d", x.A, x.B, binop[x.Op], x.C)
 	case bytecode.DIV, bytecode.MOD, bytecode.DIVS, bytecode.MODS:
 		fg.printf("if r%d == 0 {", x.C)
-		fg.printf("\tm.faultCode(%d, 0)", machine.FaultDivideByZero)
+		fg.printf("\tm.faultCode(%d, 0)", memlayout.FaultDivideByZero)
 		fg.printf("}")
 		op := "/"
 		if x.Op == bytecode.MOD || x.Op == bytecode.MODS {
@@ -142,7 +142,7 @@ func (fg *funcGen) asmInst(in *ir.Instr, x machine.AsmInst) {
 	case bytecode.HALT:
 		fg.printf("m.exit(0)")
 	case bytecode.FAULT:
-		fg.printf("m.faultCode(%d, %d)", machine.FaultUser, x.Imm)
+		fg.printf("m.faultCode(%d, %d)", memlayout.FaultUser, x.Imm)
 	case bytecode.NOP, bytecode.TICK:
 	case bytecode.BUDGET:
 		// Go code is not metered: the budget never runs out.
@@ -171,7 +171,7 @@ func (fg *funcGen) asmInst(in *ir.Instr, x machine.AsmInst) {
 		}
 		// CALL pushes the return address.
 		fg.printf("if asp < heapEnd+8 {")
-		fg.printf("\tpanic(fault{%d, 0})", machine.FaultStackOverflow)
+		fg.printf("\tpanic(fault{%d, 0})", memlayout.FaultStackOverflow)
 		fg.printf("}")
 		call := fmt.Sprintf("%s(m, asp-8%s)", funcName(x.Callee), args)
 		if len(f.Results) == 0 {

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	forge "github.com/genesis-toolchain/genesis/backend/forge"
-	"github.com/genesis-toolchain/genesis/backend/internal/machine"
+	"github.com/genesis-toolchain/genesis/backend/internal/memlayout"
 	"github.com/genesis-toolchain/genesis/frontend/diag"
 	"github.com/genesis-toolchain/genesis/ir"
 )
@@ -35,7 +35,7 @@ type funcGen struct {
 }
 
 // activation is one run of a standalone function's body: the function
-// itself or a copy of it (machine.Unrolled), whose Go names carry a
+// itself or a copy of it (memlayout.Unrolled), whose Go names carry a
 // suffix of their own.
 type activation struct {
 	suffix string // of the Go names of the copy's values, vars and labels
@@ -190,7 +190,7 @@ func (fg *funcGen) activate(args []string) {
 		frame := "frame" + fg.act.suffix
 		fg.printf("%s := %s - %d", frame, fg.act.frame, fg.stack.Frame)
 		fg.printf("if int64(%s) < int64(frameLimit) {", frame) // signed, as the Forge prologue compares
-		fg.printf("\tpanic(fault{%d, %d})", machine.FaultUser, machine.UserFrameOverflow)
+		fg.printf("\tpanic(fault{%d, %d})", memlayout.FaultUser, memlayout.UserFrameOverflow)
 		fg.printf("}")
 		fg.printf("m.fp = %s", frame)
 		fg.act.frame = frame
@@ -210,14 +210,14 @@ func (fg *funcGen) activate(args []string) {
 func (fg *funcGen) stackCheck(need int64) {
 	if need > fg.act.stackChecked {
 		fg.printf("if sp < heapEnd+%d {", need+fg.act.spOff)
-		fg.printf("\tpanic(fault{%d, 0})", machine.FaultStackOverflow)
+		fg.printf("\tpanic(fault{%d, 0})", memlayout.FaultStackOverflow)
 		fg.printf("}")
 		fg.act.stackChecked = need
 	}
 }
 
 // unrolledCall writes in, a call of the function to itself, as a copy of
-// its body (machine.Unrolled): a Go block holding a new activation, whose
+// its body (memlayout.Unrolled): a Go block holding a new activation, whose
 // stack pointer is the callee's, and whose returns assign the call's
 // results and jump past the block.
 func (fg *funcGen) unrolledCall(in *ir.Instr) {
@@ -507,7 +507,7 @@ func (fg *funcGen) instr(in *ir.Instr, yieldTo *owner) {
 		fg.printf("%s = %s", fg.local(in.Local), a(0))
 
 	case ir.OpCall:
-		if fg.g.standalone && in.Sym == fg.f.Name && fg.g.unrolled[in.Sym] && fg.act.level < machine.UnrollLevels {
+		if fg.g.standalone && in.Sym == fg.f.Name && fg.g.unrolled[in.Sym] && fg.act.level < memlayout.UnrollLevels {
 			fg.unrolledCall(in)
 			break
 		}

@@ -25,7 +25,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/genesis-toolchain/genesis/backend/internal/machine"
+	"github.com/genesis-toolchain/genesis/backend/internal/memlayout"
 	"github.com/genesis-toolchain/genesis/frontend/diag"
 	"github.com/genesis-toolchain/genesis/ir"
 )
@@ -99,8 +99,8 @@ type generator struct {
 	// (asm.go) rather than refused, and the Forge program's use of the
 	// stacks (layout.Stack) is charged.
 	standalone bool
-	layout     *machine.Layout
-	unrolled   map[string]bool // functions whose calls to themselves are expanded (machine.Unrolled)
+	layout     *memlayout.Layout
+	unrolled   map[string]bool // functions whose calls to themselves are expanded (memlayout.Unrolled)
 }
 
 type siteDecl struct {

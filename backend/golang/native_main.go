@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"go/format"
 
-	"github.com/genesis-toolchain/genesis/backend/internal/machine"
+	"github.com/genesis-toolchain/genesis/backend/internal/memlayout"
 	"github.com/genesis-toolchain/genesis/frontend/diag"
 	"github.com/genesis-toolchain/genesis/ir"
 )
@@ -40,7 +40,7 @@ type StandaloneOptions struct {
 // standard output, standard error and standard input, and inline asm
 // blocks are translated instruction by instruction (asm.go).
 func GenerateStandalone(m *ir.Module, opts StandaloneOptions) ([]File, diag.List) {
-	layout, diags := machine.Of(m, opts.Source)
+	layout, diags := memlayout.Of(m, opts.Source)
 	if diags.HasErrors() {
 		return nil, diags
 	}
@@ -49,7 +49,7 @@ func GenerateStandalone(m *ir.Module, opts StandaloneOptions) ([]File, diag.List
 		pkg = "main"
 	}
 	g := &generator{m: m, opts: Options{Source: opts.Source, Package: pkg, Main: pkg == "main"}, funcs: m.FuncMap(), standalone: true,
-		layout: layout, unrolled: machine.Unrolled(m)}
+		layout: layout, unrolled: memlayout.Unrolled(m)}
 	if main := g.funcs["main"]; main != nil && len(main.Params) > 0 {
 		g.diags.Errorf(main.Pos, codeUnsupported, "function main of a Genesis program takes no parameter")
 	}
@@ -87,7 +87,7 @@ func GenerateStandalone(m *ir.Module, opts StandaloneOptions) ([]File, diag.List
 
 // standaloneProgram writes package main: the functions, then the machine
 // they run on.
-func (g *generator) standaloneProgram(layout *machine.Layout) []byte {
+func (g *generator) standaloneProgram(layout *memlayout.Layout) []byte {
 	var body []byte
 	for _, f := range g.m.Funcs {
 		fg := &funcGen{g: g, f: f}
@@ -119,7 +119,7 @@ func (g *generator) standaloneProgram(layout *machine.Layout) []byte {
 	}
 	g.printf("\t}()\n")
 	// _start's CALL main pushes a return address.
-	g.printf("\tif memory-heapEnd < 8 {\n\t\tpanic(fault{%d, 0})\n\t}\n", machine.FaultStackOverflow)
+	g.printf("\tif memory-heapEnd < 8 {\n\t\tpanic(fault{%d, 0})\n\t}\n", memlayout.FaultStackOverflow)
 	g.printf("\t%s(m, memory-8)\n\tm.exit(0)\n}\n\n", funcName("main"))
 	if len(g.funcRefs) > 0 {
 		g.printf("// funcTable holds the functions that func_ref names; a function\n// reference is an index into it, 0 being no function.\nvar funcTable []any\n\nfunc init() {\n\tfuncTable = []any{nil")
@@ -129,8 +129,8 @@ func (g *generator) standaloneProgram(layout *machine.Layout) []byte {
 		g.printf("}\n}\n\n")
 	}
 	g.printf("// image is the initial content of memory from address 0: the Forge\n// program's code and data, read-only.\nconst image = %q\n\n", string(layout.Image))
-	g.printf(standaloneMachine, layout.HeapStart, machine.DefaultMemory, machine.DefaultStack, machine.MaxMemory,
-		machine.FrameAlign, machine.FrameSize)
+	g.printf(standaloneMachine, layout.HeapStart, memlayout.DefaultMemory, memlayout.DefaultStack, memlayout.MaxMemory,
+		memlayout.FrameAlign, memlayout.FrameSize)
 	g.b.Write(body)
 	return g.b.Bytes()
 }

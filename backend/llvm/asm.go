@@ -1,7 +1,7 @@
 package llvm
 
 import (
-	"github.com/genesis-toolchain/genesis/backend/internal/machine"
+	"github.com/genesis-toolchain/genesis/backend/internal/memlayout"
 	"github.com/genesis-toolchain/genesis/forge/bytecode"
 	gir "github.com/genesis-toolchain/genesis/ir"
 	"github.com/llir/llvm/ir/constant"
@@ -25,7 +25,7 @@ const codeAsm = "0x0804"
 // canonical 64-bit form, out registers are brought back to the result's
 // type as the IR defines it.
 func (fg *fnGen) asm(in *gir.Instr) {
-	insts, err := machine.DecodeAsm(in.Str)
+	insts, err := memlayout.DecodeAsm(in.Str)
 	if err != nil {
 		fg.g.diags.Errorf(in.Pos, codeAsm, "inline assembly does not translate to native code: %v", err)
 		return
@@ -94,11 +94,11 @@ func (fg *fnGen) asm(in *gir.Instr) {
 		case bytecode.STOREW:
 			fg.store(gir.I64, fg.address(reg(x.B), x.Offset(), 8, true), reg(x.A))
 		case bytecode.PUSH:
-			fg.check(b.NewICmp(enum.IPredULT, b.NewSub(sp, heapEnd), i64(8)), machine.FaultStackOverflow, 0)
+			fg.check(b.NewICmp(enum.IPredULT, b.NewSub(sp, heapEnd), i64(8)), memlayout.FaultStackOverflow, 0)
 			sp = fg.cur.NewSub(sp, i64(8))
 			fg.store(gir.I64, sp, reg(x.A))
 		case bytecode.POP:
-			fg.check(b.NewICmp(enum.IPredUGT, sp, b.NewSub(fg.machineValue(fg.g.memory), i64(8))), machine.FaultStackUnderflow, 0)
+			fg.check(b.NewICmp(enum.IPredUGT, sp, b.NewSub(fg.machineValue(fg.g.memory), i64(8))), memlayout.FaultStackUnderflow, 0)
 			regs[x.A] = fg.load(gir.I64, sp)
 			sp = fg.cur.NewAdd(sp, i64(8))
 		case bytecode.LI:
@@ -108,7 +108,7 @@ func (fg *fnGen) asm(in *gir.Instr) {
 			b.NewUnreachable()
 			fg.newBlock()
 		case bytecode.FAULT:
-			b.NewCall(fg.g.fault, i64(machine.FaultUser), i64(int64(x.Imm)))
+			b.NewCall(fg.g.fault, i64(memlayout.FaultUser), i64(int64(x.Imm)))
 			b.NewUnreachable()
 			fg.newBlock()
 		case bytecode.NOP, bytecode.TICK:
@@ -131,7 +131,7 @@ func (fg *fnGen) asm(in *gir.Instr) {
 			}
 			// CALL pushes the return address.
 			free := b.NewSub(sp, heapEnd)
-			fg.check(b.NewICmp(enum.IPredULT, free, i64(8)), machine.FaultStackOverflow, 0)
+			fg.check(b.NewICmp(enum.IPredULT, free, i64(8)), memlayout.FaultStackOverflow, 0)
 			args := []value.Value{fg.cur.NewSub(free, i64(8)), fg.frame}
 			for i, p := range f.Params {
 				args = append(args, fg.narrow(reg(uint8(i)), p.Type))

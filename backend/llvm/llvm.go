@@ -19,7 +19,7 @@ import (
 	"fmt"
 
 	forge "github.com/genesis-toolchain/genesis/backend/forge"
-	"github.com/genesis-toolchain/genesis/backend/internal/machine"
+	"github.com/genesis-toolchain/genesis/backend/internal/memlayout"
 	"github.com/genesis-toolchain/genesis/frontend/diag"
 	gir "github.com/genesis-toolchain/genesis/ir"
 	"github.com/llir/llvm/ir"
@@ -102,12 +102,12 @@ func (u *Unit) String() string { return u.mod.String() }
 // main, into the unit as the program named prefix. On errors the unit
 // must not be used.
 func (u *Unit) Add(m *gir.Module, file, prefix string) diag.List {
-	layout, diags := machine.Of(m, file)
+	layout, diags := memlayout.Of(m, file)
 	if diags.HasErrors() {
 		return diags
 	}
 	g := &gen{Unit: u, src: m, file: file, prefix: prefix, layout: layout, funcs: map[string]*ir.Func{}, fnIndex: map[string]int64{},
-		unrolled: machine.Unrolled(m)}
+		unrolled: memlayout.Unrolled(m)}
 	g.module()
 	return append(diags, g.diags...)
 }
@@ -118,13 +118,13 @@ type gen struct {
 	src    *gir.Module
 	file   string
 	prefix string
-	layout *machine.Layout
+	layout *memlayout.Layout
 	diags  diag.List
 
 	fnTable  *ir.Global // the functions func_ref names, by index - 1
 	funcs    map[string]*ir.Func
 	fnIndex  map[string]int64 // func_ref index of each referenced function, from 1
-	unrolled map[string]bool  // functions whose calls to themselves are expanded (machine.Unrolled)
+	unrolled map[string]bool  // functions whose calls to themselves are expanded (memlayout.Unrolled)
 }
 
 // llType is the LLVM type of an IR scalar type: integers as themselves,
@@ -269,8 +269,8 @@ func (g *gen) module() {
 	entry := m.NewFunc(g.prefix+"_main", types.Void)
 	b := entry.NewBlock("")
 	heapEnd := b.NewLoad(types.I64, g.heapEnd)
-	top := b.NewAnd(heapEnd, i64(-machine.FrameAlign))
-	limit := b.NewSub(top, i64(machine.FrameSize))
+	top := b.NewAnd(heapEnd, i64(-memlayout.FrameAlign))
+	limit := b.NewSub(top, i64(memlayout.FrameSize))
 	hs := i64(int64(g.layout.HeapStart))
 	below := b.NewICmp(enum.IPredSLT, limit, hs)
 	b.NewStore(b.NewSelect(below, hs, limit), g.frameLimit)
@@ -278,7 +278,7 @@ func (g *gen) module() {
 	overflow := b.NewICmp(enum.IPredULT, free, i64(8))
 	fail, run := entry.NewBlock(""), entry.NewBlock("")
 	b.NewCondBr(overflow, fail, run)
-	fail.NewCall(g.fault, i64(machine.FaultStackOverflow), i64(0))
+	fail.NewCall(g.fault, i64(memlayout.FaultStackOverflow), i64(0))
 	fail.NewUnreachable()
 	run.NewCall(g.funcs["main"], run.NewSub(free, i64(8)), top)
 	run.NewRet(nil)
@@ -382,7 +382,7 @@ func (fg *fnGen) machineValue(gl *ir.Global) value.Value {
 }
 
 // activation is one run of the function's body: the function itself, or
-// a copy of it standing for a call to itself (machine.Unrolled), which
+// a copy of it standing for a call to itself (memlayout.Unrolled), which
 // has stack figures, values, vars and a frame of its own.
 type activation struct {
 	sp      value.Value // the Forge Machine's stack pointer on entry, as the bytes free below it (sp − heap_end)
@@ -451,7 +451,7 @@ func (fg *fnGen) activate(sp, fp value.Value, args []value.Value, ret *target, l
 		// Signed, as the Forge prologue compares: a frame larger than
 		// what is left takes the pointer below zero.
 		frame := fg.cur.NewSub(fp, i64(fg.stack.Frame))
-		fg.check(fg.cur.NewICmp(enum.IPredSLT, frame, fg.machineValue(fg.g.frameLimit)), machine.FaultUser, machine.UserFrameOverflow)
+		fg.check(fg.cur.NewICmp(enum.IPredSLT, frame, fg.machineValue(fg.g.frameLimit)), memlayout.FaultUser, memlayout.UserFrameOverflow)
 		fg.frame = frame
 	}
 	for _, l := range fg.f.Locals {
@@ -468,13 +468,13 @@ func (fg *fnGen) activate(sp, fp value.Value, args []value.Value, ret *target, l
 // Forge program's PUSH or CALL would fault.
 func (fg *fnGen) stackCheck(need int64) {
 	if need > fg.stackChecked {
-		fg.check(fg.cur.NewICmp(enum.IPredULT, fg.sp, i64(need)), machine.FaultStackOverflow, 0)
+		fg.check(fg.cur.NewICmp(enum.IPredULT, fg.sp, i64(need)), memlayout.FaultStackOverflow, 0)
 		fg.stackChecked = need
 	}
 }
 
 // unrolledCall expands in, a call of the function to itself, into a copy
-// of its body (machine.Unrolled): a new activation whose stack pointer is
+// of its body (memlayout.Unrolled): a new activation whose stack pointer is
 // the callee's, whose returns arrive at the copy's exit with the call's
 // results.
 func (fg *fnGen) unrolledCall(in *gir.Instr, args []value.Value) {
@@ -678,7 +678,7 @@ func (fg *fnGen) instr(in *gir.Instr, own *target) {
 		b().NewStore(a(0), fg.vars[in.Local])
 
 	case gir.OpCall:
-		if in.Sym == fg.f.Name && fg.g.unrolled[in.Sym] && fg.level < machine.UnrollLevels {
+		if in.Sym == fg.f.Name && fg.g.unrolled[in.Sym] && fg.level < memlayout.UnrollLevels {
 			fg.unrolledCall(in, fg.args(in.Args))
 			break
 		}
@@ -687,7 +687,7 @@ func (fg *fnGen) instr(in *gir.Instr, own *target) {
 		sig := in.Args[0].Type.Sig()
 		if fg.g.fnTable == nil {
 			// No function is ever referenced: every reference is to none.
-			fg.cur.NewCall(fg.g.fault, i64(machine.FaultUser), i64(machine.UserBadFuncRef))
+			fg.cur.NewCall(fg.g.fault, i64(memlayout.FaultUser), i64(memlayout.UserBadFuncRef))
 			fg.cur.NewUnreachable()
 			for _, r := range in.Results {
 				fg.vals[r] = constant.NewUndef(llType(r.Type))
@@ -696,7 +696,7 @@ func (fg *fnGen) instr(in *gir.Instr, own *target) {
 		}
 		idx := b().NewSub(a(0), i64(1))
 		n := int64(len(fg.g.fnTable.Init.(*constant.Array).Elems))
-		fg.check(b().NewICmp(enum.IPredUGE, idx, i64(n)), machine.FaultUser, machine.UserBadFuncRef)
+		fg.check(b().NewICmp(enum.IPredUGE, idx, i64(n)), memlayout.FaultUser, memlayout.UserBadFuncRef)
 		i8p := types.NewPointer(types.I8)
 		slot := b().NewGetElementPtr(fg.g.fnTable.ContentType, fg.g.fnTable, i64(0), idx)
 		raw := b().NewLoad(i8p, slot)
@@ -779,7 +779,7 @@ func (fg *fnGen) instr(in *gir.Instr, own *target) {
 	case gir.OpReturn:
 		fg.ret(fg.args(in.Args))
 	case gir.OpUnreachable:
-		fg.cur.NewCall(fg.g.fault, i64(machine.FaultUser), i64(machine.UserUnreachable))
+		fg.cur.NewCall(fg.g.fault, i64(memlayout.FaultUser), i64(memlayout.UserUnreachable))
 		fg.cur.NewUnreachable()
 
 	case gir.OpAsm:
@@ -828,7 +828,7 @@ func (fg *fnGen) call(in *gir.Instr, callee value.Value, args []value.Value) {
 // to MIN and MIN rem -1 is 0, where LLVM's sdiv and srem are undefined.
 func (fg *fnGen) divide(op gir.Op, t gir.Type, x, y value.Value) value.Value {
 	it := llType(t).(*types.IntType)
-	fg.check(fg.cur.NewICmp(enum.IPredEQ, y, constant.NewInt(it, 0)), machine.FaultDivideByZero, 0)
+	fg.check(fg.cur.NewICmp(enum.IPredEQ, y, constant.NewInt(it, 0)), memlayout.FaultDivideByZero, 0)
 	switch op {
 	case gir.OpDivU:
 		return fg.cur.NewUDiv(x, y)
@@ -944,7 +944,7 @@ func (fg *fnGen) address(base value.Value, off, size int64, store bool) value.Va
 	// a longer copy first checks that it fits at all.
 	room := fg.cur.NewSub(memory, i64(hs))
 	if size > 8 {
-		fg.check(fg.cur.NewICmp(enum.IPredULT, room, i64(size)), machine.FaultInvalidAddress, 0)
+		fg.check(fg.cur.NewICmp(enum.IPredULT, room, i64(size)), memlayout.FaultInvalidAddress, 0)
 	}
 	// One unsigned comparison covers both ends: addr − heap_start wraps
 	// to a huge number below the heap.
@@ -952,7 +952,7 @@ func (fg *fnGen) address(base value.Value, off, size int64, store bool) value.Va
 	if hs != 0 {
 		rel = fg.cur.NewSub(addr, i64(hs))
 	}
-	fg.check(fg.cur.NewICmp(enum.IPredUGT, rel, fg.cur.NewSub(room, i64(size))), machine.FaultInvalidAddress, 0)
+	fg.check(fg.cur.NewICmp(enum.IPredUGT, rel, fg.cur.NewSub(room, i64(size))), memlayout.FaultInvalidAddress, 0)
 	return addr
 }
 

@@ -1,16 +1,21 @@
 package vm_test
 
-// Program construction for the differential tests: a small builder that
-// resolves jump targets and addresses once the layout is known, a random
+// Program construction for the differential tests: a builder of
+// instructions whose jumps name instruction indexes, assembled by
+// forge/asm once the program is complete (the generator fixes targets
+// after it emits the jumps, and clamps random ones), a random
 // program generator (property test), and a decoder from arbitrary bytes to
 // valid programs (fuzzing).
 
 import (
 	"math"
 	"math/rand/v2"
+	"strconv"
 
+	"github.com/genesis-toolchain/genesis/forge/asm"
 	bc "github.com/genesis-toolchain/genesis/forge/bytecode"
 	"github.com/genesis-toolchain/genesis/forge/vm"
+	"github.com/genesis-toolchain/genesis/frontend/diag"
 )
 
 // fix says how an operand is resolved once every instruction's address and
@@ -72,8 +77,12 @@ func (b *builder) addr(i int) uint64 {
 	return n
 }
 
-// program lays the instructions out from address 0 and resolves every
-// fix-up. Targets out of range are clamped to the last instruction.
+// program assembles the instructions with forge/asm: the label of every
+// instruction a jump or an LI refers to is defined before it, the jumps
+// are resolved by the Builder, and the LI words that depend on the heap
+// start or the memory quota (which the Builder does not know) are
+// computed here. Targets out of range are clamped to the last
+// instruction.
 func (b *builder) program(data []byte, memory uint64) *bc.Program {
 	addr := make([]uint64, len(b.insts))
 	var n uint64
@@ -81,23 +90,44 @@ func (b *builder) program(data []byte, memory uint64) *bc.Program {
 		addr[i] = n
 		n += uint64(g.in.Size())
 	}
-	p := &bc.Program{Data: data}
-	p.Code = make([]byte, 0, n)
-	heap := (n + uint64(len(data)) + 7) &^ 7
-	target := func(ref int) uint64 { return addr[min(max(ref, 0), len(addr)-1)] }
+	clamp := func(ref int) int { return min(max(ref, 0), len(b.insts)-1) }
+	labelled := make([]bool, len(b.insts))
 	for _, g := range b.insts {
+		if g.fix == fixTarget || g.fix == fixCode {
+			labelled[clamp(g.ref)] = true
+		}
+	}
+	label := func(i int) string { return "i" + strconv.Itoa(i) }
+	heap := (n + uint64(len(data)) + 7) &^ 7
+	a := asm.New("gen")
+	for i, g := range b.insts {
+		if labelled[i] {
+			a.Label(label(i), diag.Pos{})
+		}
 		in := g.in
 		switch g.fix {
 		case fixTarget:
-			in.Imm = target(g.ref)
+			a.InstRef(in, label(clamp(g.ref)), diag.Pos{})
+			continue
 		case fixCode:
-			in.Imm = target(g.ref) + uint64(g.delta)
+			if g.delta == 0 {
+				a.InstRef(in, label(clamp(g.ref)), diag.Pos{})
+				continue
+			}
+			in.Imm = addr[clamp(g.ref)] + uint64(g.delta)
 		case fixHeap:
 			in.Imm = heap + uint64(g.delta)
 		case fixMemEnd:
 			in.Imm = memory + uint64(g.delta)
 		}
-		p.Code = in.Append(p.Code)
+		a.Inst(in)
+	}
+	if len(data) > 0 {
+		a.Bytes(data)
+	}
+	p, diags := a.Program()
+	if diags.HasErrors() {
+		panic("the generated program does not assemble: " + diags.Error())
 	}
 	return p
 }

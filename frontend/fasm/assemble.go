@@ -3,116 +3,37 @@ package fasm
 import (
 	"encoding/binary"
 	"encoding/hex"
-	"fmt"
 	"math/bits"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/genesis-toolchain/genesis/forge/asm"
 	"github.com/genesis-toolchain/genesis/forge/bytecode"
 	"github.com/genesis-toolchain/genesis/frontend/diag"
 )
 
-// The assembler works in two passes. The first reads the lines in order:
-// it places every instruction (its size follows from its mnemonic), notes
-// where each label is, and collects the data directives. The data section
-// is mapped right after the code, so only once the code size is known does
-// the second pass lay out the data, give every label its address, and
-// resolve the names that operands use.
+// The text syntax reads the lines in order and turns each into calls of
+// an asm.Builder, which lays the program out and resolves the names. What
+// only the text can get wrong (a malformed operand, a directive in the
+// wrong section) is reported here; what only the layout can tell (an
+// undefined name, a target that is no instruction) the Builder reports.
 
 // An assembler holds the state of one Assemble call.
 type assembler struct {
-	file    string
-	maxData uint64 // the largest data section accepted
-	diags   diag.List
+	file string
+	b    *asm.Builder // where the lines go, and what is wrong with them
 
-	inData bool // the current section is .data
-
-	insts    []*inst
-	codeSize uint64 // bytes of code placed so far
-
-	data     []*dataItem
-	dataSize uint64 // set by layoutData
-	dataOK   bool   // layoutData placed every item within maxData
-
-	defs    []*def // every label, .symbol name and imported name, in order
-	byName  map[string]*def
-	imports map[[32]byte]*bytecode.Import
-	entry   *operand // the operand of .entry
-	meta    []byte
-}
-
-func newAssembler(file string, maxData uint64) *assembler {
-	return &assembler{
-		file:    file,
-		maxData: maxData,
-		byName:  map[string]*def{},
-		imports: map[[32]byte]*bytecode.Import{},
-	}
-}
-
-type defKind uint8
-
-const (
-	labelDef  defKind = iota // name: (.text or .data)
-	symbolDef                // .symbol name, address
-	importDef                // .import hash name
-)
-
-// A def is one definition of a name.
-type def struct {
-	kind   defKind
-	name   string
-	pos    diag.Pos
-	inData bool    // labelDef: defined in .data
-	at     uint64  // labelDef: the code offset, or the index of the data item it precedes
-	value  operand // symbolDef: the address operand
-	addr   uint64  // labelDef, symbolDef: the address, once known
-	known  bool    // addr is known: resolved, and not an error
-}
-
-// A ref is a use of a name.
-type ref struct {
-	name string
-	pos  diag.Pos
-}
-
-// An inst is one instruction, encoded except for a name operand.
-type inst struct {
-	off    uint64 // code offset
-	in     bytecode.Inst
-	ref    *ref      // the name in the target or imm64 operand
-	target *diag.Pos // a jump or call target to check: must be an instruction start
-}
-
-type dataKind uint8
-
-const (
-	dataBytes dataKind = iota // bytes: .ascii, .byte, numbers of .u64
-	dataZero                  // n zero bytes: .zero
-	dataAlign                 // zeros up to an address multiple of n: .align
-	dataAddr                  // the 8-byte address of ref: names of .u64
-	dataReloc                 // a relocation of the 8 bytes here to ref: .reloc
-)
-
-// A dataItem is a piece of the data section.
-type dataItem struct {
-	kind  dataKind
-	pos   diag.Pos
-	bytes []byte
-	n     uint64
-	ref   ref
-	off   uint64 // set by layoutData
+	inData   bool      // the current section is .data
+	entryPos *diag.Pos // where .entry was given
 }
 
 // errorf reports an error at pos.
 func (a *assembler) errorf(pos diag.Pos, code, format string, args ...any) {
-	a.diags.Errorf(pos, code, format, args...)
+	a.b.Errorf(pos, code, format, args...)
 }
 
-// assemble runs both passes and returns the program, or nil if there were
-// errors.
-func (a *assembler) assemble(lines []line) *bytecode.Program {
+// read reads the lines into the Builder.
+func (a *assembler) read(lines []line) {
 	for _, ln := range lines {
 		for _, l := range ln.labels {
 			a.label(l)
@@ -125,47 +46,6 @@ func (a *assembler) assemble(lines []line) *bytecode.Program {
 			}
 		}
 	}
-
-	a.layoutData()
-	a.resolveSymbols()
-	code, starts, codeRelocs := a.encodeCode()
-	data, dataRelocs := a.encodeData()
-	entry := a.resolveEntry(starts)
-	if a.diags.HasErrors() {
-		return nil
-	}
-	p := &bytecode.Program{
-		Entry:    entry,
-		Code:     code,
-		Data:     data,
-		Relocs:   append(codeRelocs, dataRelocs...),
-		Metadata: a.meta,
-	}
-	for _, d := range a.defs {
-		if d.kind != importDef {
-			p.Symbols = append(p.Symbols, bytecode.Symbol{Name: d.name, Addr: d.addr})
-		}
-	}
-	for _, im := range a.imports {
-		p.Imports = append(p.Imports, *im)
-	}
-	p.Canonicalize()
-	return p
-}
-
-// define records a new name, or reports it defined already.
-func (a *assembler) define(d *def) bool {
-	if prev := a.byName[d.name]; prev != nil {
-		verb := "defined"
-		if prev.kind == importDef {
-			verb = "imported"
-		}
-		a.errorf(d.pos, codeDuplicate, "%s is already %s at line %d", strconv.Quote(d.name), verb, prev.pos.Line)
-		return false
-	}
-	a.byName[d.name] = d
-	a.defs = append(a.defs, d)
-	return true
 }
 
 func (a *assembler) label(op operand) {
@@ -173,11 +53,11 @@ func (a *assembler) label(op operand) {
 	if !ok {
 		return
 	}
-	d := &def{kind: labelDef, name: name, pos: op.pos, inData: a.inData, at: a.codeSize}
 	if a.inData {
-		d.at = uint64(len(a.data))
+		a.b.DataLabel(name, op.pos)
+	} else {
+		a.b.Label(name, op.pos)
 	}
-	a.define(d)
 }
 
 // name returns the symbol name an identOperand or stringOperand spells.
@@ -204,8 +84,8 @@ func (a *assembler) name(op operand) (string, bool) {
 		a.errorf(op.pos, codeOperand, "expected a name, not the %s", op.describe())
 		return "", false
 	}
-	if len(name) > maxName {
-		a.errorf(op.pos, codeDirective, "name %s is longer than %d bytes", abbreviate(op.tok.text), maxName)
+	if len(name) > asm.MaxName {
+		a.errorf(op.pos, codeDirective, "name %s is longer than %d bytes", abbreviate(op.tok.text), asm.MaxName)
 		return "", false
 	}
 	return name, true
@@ -250,22 +130,22 @@ func (a *assembler) number(op operand, what string, minNeg, max uint64) (number,
 // register returns the number of a regOperand.
 // validOperand returns the value of op in slot sl when op is a valid
 // register or number for it; otherwise operand reports what is wrong.
-func validOperand(sl slot, op operand) (uint64, bool) {
+func validOperand(sl asm.Slot, op operand) (uint64, bool) {
 	var minNeg, max uint64
-	switch sl.kind {
-	case slotReg:
+	switch sl.Kind {
+	case asm.SlotReg:
 		if op.kind != regOperand {
 			return 0, false
 		}
 		n, err := parseUint(op.tok.text[1:])
 		return n, err == nil && n <= maxU8
-	case slotChan:
+	case asm.SlotChan:
 		max = maxU8
-	case slotU32:
+	case asm.SlotU32:
 		max = maxU32
-	case slotOffset:
+	case asm.SlotOffset:
 		minNeg, max = minInt32, maxU32
-	case slotImm64:
+	case asm.SlotImm64:
 		minNeg, max = minInt64, maxU64
 	default:
 		return 0, false // targets are resolved later
@@ -278,10 +158,10 @@ func validOperand(sl slot, op operand) (uint64, bool) {
 	if err != nil || !n.within(minNeg, max) {
 		return 0, false
 	}
-	switch sl.kind {
-	case slotOffset:
+	switch sl.Kind {
+	case asm.SlotOffset:
 		return uint64(uint32(n.bits())), true
-	case slotImm64:
+	case asm.SlotImm64:
 		return n.bits(), true
 	}
 	return n.mag, true
@@ -300,8 +180,9 @@ func (a *assembler) register(op operand, what string) (uint8, bool) {
 	return uint8(n), true
 }
 
-// instruction places an instruction and encodes its operands, but for
-// names, which are resolved once every label is known.
+// instruction checks an instruction's operands and gives it to the
+// Builder: a name in a target or LI word is resolved by the Builder once
+// every label is known.
 func (a *assembler) instruction(s *statement) {
 	info := bytecode.LookupName(strings.ToUpper(s.name.text))
 	if info == nil {
@@ -312,87 +193,84 @@ func (a *assembler) instruction(s *statement) {
 		a.errorf(s.name.pos, codeDirective, "%s in .data: instructions belong in .text", info.Name)
 		return
 	}
-	it := &inst{off: a.codeSize, in: bytecode.Inst{Op: info.Op}}
-	a.insts = append(a.insts, it)
-	a.codeSize += uint64(info.Size())
-	if a.codeSize > bytecode.MaxCode && a.codeSize-uint64(info.Size()) <= bytecode.MaxCode {
-		a.errorf(s.name.pos, codeRange, "the code is larger than %d bytes", uint64(bytecode.MaxCode))
-	}
-
-	want := slots[info.Format]
+	in := bytecode.Inst{Op: info.Op}
+	a.b.At(s.name.pos)
+	want := asm.Slots(info.Format)
 	if len(s.ops) != len(want) {
 		if len(want) == 0 {
 			a.errorf(s.ops[0].pos, codeOperand, "%s takes no operands", info.Name)
 		} else {
 			a.errorf(s.name.pos, codeOperand, "%s takes %d operand%s (%s), not %d",
-				info.Name, len(want), plural(len(want)), slotNames(info.Format), len(s.ops))
+				info.Name, len(want), plural(len(want)), asm.SlotNames(info.Format), len(s.ops))
 		}
+		a.b.Inst(in) // it takes its place: later labels keep their addresses
 		return
 	}
+	// The operands that are right are set and the names resolved even
+	// when another operand is wrong, so that every error is reported.
+	var refName string
+	var refPos, targetPos *diag.Pos
 	for i, sl := range want {
-		v, ok := a.operand(it, sl, s.ops[i], info.Name)
-		if !ok {
-			continue
+		v, good, name := a.operand(sl, s.ops[i], info.Name)
+		switch {
+		case name != "":
+			refName, refPos = name, &s.ops[i].pos
+		case good:
+			sl.Set(&in, v)
+			if sl.Kind == asm.SlotTarget {
+				targetPos = &s.ops[i].pos
+			}
 		}
-		switch sl.field {
-		case fieldA:
-			it.in.A = uint8(v)
-		case fieldB:
-			it.in.B = uint8(v)
-		case fieldC:
-			it.in.C = uint8(v)
-		case fieldImm:
-			it.in.Imm = v
-		}
+	}
+	switch {
+	case refPos != nil:
+		a.b.InstRef(in, refName, *refPos)
+	case targetPos != nil:
+		a.b.Target(in, *targetPos)
+	default:
+		a.b.Inst(in)
 	}
 }
 
-// operand checks one operand of the instruction it and returns its value.
-// A name has no value yet: operand records it in it.ref, to be resolved
-// once every label is known, and returns false, as it does on an error.
-func (a *assembler) operand(it *inst, sl slot, op operand, mnemonic string) (uint64, bool) {
+// operand checks one operand of an instruction and returns its value, or
+// the name it holds (a target or an LI word); good is false on an error.
+func (a *assembler) operand(sl asm.Slot, op operand, mnemonic string) (v uint64, good bool, name string) {
 	// The common case, a valid register or number, needs no description.
 	if v, ok := validOperand(sl, op); ok {
-		return v, true
+		return v, true, ""
 	}
-	what := sl.name + " of " + mnemonic
-	switch sl.kind {
-	case slotReg:
+	what := sl.Name + " of " + mnemonic
+	switch sl.Kind {
+	case asm.SlotReg:
 		r, ok := a.register(op, what)
-		return uint64(r), ok
-	case slotChan:
+		return uint64(r), ok, ""
+	case asm.SlotChan:
 		n, ok := a.number(op, what, 0, maxU8)
-		return n.mag, ok
-	case slotU32:
+		return n.mag, ok, ""
+	case asm.SlotU32:
 		n, ok := a.number(op, what, 0, maxU32)
-		return n.mag, ok
-	case slotOffset:
+		return n.mag, ok, ""
+	case asm.SlotOffset:
 		n, ok := a.number(op, what, minInt32, maxU32)
-		return uint64(uint32(n.bits())), ok
+		return uint64(uint32(n.bits())), ok, ""
 	}
 	// A target or an imm64: a name or a number.
 	switch op.kind {
 	case identOperand, stringOperand:
 		if name, ok := a.name(op); ok {
-			it.ref = &ref{name: name, pos: op.pos}
-			if sl.kind == slotTarget {
-				it.target = &op.pos
-			}
+			return 0, false, name
 		}
-		return 0, false
+		return 0, false, ""
 	case regOperand:
 		a.errorf(op.pos, codeOperand, "%s must be a label or a number, not the %s", what, op.describe())
-		return 0, false
+		return 0, false, ""
 	}
-	if sl.kind == slotImm64 {
+	if sl.Kind == asm.SlotImm64 {
 		n, ok := a.number(op, what, minInt64, maxU64)
-		return n.bits(), ok
+		return n.bits(), ok, ""
 	}
 	n, ok := a.number(op, what, 0, maxU32)
-	if ok {
-		it.target = &op.pos
-	}
-	return n.mag, ok
+	return n.mag, ok, ""
 }
 
 func plural(n int) string {
@@ -470,8 +348,6 @@ func (a *assembler) dataSection(s *statement) {
 	}
 }
 
-func (a *assembler) addData(item *dataItem) { a.data = append(a.data, item) }
-
 func (a *assembler) ascii(s *statement) {
 	if !a.operands(s, 1, -1, `"text", ...`) || !a.inDataOnly(s) {
 		return
@@ -482,7 +358,8 @@ func (a *assembler) ascii(s *statement) {
 			continue
 		}
 		if b, ok := a.decode(op); ok {
-			a.addData(&dataItem{kind: dataBytes, pos: op.pos, bytes: b})
+			a.b.At(op.pos)
+			a.b.Bytes(b)
 		}
 	}
 }
@@ -491,13 +368,14 @@ func (a *assembler) byteDirective(s *statement) {
 	if !a.operands(s, 1, -1, "value, ...") || !a.inDataOnly(s) {
 		return
 	}
-	item := &dataItem{kind: dataBytes, pos: s.ops[0].pos}
+	var bytes []byte
 	for _, op := range s.ops {
 		if n, ok := a.number(op, "byte", minInt8, maxU8); ok {
-			item.bytes = append(item.bytes, byte(n.bits()))
+			bytes = append(bytes, byte(n.bits()))
 		}
 	}
-	a.addData(item)
+	a.b.At(s.ops[0].pos)
+	a.b.Bytes(bytes)
 }
 
 func (a *assembler) u64(s *statement) {
@@ -507,12 +385,13 @@ func (a *assembler) u64(s *statement) {
 	for _, op := range s.ops {
 		if op.kind == identOperand || op.kind == stringOperand {
 			if name, ok := a.name(op); ok {
-				a.addData(&dataItem{kind: dataAddr, pos: op.pos, ref: ref{name: name, pos: op.pos}})
+				a.b.Addr(name, op.pos)
 			}
 			continue
 		}
 		if n, ok := a.number(op, ".u64 value", minInt64, maxU64); ok {
-			a.addData(&dataItem{kind: dataBytes, pos: op.pos, bytes: binary.LittleEndian.AppendUint64(nil, n.bits())})
+			a.b.At(op.pos)
+			a.b.Bytes(binary.LittleEndian.AppendUint64(nil, n.bits()))
 		}
 	}
 }
@@ -522,7 +401,8 @@ func (a *assembler) zero(s *statement) {
 		return
 	}
 	if n, ok := a.number(s.ops[0], ".zero count", 0, maxU64); ok {
-		a.addData(&dataItem{kind: dataZero, pos: s.ops[0].pos, n: n.mag})
+		a.b.At(s.ops[0].pos)
+		a.b.Zero(n.mag)
 	}
 }
 
@@ -550,7 +430,7 @@ func (a *assembler) align(s *statement) {
 		}
 		return
 	}
-	a.addData(&dataItem{kind: dataAlign, pos: op.pos, n: n.mag})
+	a.b.Align(n.mag, op.pos)
 }
 
 func (a *assembler) reloc(s *statement) {
@@ -558,7 +438,7 @@ func (a *assembler) reloc(s *statement) {
 		return
 	}
 	if name, ok := a.name(s.ops[0]); ok {
-		a.addData(&dataItem{kind: dataReloc, pos: s.ops[0].pos, ref: ref{name: name, pos: s.ops[0].pos}})
+		a.b.Reloc(name, s.ops[0].pos)
 	}
 }
 
@@ -567,15 +447,25 @@ func (a *assembler) entryDirective(s *statement) {
 		return
 	}
 	op := s.ops[0]
-	if a.entry != nil {
-		a.errorf(op.pos, codeDuplicate, "the entry is already set at line %d", a.entry.pos.Line)
+	if a.entryPos != nil {
+		a.errorf(op.pos, codeDuplicate, "the entry is already set at line %d", a.entryPos.Line)
 		return
 	}
-	if op.kind == regOperand {
+	switch op.kind {
+	case regOperand:
 		a.errorf(op.pos, codeOperand, ".entry takes a label or an address, not the %s", op.describe())
 		return
+	case intOperand:
+		a.entryPos = &op.pos
+		if n, ok := a.number(op, "entry", 0, maxU64); ok {
+			a.b.Entry(n.mag, op.pos)
+		}
+	default:
+		a.entryPos = &op.pos
+		if name, ok := a.name(op); ok {
+			a.b.EntryLabel(name, op.pos)
+		}
 	}
-	a.entry = &op
 }
 
 func (a *assembler) importDirective(s *statement) {
@@ -588,15 +478,9 @@ func (a *assembler) importDirective(s *statement) {
 	}
 	var from [32]byte
 	hex.Decode(from[:], []byte(s.hash.text)) // the lexer made it 64 hex digits
-	im := a.imports[from]
-	if im == nil {
-		im = &bytecode.Import{From: from}
-		a.imports[from] = im
-	}
 	for _, op := range s.ops {
-		name, ok := a.name(op)
-		if ok && a.define(&def{kind: importDef, name: name, pos: op.pos}) {
-			im.Symbols = append(im.Symbols, name)
+		if name, ok := a.name(op); ok {
+			a.b.Import(from, name, op.pos)
 		}
 	}
 }
@@ -610,11 +494,18 @@ func (a *assembler) symbol(s *statement) {
 		return
 	}
 	v := s.ops[1]
-	if v.kind == regOperand {
+	switch v.kind {
+	case regOperand:
 		a.errorf(v.pos, codeOperand, ".symbol takes an address or a label, not the %s", v.describe())
-		return
+	case intOperand:
+		if n, ok := a.number(v, "address", 0, maxU64); ok {
+			a.b.Symbol(name, s.ops[0].pos, n.mag, v.pos)
+		}
+	default:
+		if label, ok := a.name(v); ok {
+			a.b.SymbolAt(name, s.ops[0].pos, label, v.pos)
+		}
 	}
-	a.define(&def{kind: symbolDef, name: name, pos: s.ops[0].pos, value: v})
 }
 
 func (a *assembler) metaDirective(s *statement) {
@@ -627,240 +518,7 @@ func (a *assembler) metaDirective(s *statement) {
 			continue
 		}
 		if b, ok := a.decode(op); ok {
-			a.meta = append(a.meta, b...)
+			a.b.Meta(b)
 		}
 	}
-}
-
-// layoutData gives each data item its offset. .align pads to a multiple of
-// the address, code size included, so it holds at run time.
-func (a *assembler) layoutData() {
-	off := uint64(0)
-	for _, item := range a.data {
-		item.off = off
-		var size uint64
-		switch item.kind {
-		case dataBytes:
-			size = uint64(len(item.bytes))
-		case dataZero:
-			size = item.n
-		case dataAlign:
-			addr := a.codeSize + off
-			size = (item.n - addr%item.n) % item.n
-		case dataAddr:
-			size = 8
-		}
-		if size > a.maxData-off {
-			a.errorf(item.pos, codeRange, "the data section is larger than %d bytes", a.maxData)
-			return
-		}
-		off += size
-	}
-	a.dataSize = off
-	a.dataOK = true
-}
-
-// resolveSymbols gives every label and .symbol its address.
-func (a *assembler) resolveSymbols() {
-	for _, d := range a.defs {
-		if d.kind != labelDef {
-			continue
-		}
-		switch {
-		case !d.inData:
-			d.addr, d.known = d.at, true
-		case a.dataOK:
-			off := a.dataSize
-			if d.at < uint64(len(a.data)) {
-				off = a.data[d.at].off
-			}
-			d.addr, d.known = a.codeSize+off, true
-		}
-	}
-	for _, d := range a.defs {
-		if d.kind != symbolDef {
-			continue
-		}
-		v := d.value
-		switch v.kind {
-		case intOperand:
-			n, ok := a.number(v, "address", 0, maxU64)
-			if !ok {
-				continue
-			}
-			d.addr = n.mag
-		default:
-			name, ok := a.name(v)
-			if !ok {
-				continue
-			}
-			target := a.byName[name]
-			switch {
-			case target == nil:
-				a.errorf(v.pos, codeUndefined, "undefined label %s", strconv.Quote(name))
-				continue
-			case target.kind != labelDef:
-				a.errorf(v.pos, codeOperand, ".symbol takes an address or a label, and %s is not a label", strconv.Quote(name))
-				continue
-			case !target.known:
-				continue
-			}
-			d.addr = target.addr
-		}
-		if !a.dataOK {
-			continue
-		}
-		if end := a.codeSize + a.dataSize; d.addr > end {
-			a.errorf(v.pos, codeAddress, "symbol %s at %d (0x%x) lies beyond the end of the data (%d)", strconv.Quote(d.name), d.addr, d.addr, end)
-			continue
-		}
-		d.known = true
-	}
-}
-
-// lookup returns the definition of the name r uses, reporting it if there
-// is none.
-func (a *assembler) lookup(r *ref) *def {
-	d := a.byName[r.name]
-	if d == nil {
-		a.errorf(r.pos, codeUndefined, "undefined name %s", strconv.Quote(r.name))
-	}
-	return d
-}
-
-// encodeCode resolves the names instructions use and encodes them. starts
-// marks each instruction start, by code offset / 8.
-func (a *assembler) encodeCode() (code []byte, starts []bool, relocs []bytecode.Reloc) {
-	starts = make([]bool, a.codeSize/8+1)
-	for _, it := range a.insts {
-		starts[it.off/8] = true
-	}
-	code = make([]byte, 0, a.codeSize)
-	for _, it := range a.insts {
-		if r := it.ref; r != nil {
-			d := a.lookup(r)
-			switch {
-			case d == nil || d.kind != importDef && !d.known:
-				it.target = nil // an error, reported already
-			case d.kind == importDef:
-				// The linker fills in the address; Verify wants 0 meanwhile.
-				kind := uint8(bytecode.RelocAbs64)
-				if it.target != nil {
-					kind = bytecode.RelocTarget
-				}
-				relocs = append(relocs, bytecode.Reloc{Section: bytecode.SectionCode, Kind: kind, Offset: uint32(it.off), Symbol: r.name})
-				it.target = nil
-			default:
-				it.in.Imm = d.addr
-				if it.target == nil {
-					relocs = append(relocs, bytecode.Reloc{Section: bytecode.SectionCode, Kind: bytecode.RelocAbs64, Offset: uint32(it.off), Symbol: r.name})
-				}
-			}
-		}
-		if it.target != nil {
-			imm := it.in.Imm
-			if imm%8 != 0 || imm >= a.codeSize || !starts[imm/8] {
-				what := fmt.Sprintf("%d (0x%x)", imm, imm)
-				if it.ref != nil {
-					what = fmt.Sprintf("%s at %s", strconv.Quote(it.ref.name), what)
-				}
-				a.errorf(*it.target, codeAddress, "%s target %s is not the start of an instruction", it.in.Op, what)
-			}
-		}
-		code = it.in.Append(code)
-	}
-	return code, starts, relocs
-}
-
-// encodeData builds the data section, resolving the names .u64 and .reloc
-// use, and checks that each .reloc marks 8 bytes holding the address.
-func (a *assembler) encodeData() (data []byte, relocs []bytecode.Reloc) {
-	if !a.dataOK {
-		return nil, nil
-	}
-	data = make([]byte, a.dataSize)
-	at := map[uint64]*dataItem{} // the relocation at each offset
-	var marks []*dataItem
-	for _, item := range a.data {
-		switch item.kind {
-		case dataBytes:
-			copy(data[item.off:], item.bytes)
-			continue
-		case dataZero, dataAlign:
-			continue // make has zeroed them
-		}
-		if prev := at[item.off]; prev != nil {
-			a.errorf(item.pos, codeDuplicate, "a relocation is already at data offset %d, from line %d", item.off, prev.pos.Line)
-			continue
-		}
-		at[item.off] = item
-		d := a.lookup(&item.ref)
-		if d == nil || d.kind != importDef && !d.known {
-			continue
-		}
-		relocs = append(relocs, bytecode.Reloc{Section: bytecode.SectionData, Kind: bytecode.RelocAbs64, Offset: uint32(item.off), Symbol: item.ref.name})
-		if item.kind == dataAddr {
-			binary.LittleEndian.PutUint64(data[item.off:], d.addr) // 0 if imported
-		} else {
-			marks = append(marks, item)
-		}
-	}
-	// Check .reloc marks once every .u64 is in place: the bytes they mark
-	// may come from any directive after them.
-	for _, item := range marks {
-		d := a.byName[item.ref.name]
-		if item.off+8 > a.dataSize {
-			a.errorf(item.pos, codeAddress, ".reloc needs 8 bytes of data after it, and there are %d", a.dataSize-item.off)
-			continue
-		}
-		if have := binary.LittleEndian.Uint64(data[item.off:]); have != d.addr {
-			a.errorf(item.pos, codeAddress, "the 8 bytes at data offset %d hold 0x%x, not the address of %s (0x%x)", item.off, have, strconv.Quote(item.ref.name), d.addr)
-		}
-	}
-	return data, relocs
-}
-
-// resolveEntry returns the entry address, checking that it is an
-// instruction start.
-func (a *assembler) resolveEntry(starts []bool) uint64 {
-	if len(a.insts) == 0 {
-		if !a.diags.HasErrors() { // else they may have taken the instructions
-			a.errorf(diag.Pos{File: a.file}, codeAddress, "the program has no instructions")
-		}
-		return 0
-	}
-	if a.entry == nil {
-		return 0
-	}
-	op := *a.entry
-	var addr uint64
-	what := ""
-	if op.kind == intOperand {
-		n, ok := a.number(op, "entry", 0, maxU64)
-		if !ok {
-			return 0
-		}
-		addr = n.mag
-	} else {
-		name, ok := a.name(op)
-		if !ok {
-			return 0
-		}
-		d := a.lookup(&ref{name: name, pos: op.pos})
-		switch {
-		case d == nil:
-			return 0
-		case d.kind == importDef:
-			a.errorf(op.pos, codeAddress, "the entry cannot be the imported %s", strconv.Quote(name))
-			return 0
-		case !d.known:
-			return 0
-		}
-		addr = d.addr
-		what = strconv.Quote(name) + " at "
-	}
-	if addr%8 != 0 || addr >= a.codeSize || !starts[addr/8] {
-		a.errorf(op.pos, codeAddress, "the entry %s%d (0x%x) is not the start of an instruction", what, addr, addr)
-	}
-	return addr
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/genesis-toolchain/genesis/forge/asm"
 	"github.com/genesis-toolchain/genesis/forge/bytecode"
 )
 
@@ -15,19 +16,19 @@ import (
 // come from the tables, so the reference cannot drift from them.
 func docsRow(info bytecode.Info) string {
 	form := info.Name
-	if n := slotNames(info.Format); n != "" {
+	if n := asm.SlotNames(info.Format); n != "" {
 		form += " " + n
 	}
 	var fields [4]string
-	for _, s := range slots[info.Format] {
-		fields[s.field] = s.name
+	for _, s := range asm.Slots(info.Format) {
+		fields[s.Field] = s.Name
 	}
 	var enc []string
 	for i, name := range []string{"a", "b", "c", "imm"} {
 		if fields[i] == "" {
 			continue
 		}
-		if i == int(fieldImm) && info.Format == bytecode.FmtLI {
+		if i == int(asm.FieldImm) && info.Format == bytecode.FmtLI {
 			name = "word"
 		}
 		enc = append(enc, name+"="+fields[i])

@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/genesis-toolchain/genesis/forge/asm"
 	"github.com/genesis-toolchain/genesis/forge/bytecode"
 	"github.com/genesis-toolchain/genesis/frontend/diag"
 )
@@ -38,6 +39,17 @@ const (
 // rest is mostly noise. It is the cap of every phase and language.
 const maxErrors = diag.MaxErrors
 
+func init() { asm.RegisterSyntax(assembleInto) }
+
+// assembleInto reads src into b: the syntax asm.Builder.Source reads.
+func assembleInto(b *asm.Builder, file string, src []byte) {
+	a := &assembler{file: file, b: b}
+	var perr diag.List
+	lines := parse(file, src, &perr)
+	b.Add(perr...)
+	a.read(lines)
+}
+
 // Assemble assembles the Forge assembly src, read from the named file.
 // When the returned list holds no error, the program is canonical (its
 // tables sorted) and passes bytecode.Program.Verify; otherwise the program
@@ -51,11 +63,10 @@ func Assemble(file string, src []byte) (*bytecode.Program, diag.List) {
 // assemble is Assemble with a limit on the size of the data section: the
 // format allows 4 GiB, which a fuzzer should not allocate.
 func assemble(file string, src []byte, maxData uint64) (*bytecode.Program, diag.List) {
-	a := newAssembler(file, maxData)
-	lines := parse(file, src, &a.diags)
-	p := a.assemble(lines)
-	diags := a.diags
-	diags.Sort()
+	b := asm.New(file)
+	b.SetMaxData(maxData)
+	assembleInto(b, file, src)
+	p, diags := b.Program()
 	if len(diags) > maxErrors {
 		diags = append(diags[:maxErrors:maxErrors], diag.Diagnostic{
 			Pos:      diag.Pos{File: file},
@@ -69,3 +80,7 @@ func assemble(file string, src []byte, maxData uint64) (*bytecode.Program, diag.
 	}
 	return p, diags
 }
+
+// Disassemble returns p as Forge assembly: asm.Disassemble, for the
+// callers that read and write the text form.
+func Disassemble(p *bytecode.Program) string { return asm.Disassemble(p) }

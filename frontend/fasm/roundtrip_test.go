@@ -288,31 +288,6 @@ func TestDataLimit(t *testing.T) {
 	}
 }
 
-// TestSlotsMatchFormats checks the operand table against what the opcode
-// table says of each format.
-func TestSlotsMatchFormats(t *testing.T) {
-	for _, info := range bytecode.Instructions() {
-		f := info.Format
-		if got, want := len(slots[f]), f.Operands(); got != want {
-			t.Errorf("%s: %d operand slots, the format has %d operands", info.Name, got, want)
-		}
-		var used [4]bool
-		for _, s := range slots[f] {
-			if used[s.field] {
-				t.Errorf("%s: two operands go into field %d", info.Name, s.field)
-			}
-			used[s.field] = true
-		}
-		a, b, c, imm := f.Uses()
-		if f == bytecode.FmtLI {
-			imm = true // fieldImm is LI's 64-bit word, which Uses leaves out
-		}
-		if used != [4]bool{a, b, c, imm} {
-			t.Errorf("%s: operands fill fields %v, the format uses %v", info.Name, used, [4]bool{a, b, c, imm})
-		}
-	}
-}
-
 // FuzzAssemble checks that no source makes the assembler panic, that what
 // it accepts verifies, and that its disassembly assembles to the same
 // bytes. The seeds are the golden cases and a few odd inputs.

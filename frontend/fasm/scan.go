@@ -3,10 +3,13 @@ package fasm
 import "github.com/genesis-toolchain/genesis/frontend/diag"
 
 // The fast path of the parser. Nearly every line of real assembly, and
-// every line genesisc's backend writes, is a few labels and one
+// every line `genesisc --emit asm` writes, is a few labels and one
 // instruction with registers, numbers and names: quickScan reads such a
 // line by hand, about twenty times faster than the ANTLR parser, and
-// produces exactly the line the parser would. Anything else (a syntax
+// produces exactly the line the parser would. The compiler no longer
+// assembles text (it emits into forge/asm), but `forge asm` of the
+// emitted text of a large program does: 4 MB take 0.09 s of CPU with
+// this path and 1.6 s without it. Anything else (a syntax
 // error, a hash, a character outside ASCII) it declines, and the ANTLR
 // parser, which defines the language, reads the line. FuzzQuickScan checks
 // that the two agree on every line quickScan accepts.

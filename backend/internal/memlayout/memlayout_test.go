@@ -1,10 +1,11 @@
-package machine
+package memlayout
 
 import (
 	"strings"
 	"testing"
 
 	"github.com/genesis-toolchain/genesis/forge/bytecode"
+	_ "github.com/genesis-toolchain/genesis/frontend/fasm" // the syntax DecodeAsm reads
 )
 
 func TestDecodeAsm(t *testing.T) {

@@ -1,4 +1,4 @@
-package fasm
+package asm
 
 import (
 	"bytes"
@@ -124,7 +124,7 @@ func (d *disassembler) line(text string, addr uint64) {
 
 func (d *disassembler) labels(names []string) {
 	for _, n := range names {
-		d.b.WriteString(quoteName(n))
+		d.b.WriteString(QuoteName(n))
 		d.b.WriteString(":\n")
 	}
 }
@@ -141,7 +141,7 @@ func (d *disassembler) header() {
 			n := min(len(names), 8)
 			quoted := make([]string, n)
 			for i, s := range names[:n] {
-				quoted[i] = quoteName(s)
+				quoted[i] = QuoteName(s)
 			}
 			fmt.Fprintf(&d.b, ".import %x %s\n", im.From, strings.Join(quoted, ", "))
 			names = names[n:]
@@ -149,14 +149,14 @@ func (d *disassembler) header() {
 	}
 	for meta := p.Metadata; len(meta) > 0; {
 		n := min(len(meta), 48)
-		fmt.Fprintf(&d.b, ".meta %s\n", quote(meta[:n]))
+		fmt.Fprintf(&d.b, ".meta %s\n", Quote(meta[:n]))
 		meta = meta[n:]
 	}
 	if p.Entry != 0 {
 		fmt.Fprintf(&d.b, ".entry %s\n", d.address(p.Entry))
 	}
 	for _, s := range d.others {
-		fmt.Fprintf(&d.b, ".symbol %s, 0x%x\n", quoteName(s.Name), s.Addr)
+		fmt.Fprintf(&d.b, ".symbol %s, 0x%x\n", QuoteName(s.Name), s.Addr)
 	}
 	if d.b.Len() > 0 {
 		d.b.WriteByte('\n')
@@ -166,7 +166,7 @@ func (d *disassembler) header() {
 // address writes a code address: the first label at it, else a number.
 func (d *disassembler) address(addr uint64) string {
 	if names := d.codeLabels[addr]; len(names) > 0 {
-		return quoteName(names[0])
+		return QuoteName(names[0])
 	}
 	return fmt.Sprintf("0x%04x", addr)
 }
@@ -198,30 +198,30 @@ func (d *disassembler) code() {
 func (d *disassembler) inst(addr uint64, in bytecode.Inst) string {
 	info := bytecode.Lookup(in.Op)
 	var ops []string
-	for _, sl := range slots[info.Format] {
+	for _, sl := range Slots(info.Format) {
 		var v uint64
-		switch sl.field {
-		case fieldA:
+		switch sl.Field {
+		case FieldA:
 			v = uint64(in.A)
-		case fieldB:
+		case FieldB:
 			v = uint64(in.B)
-		case fieldC:
+		case FieldC:
 			v = uint64(in.C)
-		case fieldImm:
+		case FieldImm:
 			v = in.Imm
 		}
 		var s string
-		switch sl.kind {
-		case slotReg:
+		switch sl.Kind {
+		case SlotReg:
 			s = "r" + strconv.FormatUint(v, 10)
-		case slotChan, slotU32:
+		case SlotChan, SlotU32:
 			s = strconv.FormatUint(v, 10)
-		case slotOffset:
+		case SlotOffset:
 			s = strconv.FormatInt(in.Offset(), 10)
-		case slotTarget, slotImm64:
+		case SlotTarget, SlotImm64:
 			if r, ok := d.codeRelocs[addr]; ok {
-				s = quoteName(r.Symbol)
-			} else if sl.kind == slotTarget {
+				s = QuoteName(r.Symbol)
+			} else if sl.Kind == SlotTarget {
 				s = d.address(v)
 			} else {
 				s = immediate(v)
@@ -256,11 +256,11 @@ func (d *disassembler) data() {
 		d.labels(d.dataLabels[off])
 		if r, ok := d.dataRelocs[off]; ok {
 			if d.u64At[off] {
-				d.line(".u64   "+quoteName(r.Symbol), base+off)
+				d.line(".u64   "+QuoteName(r.Symbol), base+off)
 				off += 8
 				continue
 			}
-			d.line(".reloc "+quoteName(r.Symbol), base+off)
+			d.line(".reloc "+QuoteName(r.Symbol), base+off)
 		}
 		if off >= size {
 			return
@@ -295,7 +295,7 @@ func (d *disassembler) bytes(b []byte, addr uint64) {
 			if n == t && n < len(b) && zeroRun(b[n:], 8) == 1 {
 				n++ // a C string's terminator
 			}
-			d.line(".ascii "+quote(b[:n]), addr)
+			d.line(".ascii "+Quote(b[:n]), addr)
 		default:
 			for n < len(b) && n < 8 && (n == 0 || zeroRun(b[n:], 8) < 8 && textRun(b[n:], 4) < 4) {
 				n++

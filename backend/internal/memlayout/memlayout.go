@@ -1,4 +1,4 @@
-// Package machine describes, for the backends that compile Genesis
+// Package memlayout describes, for the backends that compile Genesis
 // programs to other machines (backend/llvm for native code, the
 // standalone mode of backend/golang), the Forge Machine state they must
 // reproduce: the layout of linear memory, the fault codes, and
@@ -9,7 +9,7 @@
 // bytes of memory, so a data object has the same address on every target,
 // a program can read its own code, and stores below the heap fault at the
 // same addresses as under `forge exec`.
-package machine
+package memlayout
 
 import (
 	"fmt"
@@ -17,9 +17,9 @@ import (
 	"strings"
 
 	forge "github.com/genesis-toolchain/genesis/backend/forge"
+	"github.com/genesis-toolchain/genesis/forge/asm"
 	"github.com/genesis-toolchain/genesis/forge/bytecode"
 	"github.com/genesis-toolchain/genesis/frontend/diag"
-	"github.com/genesis-toolchain/genesis/frontend/fasm"
 	"github.com/genesis-toolchain/genesis/ir"
 )
 
@@ -91,7 +91,7 @@ func (l *Layout) Func(name string) *forge.FuncStack {
 // modified. A module the Forge backend cannot compile gets its
 // diagnostics: what Forge cannot run has no layout to reproduce.
 func Of(m *ir.Module, file string) (*Layout, diag.List) {
-	_, p, stack, diags := forge.BuildStack(m, file+".s.fasm")
+	p, stack, diags := forge.BuildStack(m, file)
 	if diags.HasErrors() {
 		return nil, diags
 	}
@@ -148,7 +148,9 @@ func DecodeAsm(text string) ([]AsmInst, error) {
 			src += m[1] + ": HALT\n"
 		}
 	}
-	p, diags := fasm.Assemble("asm", []byte(src))
+	b := asm.New("asm")
+	b.Source("asm", []byte(src))
+	p, diags := b.Program()
 	if diags.HasErrors() {
 		var msgs []string
 		for _, d := range diags {
