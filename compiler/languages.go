@@ -1,8 +1,8 @@
 package compiler
 
 import (
+	"github.com/genesis-toolchain/genesis/diag"
 	"github.com/genesis-toolchain/genesis/frontend"
-	"github.com/genesis-toolchain/genesis/frontend/diag"
 	"github.com/genesis-toolchain/genesis/frontend/fasm"
 	"github.com/genesis-toolchain/genesis/frontend/genesis"
 	"github.com/genesis-toolchain/genesis/frontend/grimoire"

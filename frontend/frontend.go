@@ -9,7 +9,7 @@
 //
 // This package imports no frontend, and no frontend imports another:
 // what several share (positions, the SLL first try of the ANTLR parse,
-// the JSON/YAML node tree, "did you mean") lives in frontend/diag,
+// the JSON/YAML node tree, "did you mean") lives in diag,
 // frontend/source, frontend/sllparse and frontend/internal/jsontree.
 package frontend
 
@@ -20,8 +20,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/genesis-toolchain/genesis/diag"
 	"github.com/genesis-toolchain/genesis/forge/bytecode"
-	"github.com/genesis-toolchain/genesis/frontend/diag"
 	"github.com/genesis-toolchain/genesis/ir"
 )
 

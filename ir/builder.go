@@ -3,7 +3,7 @@ package ir
 import (
 	"fmt"
 
-	"github.com/genesis-toolchain/genesis/frontend/diag"
+	"github.com/genesis-toolchain/genesis/diag"
 )
 
 // NewFunc adds a function with the given parameter and result types and

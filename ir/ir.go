@@ -3,7 +3,7 @@ package ir
 import (
 	"sync"
 
-	"github.com/genesis-toolchain/genesis/frontend/diag"
+	"github.com/genesis-toolchain/genesis/diag"
 )
 
 // Module is a compilation unit: read-only data and functions. Symbols

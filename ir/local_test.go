@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/genesis-toolchain/genesis/frontend/diag"
+	"github.com/genesis-toolchain/genesis/diag"
 )
 
 // TestLocalFollowsLocals checks that Func.Local answers as a scan of

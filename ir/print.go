@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/genesis-toolchain/genesis/frontend/diag"
+	"github.com/genesis-toolchain/genesis/diag"
 )
 
 // Print returns the printed form of m: its data objects, then its

@@ -6,8 +6,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/genesis-toolchain/genesis/frontend/diag"
-	"github.com/genesis-toolchain/genesis/internal/par"
+	"github.com/genesis-toolchain/genesis/diag"
+	"github.com/genesis-toolchain/genesis/internal/parallel"
 )
 
 // VerifyCode is the diagnostic code of IR verification errors.
@@ -43,7 +43,7 @@ func Verify(m *Module) diag.List {
 	// is checked when the results are joined, in module order, so the
 	// diagnostics are exactly those of one pass over the functions.
 	fvs := make([]*verifier, len(m.Funcs))
-	par.Do(len(m.Funcs), len(m.Funcs)/32, func(i int) {
+	parallel.Do(len(m.Funcs), len(m.Funcs)/32, func(i int) {
 		fvs[i] = v.verifyFunc(m.Funcs[i])
 	})
 	seen := map[string]bool{} // step identities of the functions before

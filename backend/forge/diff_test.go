@@ -9,10 +9,10 @@ import (
 	"testing"
 
 	"github.com/genesis-toolchain/genesis/backend/forge"
+	"github.com/genesis-toolchain/genesis/diag"
 	"github.com/genesis-toolchain/genesis/forge/asm"
 	"github.com/genesis-toolchain/genesis/forge/bytecode"
 	"github.com/genesis-toolchain/genesis/forge/vm"
-	"github.com/genesis-toolchain/genesis/frontend/diag"
 	"github.com/genesis-toolchain/genesis/frontend/fasm"
 	"github.com/genesis-toolchain/genesis/ir"
 )

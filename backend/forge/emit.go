@@ -6,9 +6,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/genesis-toolchain/genesis/diag"
 	"github.com/genesis-toolchain/genesis/forge/asm"
 	"github.com/genesis-toolchain/genesis/forge/bytecode"
-	"github.com/genesis-toolchain/genesis/frontend/diag"
 )
 
 // An emitter receives the final code of a function, or of the program's

@@ -16,11 +16,11 @@ import (
 	"strconv"
 	"unsafe"
 
+	"github.com/genesis-toolchain/genesis/diag"
 	"github.com/genesis-toolchain/genesis/forge/asm"
 	"github.com/genesis-toolchain/genesis/forge/bytecode"
-	"github.com/genesis-toolchain/genesis/frontend/diag"
 	"github.com/genesis-toolchain/genesis/internal/graph"
-	"github.com/genesis-toolchain/genesis/internal/par"
+	"github.com/genesis-toolchain/genesis/internal/parallel"
 	"github.com/genesis-toolchain/genesis/ir"
 )
 
@@ -457,7 +457,7 @@ func (c *compiler) compileFuncs(out *output) map[string]*output {
 	funcs := map[string]*output{}
 	for _, members := range waves {
 		results := make([]sccResult, len(members))
-		par.Do(len(members), len(members), func(k int) { results[k] = c.compileSCC(sccs[members[k]], out) })
+		parallel.Do(len(members), len(members), func(k int) { results[k] = c.compileSCC(sccs[members[k]], out) })
 		for k, i := range members {
 			r := &results[k]
 			for _, f := range sccs[i] {

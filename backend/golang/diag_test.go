@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/genesis-toolchain/genesis/backend/golang"
-	"github.com/genesis-toolchain/genesis/frontend/diag"
+	"github.com/genesis-toolchain/genesis/diag"
 	"github.com/genesis-toolchain/genesis/ir"
 )
 

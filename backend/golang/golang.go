@@ -26,7 +26,7 @@ import (
 	"unicode"
 
 	"github.com/genesis-toolchain/genesis/backend/internal/memlayout"
-	"github.com/genesis-toolchain/genesis/frontend/diag"
+	"github.com/genesis-toolchain/genesis/diag"
 	"github.com/genesis-toolchain/genesis/ir"
 )
 

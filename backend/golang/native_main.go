@@ -5,7 +5,7 @@ import (
 	"go/format"
 
 	"github.com/genesis-toolchain/genesis/backend/internal/memlayout"
-	"github.com/genesis-toolchain/genesis/frontend/diag"
+	"github.com/genesis-toolchain/genesis/diag"
 	"github.com/genesis-toolchain/genesis/ir"
 )
 

@@ -20,7 +20,7 @@ import (
 
 	forge "github.com/genesis-toolchain/genesis/backend/forge"
 	"github.com/genesis-toolchain/genesis/backend/internal/memlayout"
-	"github.com/genesis-toolchain/genesis/frontend/diag"
+	"github.com/genesis-toolchain/genesis/diag"
 	gir "github.com/genesis-toolchain/genesis/ir"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"

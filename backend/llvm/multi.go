@@ -9,7 +9,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/genesis-toolchain/genesis/frontend/diag"
+	"github.com/genesis-toolchain/genesis/diag"
 	gir "github.com/genesis-toolchain/genesis/ir"
 )
 

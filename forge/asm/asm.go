@@ -21,8 +21,8 @@ import (
 	"math/bits"
 	"strconv"
 
+	"github.com/genesis-toolchain/genesis/diag"
 	"github.com/genesis-toolchain/genesis/forge/bytecode"
-	"github.com/genesis-toolchain/genesis/frontend/diag"
 )
 
 // Diagnostic codes of the builder: those of Forge assembly (docs/fasm.md),

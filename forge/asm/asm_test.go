@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/genesis-toolchain/genesis/diag"
 	"github.com/genesis-toolchain/genesis/forge/asm"
 	bc "github.com/genesis-toolchain/genesis/forge/bytecode"
-	"github.com/genesis-toolchain/genesis/frontend/diag"
 	"github.com/genesis-toolchain/genesis/frontend/fasm"
 )
 

@@ -3,7 +3,7 @@ package asm
 import (
 	"sync/atomic"
 
-	"github.com/genesis-toolchain/genesis/frontend/diag"
+	"github.com/genesis-toolchain/genesis/diag"
 )
 
 // A Syntax reads src, assembly text read from file, into b at its current

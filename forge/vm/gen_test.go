@@ -12,10 +12,10 @@ import (
 	"math/rand/v2"
 	"strconv"
 
+	"github.com/genesis-toolchain/genesis/diag"
 	"github.com/genesis-toolchain/genesis/forge/asm"
 	bc "github.com/genesis-toolchain/genesis/forge/bytecode"
 	"github.com/genesis-toolchain/genesis/forge/vm"
-	"github.com/genesis-toolchain/genesis/frontend/diag"
 )
 
 // fix says how an operand is resolved once every instruction's address and

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/genesis-toolchain/genesis/diag"
 	"github.com/genesis-toolchain/genesis/forge/asm"
 	"github.com/genesis-toolchain/genesis/forge/bytecode"
-	"github.com/genesis-toolchain/genesis/frontend/diag"
 )
 
 // The text syntax reads the lines in order and turns each into calls of

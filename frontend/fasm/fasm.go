@@ -17,9 +17,9 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/genesis-toolchain/genesis/diag"
 	"github.com/genesis-toolchain/genesis/forge/asm"
 	"github.com/genesis-toolchain/genesis/forge/bytecode"
-	"github.com/genesis-toolchain/genesis/frontend/diag"
 )
 
 // Diagnostic codes. They are stable, and documented in docs/fasm.md.

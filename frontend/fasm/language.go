@@ -1,9 +1,9 @@
 package fasm
 
 import (
+	"github.com/genesis-toolchain/genesis/diag"
 	"github.com/genesis-toolchain/genesis/forge/bytecode"
 	"github.com/genesis-toolchain/genesis/frontend"
-	"github.com/genesis-toolchain/genesis/frontend/diag"
 )
 
 // Language is Forge assembly's entry in the driver's registry: the one

@@ -9,8 +9,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/genesis-toolchain/genesis/diag"
 	"github.com/genesis-toolchain/genesis/forge/bytecode"
-	"github.com/genesis-toolchain/genesis/frontend/diag"
 )
 
 // TestRoundtripRandom checks the disassembler's guarantee on random valid

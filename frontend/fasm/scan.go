@@ -1,6 +1,6 @@
 package fasm
 
-import "github.com/genesis-toolchain/genesis/frontend/diag"
+import "github.com/genesis-toolchain/genesis/diag"
 
 // The fast path of the parser. Nearly every line of real assembly, and
 // every line `genesisc --emit asm` writes, is a few labels and one

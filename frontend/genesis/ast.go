@@ -1,8 +1,8 @@
 package genesis
 
 import (
+	"github.com/genesis-toolchain/genesis/diag"
 	"github.com/genesis-toolchain/genesis/forge/bytecode"
-	"github.com/genesis-toolchain/genesis/frontend/diag"
 )
 
 // The abstract syntax tree. Parse builds it from the ANTLR parse tree, so

@@ -3,7 +3,7 @@ package genesis
 import (
 	"strconv"
 
-	"github.com/genesis-toolchain/genesis/frontend/diag"
+	"github.com/genesis-toolchain/genesis/diag"
 )
 
 // Type checking of function bodies.

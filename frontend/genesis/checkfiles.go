@@ -6,11 +6,11 @@ import (
 
 	"github.com/antlr4-go/antlr/v4"
 
-	"github.com/genesis-toolchain/genesis/frontend/diag"
+	"github.com/genesis-toolchain/genesis/diag"
 	"github.com/genesis-toolchain/genesis/frontend/genesis/parser"
 	"github.com/genesis-toolchain/genesis/frontend/sllparse"
 	"github.com/genesis-toolchain/genesis/frontend/source"
-	"github.com/genesis-toolchain/genesis/internal/par"
+	"github.com/genesis-toolchain/genesis/internal/parallel"
 	"github.com/genesis-toolchain/genesis/ir"
 )
 
@@ -119,7 +119,7 @@ func checkTwoPasses(srcs []Source, atPeak func()) (diags diag.List, ok bool) {
 	for i, pf := range pfs {
 		results := make([][]Decl, len(pf.chunks))
 		failed := make([]bool, len(pf.chunks))
-		par.Do(len(pf.chunks), workers, func(k int) {
+		parallel.Do(len(pf.chunks), workers, func(k int) {
 			c := pf.chunks[k]
 			results[k], failed[k] = parseChunkText(pf.src.Name, blankBodies(pf.src.Data, c), c.line, c.col)
 		})
@@ -188,7 +188,7 @@ func checkTwoPasses(srcs []Source, atPeak func()) (diags diag.List, ok bool) {
 				batch := pf.chunks[k0:min(k0+batchSize, len(pf.chunks))]
 				results := make([][]Decl, len(batch))
 				failed := make([]bool, len(batch))
-				par.Do(len(batch), workers, func(k int) {
+				parallel.Do(len(batch), workers, func(k int) {
 					ch := batch[k]
 					results[k], failed[k] = parseChunkText(pf.src.Name, pf.src.Data[ch.start:ch.end], ch.line, ch.col)
 				})

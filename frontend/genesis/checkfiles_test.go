@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/genesis-toolchain/genesis/frontend/diag"
+	"github.com/genesis-toolchain/genesis/diag"
 	"github.com/genesis-toolchain/genesis/internal/inputlimits"
 )
 

@@ -3,7 +3,7 @@ package genesis
 import (
 	"testing"
 
-	"github.com/genesis-toolchain/genesis/frontend/diag"
+	"github.com/genesis-toolchain/genesis/diag"
 )
 
 // FuzzParse checks that no source makes Parse or Check panic (both

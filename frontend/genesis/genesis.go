@@ -19,7 +19,7 @@ package genesis
 import (
 	"fmt"
 
-	"github.com/genesis-toolchain/genesis/frontend/diag"
+	"github.com/genesis-toolchain/genesis/diag"
 )
 
 // Diagnostic codes: the error classes of requirements-GENESIS.md §10.

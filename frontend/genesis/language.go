@@ -1,8 +1,8 @@
 package genesis
 
 import (
+	"github.com/genesis-toolchain/genesis/diag"
 	"github.com/genesis-toolchain/genesis/frontend"
-	"github.com/genesis-toolchain/genesis/frontend/diag"
 	"github.com/genesis-toolchain/genesis/ir"
 )
 

@@ -9,7 +9,7 @@ import (
 	"github.com/genesis-toolchain/genesis/frontend/genesis/parser"
 	"github.com/genesis-toolchain/genesis/frontend/sllparse"
 	"github.com/genesis-toolchain/genesis/frontend/source"
-	"github.com/genesis-toolchain/genesis/internal/par"
+	"github.com/genesis-toolchain/genesis/internal/parallel"
 )
 
 // Parsing a large file concurrently (and, on one core, chunk by chunk,
@@ -66,7 +66,7 @@ func parseConcurrently(file string, src []byte) (decls []Decl, ok bool) {
 
 	results := make([][]Decl, len(chunks))
 	failed := make([]bool, len(chunks))
-	par.Do(len(chunks), workers, func(k int) {
+	parallel.Do(len(chunks), workers, func(k int) {
 		results[k], failed[k] = parseChunk(file, input, chunks[k])
 	})
 	for k := range chunks {

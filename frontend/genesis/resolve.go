@@ -3,7 +3,7 @@ package genesis
 import (
 	"math/bits"
 
-	"github.com/genesis-toolchain/genesis/frontend/diag"
+	"github.com/genesis-toolchain/genesis/diag"
 )
 
 // Program is a checked Genesis program: every file given to Check, their

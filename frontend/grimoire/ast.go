@@ -3,7 +3,7 @@ package grimoire
 import (
 	"math/big"
 
-	"github.com/genesis-toolchain/genesis/frontend/diag"
+	"github.com/genesis-toolchain/genesis/diag"
 )
 
 // The abstract syntax tree. ParseFile builds it from the ANTLR parse tree,

@@ -5,7 +5,7 @@ import (
 	"math/big"
 	"strings"
 
-	"github.com/genesis-toolchain/genesis/frontend/diag"
+	"github.com/genesis-toolchain/genesis/diag"
 )
 
 // Expressions: names resolve, built-in calls have their arity, unit

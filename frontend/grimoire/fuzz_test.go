@@ -6,7 +6,7 @@ import (
 
 	"github.com/genesis-toolchain/genesis/frontend"
 
-	"github.com/genesis-toolchain/genesis/frontend/diag"
+	"github.com/genesis-toolchain/genesis/diag"
 )
 
 // FuzzParse checks that no source makes ParseFile, CheckSpell, Check or Sprint

@@ -23,7 +23,7 @@ package grimoire
 import (
 	"fmt"
 
-	"github.com/genesis-toolchain/genesis/frontend/diag"
+	"github.com/genesis-toolchain/genesis/diag"
 )
 
 // Diagnostic codes. G0xx are found by ParseFile, G1xx by CheckSpell and Check.

@@ -3,7 +3,7 @@ package grimoire
 import (
 	"strconv"
 
-	"github.com/genesis-toolchain/genesis/frontend/diag"
+	"github.com/genesis-toolchain/genesis/diag"
 
 	"github.com/genesis-toolchain/genesis/ir"
 )

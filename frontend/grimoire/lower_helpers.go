@@ -1,7 +1,7 @@
 package grimoire
 
 import (
-	"github.com/genesis-toolchain/genesis/frontend/diag"
+	"github.com/genesis-toolchain/genesis/diag"
 	"github.com/genesis-toolchain/genesis/ir"
 )
 

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/genesis-toolchain/genesis/frontend/diag"
+	"github.com/genesis-toolchain/genesis/diag"
 )
 
 func TestConditionPrecedence(t *testing.T) {

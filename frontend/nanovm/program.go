@@ -6,7 +6,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/genesis-toolchain/genesis/frontend/diag"
+	"github.com/genesis-toolchain/genesis/diag"
 )
 
 // StepType is the type of a step.

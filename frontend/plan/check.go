@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/genesis-toolchain/genesis/frontend/diag"
+	"github.com/genesis-toolchain/genesis/diag"
 	"github.com/genesis-toolchain/genesis/frontend/internal/jsontree"
 	"github.com/genesis-toolchain/genesis/internal/graph"
 )

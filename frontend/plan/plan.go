@@ -23,7 +23,7 @@ import (
 	"fmt"
 	"runtime/debug"
 
-	"github.com/genesis-toolchain/genesis/frontend/diag"
+	"github.com/genesis-toolchain/genesis/diag"
 	"github.com/genesis-toolchain/genesis/ir"
 )
 

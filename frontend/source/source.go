@@ -11,7 +11,7 @@ import (
 
 	"github.com/antlr4-go/antlr/v4"
 
-	"github.com/genesis-toolchain/genesis/frontend/diag"
+	"github.com/genesis-toolchain/genesis/diag"
 )
 
 // InvalidUTF8 calls bad for each byte of src that does not start a valid

@@ -1,7 +1,7 @@
 package vvm
 
 import (
-	"github.com/genesis-toolchain/genesis/frontend/diag"
+	"github.com/genesis-toolchain/genesis/diag"
 )
 
 // The syntax tree. ParseFile builds it; Check fills in the fields marked

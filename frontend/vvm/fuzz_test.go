@@ -10,7 +10,7 @@ import (
 
 	"github.com/genesis-toolchain/genesis/frontend"
 
-	"github.com/genesis-toolchain/genesis/frontend/diag"
+	"github.com/genesis-toolchain/genesis/diag"
 	"github.com/genesis-toolchain/genesis/internal/golden"
 	"github.com/genesis-toolchain/genesis/ir"
 )

@@ -10,7 +10,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/genesis-toolchain/genesis/frontend/diag"
+	"github.com/genesis-toolchain/genesis/diag"
 )
 
 // RegistryBase is where a registry import `from "@owner/name" import …`

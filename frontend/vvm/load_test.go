@@ -10,7 +10,7 @@ import (
 
 	"github.com/genesis-toolchain/genesis/frontend"
 
-	"github.com/genesis-toolchain/genesis/frontend/diag"
+	"github.com/genesis-toolchain/genesis/diag"
 )
 
 // memFS is a read function over files in memory, counting reads.

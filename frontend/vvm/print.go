@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/genesis-toolchain/genesis/frontend/diag"
+	"github.com/genesis-toolchain/genesis/diag"
 )
 
 // The AST printer writes a file as S-expressions, one form per node, for

@@ -3,7 +3,7 @@ package vvm
 import (
 	"fmt"
 
-	"github.com/genesis-toolchain/genesis/frontend/diag"
+	"github.com/genesis-toolchain/genesis/diag"
 )
 
 // resolver resolves the names of one module and runs the checks that

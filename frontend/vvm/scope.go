@@ -1,7 +1,7 @@
 package vvm
 
 import (
-	"github.com/genesis-toolchain/genesis/frontend/diag"
+	"github.com/genesis-toolchain/genesis/diag"
 )
 
 // Program is a loaded VVM program: its entry module and every module the

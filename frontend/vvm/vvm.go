@@ -26,7 +26,7 @@
 package vvm
 
 import (
-	"github.com/genesis-toolchain/genesis/frontend/diag"
+	"github.com/genesis-toolchain/genesis/diag"
 )
 
 // Error codes (spec.md §15.2.2, spec-newer.md §15.2.2). A program with

@@ -13,7 +13,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/genesis-toolchain/genesis/internal/par"
+	"github.com/genesis-toolchain/genesis/internal/parallel"
 	"github.com/genesis-toolchain/genesis/ir"
 )
 
@@ -295,7 +295,7 @@ func forEachFunc(m *ir.Module, fn func(f *ir.Func)) {
 		panicked bool
 		first    any
 	)
-	par.Do(len(m.Funcs), len(m.Funcs)/minFuncsPerWorker, func(i int) {
+	parallel.Do(len(m.Funcs), len(m.Funcs)/minFuncsPerWorker, func(i int) {
 		defer func() {
 			if r := recover(); r != nil {
 				mu.Lock()

@@ -21,8 +21,8 @@ import (
 	"testing"
 
 	"github.com/genesis-toolchain/genesis/backend/forge"
+	"github.com/genesis-toolchain/genesis/diag"
 	"github.com/genesis-toolchain/genesis/forge/vm"
-	"github.com/genesis-toolchain/genesis/frontend/diag"
 	"github.com/genesis-toolchain/genesis/internal/filetest"
 	"github.com/genesis-toolchain/genesis/ir"
 )

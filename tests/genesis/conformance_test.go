@@ -63,10 +63,10 @@ import (
 	"testing"
 
 	"github.com/genesis-toolchain/genesis/compiler"
+	"github.com/genesis-toolchain/genesis/diag"
 	"github.com/genesis-toolchain/genesis/forge/vm"
-	"github.com/genesis-toolchain/genesis/frontend/diag"
-	"github.com/genesis-toolchain/genesis/internal/difftest"
 	"github.com/genesis-toolchain/genesis/internal/filetest"
+	"github.com/genesis-toolchain/genesis/internal/testharness/difftest"
 )
 
 // minRunCases and minErrorCases are the floor for the suite.
@@ -88,7 +88,7 @@ func sources(t *testing.T, c *filetest.Case) []compiler.Source {
 }
 
 // targets are the targets a case may name: the Forge Machine, native
-// code through LLVM and Go (internal/difftest runs them).
+// code through LLVM and Go (internal/testharness/difftest runs them).
 var targets = []string{"forge", "native", "go"}
 
 // suite runs the run, stack and error cases.

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/genesis-toolchain/genesis/compiler"
-	"github.com/genesis-toolchain/genesis/internal/difftest"
 	"github.com/genesis-toolchain/genesis/internal/filetest"
+	"github.com/genesis-toolchain/genesis/internal/testharness/difftest"
 )
 
 // TestDifferential runs every run case and stack case at -O2 on each

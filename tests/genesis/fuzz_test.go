@@ -8,11 +8,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/genesis-toolchain/genesis/internal/genfuzz"
+	"github.com/genesis-toolchain/genesis/internal/testharness/genfuzz"
 )
 
 // TestRandomPrograms runs random well-typed Genesis programs
-// (internal/genfuzz), each on forge exec's default machine and on three
+// (internal/testharness/genfuzz), each on forge exec's default machine and on three
 // of random memory quotas and stack sizes, on the three targets, and
 // requires them to agree. CI
 // runs a few from a fixed seed; `make fuzz` sets GENESIS_FUZZ_N (and

@@ -12,7 +12,7 @@ import (
 
 	"github.com/genesis-toolchain/genesis/compiler"
 	"github.com/genesis-toolchain/genesis/forge/vm"
-	"github.com/genesis-toolchain/genesis/internal/difftest"
+	"github.com/genesis-toolchain/genesis/internal/testharness/difftest"
 )
 
 // limitsPrint is the output routine of the limit programs.

@@ -35,7 +35,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/genesis-toolchain/genesis/frontend/diag"
+	"github.com/genesis-toolchain/genesis/diag"
 	"github.com/genesis-toolchain/genesis/frontend/grimoire"
 	"github.com/genesis-toolchain/genesis/internal/filetest"
 	"github.com/genesis-toolchain/genesis/internal/golden"

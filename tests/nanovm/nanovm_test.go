@@ -30,11 +30,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/genesis-toolchain/genesis/frontend/diag"
+	"github.com/genesis-toolchain/genesis/diag"
 	"github.com/genesis-toolchain/genesis/frontend/nanovm"
 	"github.com/genesis-toolchain/genesis/internal/filetest"
 	"github.com/genesis-toolchain/genesis/internal/golden"
-	"github.com/genesis-toolchain/genesis/internal/irtest"
+	"github.com/genesis-toolchain/genesis/internal/testharness/irtest"
 	"github.com/genesis-toolchain/genesis/ir"
 )
 

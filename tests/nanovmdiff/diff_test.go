@@ -48,7 +48,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/genesis-toolchain/genesis/backend/golang"
-	"github.com/genesis-toolchain/genesis/frontend/diag"
+	"github.com/genesis-toolchain/genesis/diag"
 	"github.com/genesis-toolchain/genesis/frontend/nanovm"
 	"github.com/genesis-toolchain/genesis/internal/golden"
 )

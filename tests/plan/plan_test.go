@@ -28,11 +28,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/genesis-toolchain/genesis/frontend/diag"
+	"github.com/genesis-toolchain/genesis/diag"
 	"github.com/genesis-toolchain/genesis/frontend/plan"
 	"github.com/genesis-toolchain/genesis/internal/filetest"
 	"github.com/genesis-toolchain/genesis/internal/golden"
-	"github.com/genesis-toolchain/genesis/internal/irtest"
+	"github.com/genesis-toolchain/genesis/internal/testharness/irtest"
 	"github.com/genesis-toolchain/genesis/ir"
 	rt "github.com/genesis-toolchain/genesis/runtime"
 )

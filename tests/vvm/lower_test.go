@@ -14,7 +14,7 @@ import (
 	"github.com/genesis-toolchain/genesis/frontend/vvm"
 	"github.com/genesis-toolchain/genesis/internal/filetest"
 	"github.com/genesis-toolchain/genesis/internal/golden"
-	"github.com/genesis-toolchain/genesis/internal/irtest"
+	"github.com/genesis-toolchain/genesis/internal/testharness/irtest"
 	"github.com/genesis-toolchain/genesis/ir"
 	"github.com/genesis-toolchain/genesis/ir/opt"
 	"github.com/genesis-toolchain/genesis/runtime"

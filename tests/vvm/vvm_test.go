@@ -37,11 +37,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/genesis-toolchain/genesis/frontend/diag"
+	"github.com/genesis-toolchain/genesis/diag"
 	"github.com/genesis-toolchain/genesis/frontend/vvm"
 	"github.com/genesis-toolchain/genesis/internal/filetest"
 	"github.com/genesis-toolchain/genesis/internal/golden"
-	"github.com/genesis-toolchain/genesis/internal/irtest"
+	"github.com/genesis-toolchain/genesis/internal/testharness/irtest"
 )
 
 // Floors: the parse and error suites' size, and the share of the corpus

@@ -17,9 +17,9 @@ import (
 	"strings"
 
 	forge "github.com/genesis-toolchain/genesis/backend/forge"
+	"github.com/genesis-toolchain/genesis/diag"
 	"github.com/genesis-toolchain/genesis/forge/asm"
 	"github.com/genesis-toolchain/genesis/forge/bytecode"
-	"github.com/genesis-toolchain/genesis/frontend/diag"
 	"github.com/genesis-toolchain/genesis/ir"
 )
 

@@ -1,6 +1,6 @@
-// Package par runs independent pieces of work on several goroutines, for
+// Package parallel runs independent pieces of work on several goroutines, for
 // the phases of the compiler that parallelize over functions or chunks.
-package par
+package parallel
 
 import (
 	"runtime"

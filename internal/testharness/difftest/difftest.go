@@ -2,7 +2,7 @@
 // toolchain — the Forge Machine, native code through LLVM and Go — and
 // compares how they end: what they print on standard output and the fault
 // they stop with, if any. The conformance suite's differential test and
-// the random program generator (internal/genfuzz) use it.
+// the random program generator (internal/testharness/genfuzz) use it.
 //
 // Building is batched, because the external compilers dominate the time:
 // native programs share one compiled runtime object, and every Go program

@@ -1,5 +1,5 @@
 // Package genfuzz generates random well-typed Genesis programs for the
-// differential test of the three targets (internal/difftest), and shrinks
+// differential test of the three targets (internal/testharness/difftest), and shrinks
 // a program on which they disagree to a small reproducer.
 //
 // A program is a few functions and a main, over integer variables of
@@ -35,7 +35,7 @@ import (
 	"strings"
 
 	"github.com/genesis-toolchain/genesis/compiler"
-	"github.com/genesis-toolchain/genesis/internal/difftest"
+	"github.com/genesis-toolchain/genesis/internal/testharness/difftest"
 )
 
 // The integer types of the variables.

@@ -45,7 +45,7 @@ func parseDiags(t *testing.T, text string) List {
 // TestReportGolden runs the cases of testdata/policy/*.txtar: the
 // diagnostics a compilation found (section diags, in the order reported)
 // and the sources (every other section not under out/), and the report a
-// user sees (out/report), which Render prints.
+// user sees (out/errors), which Render prints.
 func TestReportGolden(t *testing.T) {
 	golden.Run(t, "testdata/policy/*.txtar", func(t *testing.T, c *golden.Case) {
 		text, ok := c.File("diags")
@@ -60,7 +60,7 @@ func TestReportGolden(t *testing.T) {
 			}
 		}
 		before := append(List(nil), l...)
-		c.Check("out/report", l.Render(src))
+		c.Check("out/errors", l.Render(src))
 		for i := range l {
 			if l[i] != before[i] {
 				t.Fatalf("Render changed diagnostic %d of its list: %v, was %v", i, l[i], before[i])

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/genesis-toolchain/genesis/internal/difftest"
+	"github.com/genesis-toolchain/genesis/internal/testharness/difftest"
 )
 
 // TestGenerateValid checks that generated programs are deterministic and
