@@ -13,7 +13,7 @@ import (
 	"sort"
 	"strings"
 
-	backend "github.com/genesis-toolchain/genesis/backend/forge"
+	"github.com/genesis-toolchain/genesis/backend/forgegen"
 	"github.com/genesis-toolchain/genesis/backend/golang"
 	"github.com/genesis-toolchain/genesis/backend/llvm"
 	"github.com/genesis-toolchain/genesis/diag"
@@ -464,14 +464,14 @@ func compileModule(m *ir.Module, name string, opts Options) (out *Output, diags 
 	// The module is not used after: the backend may drop each function's
 	// IR once compiled (the IR is the largest thing a compile holds).
 	if opts.Emit == EmitAsm {
-		text, ds := backend.CompileOptions(m, backend.Options{Consume: true})
+		text, ds := forgegen.CompileOptions(m, forgegen.Options{Consume: true})
 		if ds.HasErrors() {
 			return nil, ds
 		}
 		return &Output{Text: text}, ds
 	}
 	// The backend assembles in memory (forge/asm): no text round trip.
-	p, ds := backend.BuildOptions(m, name, backend.Options{Consume: true})
+	p, ds := forgegen.BuildOptions(m, name, forgegen.Options{Consume: true})
 	if ds.HasErrors() {
 		return nil, ds
 	}

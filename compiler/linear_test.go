@@ -8,7 +8,7 @@ import (
 
 	"github.com/genesis-toolchain/genesis/frontend/genesis"
 
-	backend "github.com/genesis-toolchain/genesis/backend/forge"
+	"github.com/genesis-toolchain/genesis/backend/forgegen"
 	"github.com/genesis-toolchain/genesis/frontend/fasm"
 	"github.com/genesis-toolchain/genesis/internal/inputlimits"
 	"github.com/genesis-toolchain/genesis/ir"
@@ -106,7 +106,7 @@ func backendWork(t *testing.T, src string, level int) (mallocs, bytes uint64) {
 	if err := opt.Run(m, level, nil); err != nil {
 		t.Fatal(err)
 	}
-	text, ds := backend.Compile(m)
+	text, ds := forgegen.Compile(m)
 	if ds.HasErrors() {
 		t.Fatal(ds)
 	}

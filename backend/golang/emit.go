@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	forge "github.com/genesis-toolchain/genesis/backend/forge"
+	"github.com/genesis-toolchain/genesis/backend/forgegen"
 	"github.com/genesis-toolchain/genesis/backend/internal/memlayout"
 	"github.com/genesis-toolchain/genesis/diag"
 	"github.com/genesis-toolchain/genesis/ir"
@@ -29,7 +29,7 @@ type funcGen struct {
 	// (docs/decisions.md, N4): stack holds its figures, act is the
 	// activation being written (the function, or a copy of its body
 	// standing for a call to itself), copies counts the copies.
-	stack  *forge.FuncStack
+	stack  *forgegen.FuncStack
 	act    activation
 	copies int
 }

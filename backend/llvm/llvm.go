@@ -18,7 +18,7 @@ package llvm
 import (
 	"fmt"
 
-	forge "github.com/genesis-toolchain/genesis/backend/forge"
+	"github.com/genesis-toolchain/genesis/backend/forgegen"
 	"github.com/genesis-toolchain/genesis/backend/internal/memlayout"
 	"github.com/genesis-toolchain/genesis/diag"
 	gir "github.com/genesis-toolchain/genesis/ir"
@@ -360,7 +360,7 @@ type fnGen struct {
 
 	entry, cur *ir.Block
 	slots      map[string]int64
-	stack      *forge.FuncStack       // what the Forge program's function takes from the stacks
+	stack      *forgegen.FuncStack    // what the Forge program's function takes from the stacks
 	faults     map[[2]int64]*ir.Block // the shared block raising each fault
 	machine    map[*ir.Global]value.Value
 	activation

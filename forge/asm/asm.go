@@ -4,7 +4,7 @@
 // returns a canonical bytecode.Program with its symbols and relocations.
 // Disassemble is its inverse, the Forge assembly text of a program.
 //
-// Compilers emit into a Builder directly (backend/forge); frontend/fasm is
+// Compilers emit into a Builder directly (backend/forgegen); frontend/fasm is
 // the text syntax on top of it: it parses each line into Builder calls.
 // The operand layout of every instruction format (Slots) is defined here
 // once, for the builder, the text syntax and the disassembler.

@@ -6,7 +6,7 @@
 // refuses. It has these sections:
 //
 //	in.ir       a module in the printed IR form (docs/ir.md); it must verify
-//	out/asm     the assembly backend/forge emits
+//	out/asm     the assembly backend/forgegen emits
 //	out/stdout  what the program wrote on channel 0
 //	out/result  how the run ended: the state, r0 (main's result) and the
 //	            ticks used, or the fault
@@ -20,7 +20,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/genesis-toolchain/genesis/backend/forge"
+	"github.com/genesis-toolchain/genesis/backend/forgegen"
 	"github.com/genesis-toolchain/genesis/diag"
 	"github.com/genesis-toolchain/genesis/forge/vm"
 	"github.com/genesis-toolchain/genesis/internal/filetest"
@@ -78,7 +78,7 @@ func checkBuild(t *testing.T, c *filetest.Case, d filetest.Directive) {
 	if diags := ir.Verify(m); len(diags) > 0 {
 		t.Fatalf("in.ir does not verify:\n%s", diags.Render(srcs))
 	}
-	text, p, diags := forge.Build(m, "out.fasm")
+	text, p, diags := forgegen.Build(m, "out.fasm")
 	if diags.HasErrors() != (d.Name == "errors") {
 		if d.Name == "errors" {
 			t.Fatalf("test errors: the module builds")

@@ -16,7 +16,7 @@ import (
 	"regexp"
 	"strings"
 
-	forge "github.com/genesis-toolchain/genesis/backend/forge"
+	"github.com/genesis-toolchain/genesis/backend/forgegen"
 	"github.com/genesis-toolchain/genesis/diag"
 	"github.com/genesis-toolchain/genesis/forge/asm"
 	"github.com/genesis-toolchain/genesis/forge/bytecode"
@@ -39,7 +39,7 @@ const (
 	DefaultMemory = 16 << 20 // forge exec's default quota
 	DefaultStack  = 64 << 10 // forge exec's default machine stack
 	MaxMemory     = 1 << 32  // the largest quota (forge/vm.MaxMemory)
-	FrameSize     = forge.DefaultFrameSize
+	FrameSize     = forgegen.DefaultFrameSize
 	FrameAlign    = 16 // the frames' alignment: the frame top is rounded down to it
 )
 
@@ -74,24 +74,24 @@ type Layout struct {
 	// Stack is what each function takes from the machine stack and the
 	// shadow stack of frames on the Forge Machine, which the compiled
 	// targets charge against the same limits (docs/decisions.md, N4).
-	Stack *forge.StackUse
+	Stack *forgegen.StackUse
 }
 
 // Func returns what function name takes from the stacks (zero figures
 // for a function the Forge program lacks, which a verified module does
 // not have).
-func (l *Layout) Func(name string) *forge.FuncStack {
+func (l *Layout) Func(name string) *forgegen.FuncStack {
 	if fs := l.Stack.Funcs[name]; fs != nil {
 		return fs
 	}
-	return &forge.FuncStack{}
+	return &forgegen.FuncStack{}
 }
 
 // Of lays out m's memory. m must have passed ir.Verify; it is not
 // modified. A module the Forge backend cannot compile gets its
 // diagnostics: what Forge cannot run has no layout to reproduce.
 func Of(m *ir.Module, file string) (*Layout, diag.List) {
-	p, stack, diags := forge.BuildStack(m, file)
+	p, stack, diags := forgegen.BuildStack(m, file)
 	if diags.HasErrors() {
 		return nil, diags
 	}

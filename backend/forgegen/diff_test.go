@@ -1,4 +1,4 @@
-package forge_test
+package forgegen_test
 
 import (
 	"bytes"
@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/genesis-toolchain/genesis/backend/forge"
+	"github.com/genesis-toolchain/genesis/backend/forgegen"
 	"github.com/genesis-toolchain/genesis/diag"
 	"github.com/genesis-toolchain/genesis/forge/asm"
 	"github.com/genesis-toolchain/genesis/forge/bytecode"
@@ -58,7 +58,7 @@ func checkTextIsProgram(t *testing.T, text string, p *bytecode.Program) {
 // runVM compiles m, runs it and returns main's result.
 func runVM(t *testing.T, m *ir.Module) (int64, string) {
 	t.Helper()
-	text, p, diags := forge.Build(m, "rand.fasm")
+	text, p, diags := forgegen.Build(m, "rand.fasm")
 	if diags.HasErrors() {
 		t.Fatalf("compile: %v\n%s", diags, text)
 	}

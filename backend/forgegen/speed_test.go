@@ -1,10 +1,10 @@
-package forge_test
+package forgegen_test
 
 import (
 	"fmt"
 	"testing"
 
-	"github.com/genesis-toolchain/genesis/backend/forge"
+	"github.com/genesis-toolchain/genesis/backend/forgegen"
 	"github.com/genesis-toolchain/genesis/forge/vm"
 	"github.com/genesis-toolchain/genesis/ir"
 )
@@ -102,7 +102,7 @@ func speedTicks(t *testing.T, fn string, n int64) (int64, uint64) {
 	if diags := ir.Verify(m); len(diags) > 0 {
 		t.Fatal(diags)
 	}
-	_, p, diags := forge.Build(m, "speed.fasm")
+	_, p, diags := forgegen.Build(m, "speed.fasm")
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}

@@ -1,10 +1,10 @@
-package forge_test
+package forgegen_test
 
 import (
 	"strings"
 	"testing"
 
-	forge "github.com/genesis-toolchain/genesis/backend/forge"
+	"github.com/genesis-toolchain/genesis/backend/forgegen"
 	"github.com/genesis-toolchain/genesis/ir"
 )
 
@@ -39,7 +39,7 @@ func @main() -> value @t.vvm:2:1 {
 	if ds := ir.Verify(m); ds.HasErrors() {
 		t.Fatal(ds)
 	}
-	_, ds := forge.Compile(m)
+	_, ds := forgegen.Compile(m)
 	byCause := map[string]int{}
 	for _, d := range ds {
 		if d.Code != "0x0802" {

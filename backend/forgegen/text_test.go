@@ -1,4 +1,4 @@
-package forge_test
+package forgegen_test
 
 import (
 	"path/filepath"
@@ -6,7 +6,7 @@ import (
 
 	"golang.org/x/tools/txtar"
 
-	"github.com/genesis-toolchain/genesis/backend/forge"
+	"github.com/genesis-toolchain/genesis/backend/forgegen"
 	"github.com/genesis-toolchain/genesis/ir"
 )
 
@@ -35,12 +35,12 @@ func TestTextIsProgram(t *testing.T) {
 			if diags.HasErrors() || ir.Verify(m).HasErrors() {
 				t.Skip("not a valid module")
 			}
-			text, p, diags := forge.Build(m, "out.fasm")
+			text, p, diags := forgegen.Build(m, "out.fasm")
 			if diags.HasErrors() {
 				return // an error case: no program
 			}
 			checkTextIsProgram(t, text, p)
-			if again, _ := forge.Compile(m); again != text {
+			if again, _ := forgegen.Compile(m); again != text {
 				t.Errorf("Compile's text differs from Build's")
 			}
 		})

@@ -1,9 +1,9 @@
-package forge_test
+package forgegen_test
 
 import (
 	"testing"
 
-	"github.com/genesis-toolchain/genesis/backend/forge"
+	"github.com/genesis-toolchain/genesis/backend/forgegen"
 	"github.com/genesis-toolchain/genesis/forge/asm"
 	"github.com/genesis-toolchain/genesis/ir"
 )
@@ -43,7 +43,7 @@ func @main() -> i64 {
 	if diags := ir.Verify(m); diags.HasErrors() {
 		t.Fatal(diags.Error())
 	}
-	p, stack, diags := forge.BuildStack(m, "count.s.fasm")
+	p, stack, diags := forgegen.BuildStack(m, "count.s.fasm")
 	if diags.HasErrors() {
 		t.Fatal(diags.Error())
 	}
@@ -65,13 +65,13 @@ func @main() -> i64 {
 	if count.Frame != 16 || main.Frame != 0 || count.Entry != 0 {
 		t.Errorf("frames %d and %d, entry %d; want 16, 0 and 0", count.Frame, main.Frame, count.Entry)
 	}
-	if got, want := count.Instrs[find("count", ir.OpCall)], (forge.InstrStack{Need: 16, Depth: 8}); got != want {
+	if got, want := count.Instrs[find("count", ir.OpCall)], (forgegen.InstrStack{Need: 16, Depth: 8}); got != want {
 		t.Errorf("count's call: %+v, want %+v", got, want)
 	}
-	if got, want := count.Instrs[find("count", ir.OpStore)], (forge.InstrStack{}); got != want {
+	if got, want := count.Instrs[find("count", ir.OpStore)], (forgegen.InstrStack{}); got != want {
 		t.Errorf("count's store: %+v, want %+v", got, want)
 	}
-	if got, want := main.Instrs[find("main", ir.OpCall)], (forge.InstrStack{Need: 8}); got != want {
+	if got, want := main.Instrs[find("main", ir.OpCall)], (forgegen.InstrStack{Need: 8}); got != want {
 		t.Errorf("main's call: %+v, want %+v", got, want)
 	}
 	if t.Failed() {
