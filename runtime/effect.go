@@ -38,8 +38,9 @@ type effect struct {
 // journal, builds the journal's request with request and looks the step
 // up (fromJournal: it may stop the run on a divergence, or suspend it
 // again in a replay).
-func (r *Run) effect(st Step, kind string, request func() Value) effect {
-	e := effect{r: r, st: st, kind: kind, id: r.begin(st, kind)}
+func (r *Run) effect(st Step, kind string, request func() Value) (e effect) {
+	e.r, e.st, e.kind = r, st, kind
+	e.id = r.begin(st, kind)
 	e.start = r.elapsed()
 	if r.j != nil {
 		e.request = request()
@@ -58,8 +59,11 @@ func (e *effect) complete(reply Value, u *Usage, attempts int) Value {
 // record journals the effect's reply (unless the run replays) and ends
 // its step: complete.
 func (e *effect) record(reply Value, u *Usage, attempts int) Value {
-	e.journal(reply, u, attempts)
-	return e.complete(reply, u, attempts)
+	if e.r.j != nil {
+		e.journal(reply, u, attempts)
+	}
+	e.r.complete(e.id, e.st, e.kind, e.start, reply, u, attempts)
+	return reply
 }
 
 // journal writes the effect's reply to the journal, when the run records
@@ -149,7 +153,7 @@ func (r *Run) journal(err error, id string) {
 // failure is the reply, as an error value. retry returns the reply and
 // the number of the attempt that gave it. The run stops (cancelled) when
 // its context is done after an attempt, whatever the attempt answered.
-func (r *Run) retry(id string, pol RetryPolicy, attempt func() (Value, *CallError)) (Value, int) {
+func (r *Run) retry(id string, pol *RetryPolicy, attempt func() (Value, *CallError)) (Value, int) {
 	for n := r.firstAttempt(id); ; n++ {
 		r.noteAttempt(id, n)
 		r.call = Call{Step: id, Attempt: n, Timeout: pol.Timeout, run: r}

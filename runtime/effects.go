@@ -43,7 +43,7 @@ func (r *Run) observeTool(id, name string) {
 // (an error value after the last failure) and the attempts made.
 func (r *Run) callTool(id, name string, args Value, pol RetryPolicy) (Value, int) {
 	fn := (*r.h.tools.Load())[name]
-	return r.retry(id, pol, func() (Value, *CallError) {
+	return r.retry(id, &pol, func() (Value, *CallError) {
 		v, err := r.toolAttempt(fn, name, args, pol)
 		if err != nil {
 			return v, asCallError(err, "tool")

@@ -32,7 +32,10 @@ func (r *Run) llm(st Step, kind string, prompt, options Value, judge bool) Value
 		r.offerTools(st, e.id, req, options, pol)
 	}
 	reply, usage, attempts := r.callLLM(e.id, req, pol)
-	reply, coercedFrom := llmReply(reply, usage, options, outSchema)
+	var coercedFrom Value
+	if options.k == KindObject && options.u > 0 {
+		reply, coercedFrom = llmReply(reply, usage, options, outSchema)
+	}
 	e.record(reply, &usage, attempts)
 	if coercedFrom.k != KindUnit {
 		r.Advisory(st, "coerced", Object(Field{"from", coercedFrom}, Field{"to", reply}))
@@ -80,7 +83,7 @@ func (r *Run) callLLM(id string, req *LLMRequest, pol RetryPolicy) (Value, Usage
 	if p == nil {
 		return Error("config", noLLMMessage), total, 0
 	}
-	reply, attempts := r.retry(id, pol, func() (Value, *CallError) {
+	reply, attempts := r.retry(id, &pol, func() (Value, *CallError) {
 		resp, err := p.Complete(r.ctx, &r.call, req)
 		total.add(resp.Usage)
 		if err != nil {
@@ -95,9 +98,9 @@ func (r *Run) callLLM(id string, req *LLMRequest, pol RetryPolicy) (Value, Usage
 	return reply, total, attempts
 }
 
-// llmReply shapes a completion as the program asked: coerced to the
-// output schema (coercedFrom is the completion when that changed it), and
-// with its usage when the options ask for it ("usage": true).
+// llmReply shapes a completion as options (not empty) ask: coerced to
+// the output schema (coercedFrom is the completion when that changed
+// it), and with its usage ("usage": true).
 func llmReply(reply Value, usage Usage, options, outSchema Value) (shaped, coercedFrom Value) {
 	if outSchema.k == KindObject && reply.k != KindError {
 		raw := reply
