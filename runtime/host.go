@@ -259,8 +259,8 @@ func (h *Host) NewRun(opts RunOptions) *Run {
 	if r.ctx == nil {
 		r.ctx = context.Background()
 	}
-	r.names = r.namesBuf[:0]
-	r.occSites = r.occBuf[:0]
+	r.stepNames = r.stepNamesBuf[:0]
+	r.siteCounts = r.siteCountBuf[:0]
 	r.progName, r.progHash, r.runIDOpt = opts.Program, opts.ProgramHash, opts.RunID
 	budget := h.cfg.Budget.Merge(opts.Budget)
 	limits := h.cfg.Limits
@@ -271,7 +271,7 @@ func (h *Host) NewRun(opts RunOptions) *Run {
 	if !r.limited && !r.real && !r.track && opts.Journal == nil && opts.Resume == nil {
 		return r // the fast path: nothing more to set up
 	}
-	x := r.ext()
+	x := r.features()
 	x.budget = budget
 	x.limits, x.hasLimits = limits, limits.any()
 	if limits.Wall > 0 {
@@ -284,7 +284,7 @@ func (h *Host) NewRun(opts RunOptions) *Run {
 	x.tw = opts.Trace
 	x.wantSnaps = opts.Snapshots
 	if r.track {
-		x.stepOuts, x.stateW = emptyObject, emptyObject
+		x.stepOuts, x.stateWritten = emptyObject, emptyObject
 	}
 	r.j = opts.Journal
 	x.mode = opts.Mode

@@ -33,6 +33,27 @@ type runIdentity struct {
 	programHash string
 }
 
+// keyIdentity returns the run's identity (run id and program hash),
+// shared with its branches, making it on first use: the run id is the
+// journal's, else RunOptions.RunID, else drawn when the first key needs
+// it.
+func (r *Run) keyIdentity() *runIdentity {
+	if r.keyIdent == nil {
+		ri := &runIdentity{id: r.runIDOpt, programHash: r.progHash}
+		if r.j != nil && r.j.runID != "" {
+			ri.id = r.j.runID
+		}
+		if ri.programHash == "" {
+			ri.programHash = programHashOf(r.progName)
+		}
+		r.keyIdent = ri
+	}
+	return r.keyIdent
+}
+
+// RunID returns the run's id (see RunOptions.RunID).
+func (r *Run) RunID() string { return r.keyIdentity().runID() }
+
 func (ri *runIdentity) runID() string {
 	ri.once.Do(func() {
 		if ri.id == "" {
@@ -79,7 +100,7 @@ func (c *Call) IdempotencyKey() string {
 		return ""
 	}
 	if c.key == "" {
-		ri := c.run.identity0()
+		ri := c.run.keyIdentity()
 		c.key = IdempotencyKey(ri.runID(), ri.programHash, c.Step, c.Attempt)
 	}
 	return c.key

@@ -171,7 +171,7 @@ func (r *Run) Tick(st Step) {
 	if r.ctx.Err() != nil {
 		r.cancelled(r.path + st.site().ID())
 	}
-	if r.runExtra != nil && r.limits.any() {
+	if r.featureState != nil && r.limits.any() {
 		r.checkRealLimits(r.path+st.site().ID(), true)
 	}
 }
@@ -224,44 +224,6 @@ func (r *Run) traceFull() {
 	r.tbuf = r.tbuf[:r.evStart]
 	r.traceOver = true
 	r.stop(StatusBudgetExceeded, "limit.trace", "the trace has reached its limit (--max-trace) of "+strconv.FormatInt(r.limits.Trace, 10)+" bytes", "")
-}
-
-// appendOut appends v's JSON to a trace event being built. Under a trace
-// limit the encoding stops where it could no longer fit, and the run
-// stops: a value whose encoding is huge (a list holding itself many
-// times over) is never built in full.
-func (r *Run) appendOut(b []byte, v Value) []byte {
-	if r.limits.Trace <= 0 {
-		return appendValue(b, v, false)
-	}
-	// b is tbuf with the event so far: the event fits while len(b)
-	// stays within what the limit leaves.
-	e := jsonEncoder{max: int(max(r.limits.Trace-r.traceBytes, 0))}
-	b = e.value(b, v)
-	if e.full(b) {
-		r.tbuf = b
-		r.traceFull()
-	}
-	return b
-}
-
-// appendFinalOut appends the output of run_completed: under a trace
-// limit, null when it does not fit (or the limit stopped the run), so
-// the trace still ends with the run's status.
-func (r *Run) appendFinalOut(b []byte, v Value) []byte {
-	if r.limits.Trace <= 0 {
-		return appendValue(b, v, false)
-	}
-	if r.traceOver {
-		return append(b, "null"...)
-	}
-	start := len(b)
-	e := jsonEncoder{max: int(max(r.limits.Trace-r.traceBytes, 0))}
-	b = e.value(b, v)
-	if e.full(b) {
-		return append(b[:start], "null"...)
-	}
-	return b
 }
 
 // MaxCallDepth bounds how deep the calls of a program's functions nest

@@ -61,7 +61,7 @@ func (r *Run) ParallelAfter(st Step, limit int, waits [][]int, branches ...func(
 	// The block counts as a step when it starts, so its sub-steps come
 	// after it in the result.
 	r.steps++
-	r.names = append(r.names, st.site().Name)
+	r.stepNames = append(r.stepNames, st.site().Name)
 	if limit <= 0 {
 		limit = r.h.cfg.MaxConcurrency
 	}
@@ -167,16 +167,7 @@ func (r *Run) ParallelAfter(st Step, limit int, waits [][]int, branches ...func(
 		hash = r.afterStep(st.site().Name, out, false)
 	}
 	if r.tracing {
-		b := r.stepEnd("step_completed", "success", id, st, "parallel", start, nil, 0)
-		b = append(b, `,"output":`...)
-		b = r.appendOut(b, out)
-		if hash != "" {
-			b = append(b, `,"state":"`...)
-			b = append(b, hash...)
-			b = append(b, '"')
-		}
-		r.tbuf = append(b, "}\n"...)
-		r.flushEvent()
+		r.traceStepEnded(id, st, "parallel", start, out, nil, 0, hash)
 	}
 	if r.track && r.budget.Stalled > 0 && r.stalled >= r.budget.Stalled {
 		r.stop(StatusStalled, "stalled", strconv.Itoa(r.stalled)+" steps in a row left the state unchanged", id)
@@ -220,7 +211,7 @@ func runBranch(c *Run, f func(*Run) Value) (out Value, stop *stopSignal, perr an
 
 // newBranch returns the Run of branch i of block id.
 func (r *Run) newBranch(id string, i int) *Run {
-	x := r.ext()
+	x := r.features()
 	c := &Run{
 		h: r.h, ctx: r.ctx, input: r.input,
 		real: r.real, vnow: r.vnow,
@@ -229,7 +220,7 @@ func (r *Run) newBranch(id string, i int) *Run {
 		path:    r.path + id + "/" + strconv.Itoa(i) + " > ",
 		tracing: r.tracing, branch: true, j: r.j,
 		started: true,
-		runExtra: &runExtra{
+		featureState: &featureState{
 			program: x.program, budget: x.budget, t0: x.t0,
 			mode: x.mode, shared: x.shared,
 			limits: x.limits, hasLimits: x.hasLimits, realStart: x.realStart,
@@ -241,16 +232,16 @@ func (r *Run) newBranch(id string, i int) *Run {
 	if r.branch {
 		c.traceBytes += int64(len(r.tbuf))
 	}
-	c.names = c.namesBuf[:0]
-	c.ident = r.identity0() // one run id and program hash for every branch's keys
-	c.seq = append([]seqCount(nil), r.seq...)
-	c.base = &branchBase{steps: r.steps, usage: r.usage, seq: append([]seqCount(nil), r.seq...)}
+	c.stepNames = c.stepNamesBuf[:0]
+	c.keyIdent = r.keyIdentity() // one run id and program hash for every branch's keys
+	c.seqCounts = append([]seqCount(nil), r.seqCounts...)
+	c.base = &branchBase{steps: r.steps, usage: r.usage, seq: append([]seqCount(nil), r.seqCounts...)}
 	return c
 }
 
 // merge adds what branch c did to r.
 func (r *Run) merge(c *Run) {
-	r.names = append(r.names, c.names...)
+	r.stepNames = append(r.stepNames, c.stepNames...)
 	b := c.base
 	r.steps += c.steps - b.steps
 	r.usage.add(Usage{
@@ -291,7 +282,7 @@ func (r *Run) merge(c *Run) {
 	if c.tracing && c.traceErr != nil && r.traceErr == nil {
 		r.traceErr = c.traceErr
 	}
-	for _, sc := range c.seq {
+	for _, sc := range c.seqCounts {
 		n := sc.n
 		for _, b0 := range b.seq {
 			if b0.key == sc.key {
@@ -299,14 +290,14 @@ func (r *Run) merge(c *Run) {
 			}
 		}
 		found := false
-		for i := range r.seq {
-			if r.seq[i].key == sc.key {
-				r.seq[i].n += n
+		for i := range r.seqCounts {
+			if r.seqCounts[i].key == sc.key {
+				r.seqCounts[i].n += n
 				found = true
 			}
 		}
 		if !found {
-			r.seq = append(r.seq, seqCount{sc.key, n})
+			r.seqCounts = append(r.seqCounts, seqCount{sc.key, n})
 		}
 	}
 }

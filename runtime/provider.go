@@ -78,6 +78,12 @@ type Call struct {
 	key     string // IdempotencyKey, once computed
 }
 
+// seqCount is how many times a run asked Call.Seq for key.
+type seqCount struct {
+	key string
+	n   int
+}
+
 // Seq returns how many times this run asked Seq for key before, and
 // counts this call: mock providers use it for $sequence replies. Parallel
 // branches count from the block's start and the block adds their counts
@@ -87,14 +93,14 @@ func (c *Call) Seq(key string) int {
 		return 0
 	}
 	r := c.run
-	for i := range r.seq {
-		if r.seq[i].key == key {
-			n := r.seq[i].n
-			r.seq[i].n++
+	for i := range r.seqCounts {
+		if r.seqCounts[i].key == key {
+			n := r.seqCounts[i].n
+			r.seqCounts[i].n++
 			return n
 		}
 	}
-	r.seq = append(r.seq, seqCount{key, 1})
+	r.seqCounts = append(r.seqCounts, seqCount{key, 1})
 	return 0
 }
 

@@ -502,31 +502,27 @@ func TestSnapshotHashes(t *testing.T) {
 	}
 }
 
-// TestStepIdentities: a function called from two call sites, and a step
-// run twice with the same counters, get identities of their own, which
-// journals key on.
+// TestStepIdentities: one step run in each branch of a parallel block,
+// at each iteration of a loop, and twice with the same counters gets an
+// identity of its own each time, which journals key on.
 func TestStepIdentities(t *testing.T) {
-	callA := NewSite("call_a", "m.vvm", 10, 1)
-	callB := NewSite("call_b", "m.vvm", 11, 1)
+	fan := NewSite("fan", "m.vvm", 10, 1)
 	ask := NewSite("ask", "lib.vvm", 3, 5)
-	helper := func(r *Run, q string) Value {
-		return r.LLM(ask.At(), String(q), ObjNew())
+	helper := func(r *Run, q string, iters ...int64) Value {
+		return r.LLM(ask.At(iters...), String(q), ObjNew())
 	}
 	prog := func(r *Run) Value {
-		var out []Value
+		out := r.Parallel(fan.At(), 2,
+			func(c *Run) Value { return helper(c, "branch 0") },
+			func(c *Run) Value { return helper(c, "branch 1") })
 		for i := int64(0); i < 2; i++ {
-			r.Enter(callA.At(i))
-			out = append(out, helper(r, "from a"))
-			r.Leave()
+			out = append(out, helper(r, "loop", i))
 		}
-		r.Enter(callB.At())
-		out = append(out, helper(r, "from b"))
-		r.Leave()
 		out = append(out, helper(r, "top"), helper(r, "top again"))
 		return List(out...)
 	}
 	var trace bytes.Buffer
-	h := newHost(t, `{"__default__": {"$sequence": ["1", "2", "3", "4", "5"]}}`, "", Config{})
+	h := newHost(t, `{"__default__": {"$sequence": ["1", "2", "3", "4", "5", "6"]}}`, "", Config{})
 	j := NewJournal("")
 	res := h.Execute(RunOptions{Trace: &trace, Journal: j}, prog)
 	var ids []string
@@ -537,9 +533,11 @@ func TestStepIdentities(t *testing.T) {
 		}
 	}
 	want := []string{
-		"call_a @ m.vvm:10:1 # 0 > ask @ lib.vvm:3:5",
-		"call_a @ m.vvm:10:1 # 1 > ask @ lib.vvm:3:5",
-		"call_b @ m.vvm:11:1 > ask @ lib.vvm:3:5",
+		"fan @ m.vvm:10:1/0 > ask @ lib.vvm:3:5",
+		"fan @ m.vvm:10:1/1 > ask @ lib.vvm:3:5",
+		"fan @ m.vvm:10:1",
+		"ask @ lib.vvm:3:5 # 0",
+		"ask @ lib.vvm:3:5 # 1",
 		"ask @ lib.vvm:3:5",
 		"ask @ lib.vvm:3:5~1",
 	}
@@ -549,7 +547,7 @@ func TestStepIdentities(t *testing.T) {
 	// The journal replays the run: every identity found its record, and
 	// the mock's $sequence position is restored for later real calls.
 	res2 := NewHost(Config{}).Execute(RunOptions{Journal: j, Mode: JournalReplay}, prog)
-	if resultJSON(res2) != resultJSON(res) || res.Output.String() != `["1","2","3","4","5"]` {
+	if resultJSON(res2) != resultJSON(res) || res.Output.String() != `["1","1","3","4","5","6"]` {
 		t.Errorf("replay %s\noriginal %s", resultJSON(res2), resultJSON(res))
 	}
 }
