@@ -1,12 +1,12 @@
 package grimoire
 
 import (
-	"github.com/genesis-toolchain/genesis/frontend"
 	"path"
 	"path/filepath"
 	"strings"
 
 	"github.com/genesis-toolchain/genesis/diag"
+	"github.com/genesis-toolchain/genesis/frontend"
 )
 
 // Program is a spell with every spell it imports, loaded and checked.

@@ -2,13 +2,13 @@ package grimoire
 
 import (
 	"fmt"
-	"github.com/genesis-toolchain/genesis/frontend"
 	"math/big"
 	"runtime/debug"
 	"strconv"
 	"strings"
 
 	"github.com/genesis-toolchain/genesis/diag"
+	"github.com/genesis-toolchain/genesis/frontend"
 	"github.com/genesis-toolchain/genesis/ir"
 )
 

@@ -14,12 +14,12 @@ package nanovm
 
 import (
 	"fmt"
-	"github.com/genesis-toolchain/genesis/frontend"
 	"path/filepath"
 	"runtime/debug"
 	"strings"
 
 	"github.com/genesis-toolchain/genesis/diag"
+	"github.com/genesis-toolchain/genesis/frontend"
 	"github.com/genesis-toolchain/genesis/frontend/internal/jsontree"
 	"github.com/genesis-toolchain/genesis/ir"
 )

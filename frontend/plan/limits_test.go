@@ -2,12 +2,12 @@ package plan
 
 import (
 	"fmt"
-	"github.com/genesis-toolchain/genesis/frontend"
 	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/genesis-toolchain/genesis/diag"
+	"github.com/genesis-toolchain/genesis/frontend"
 	"github.com/genesis-toolchain/genesis/internal/inputlimits"
 )
 

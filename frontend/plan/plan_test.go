@@ -1,9 +1,10 @@
 package plan
 
 import (
-	"github.com/genesis-toolchain/genesis/frontend"
 	"strings"
 	"testing"
+
+	"github.com/genesis-toolchain/genesis/frontend"
 )
 
 func TestIs(t *testing.T) {

@@ -2,7 +2,6 @@ package vvm
 
 import (
 	"errors"
-	"github.com/genesis-toolchain/genesis/frontend"
 	"io/fs"
 	"net/url"
 	"path"
@@ -11,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/genesis-toolchain/genesis/diag"
+	"github.com/genesis-toolchain/genesis/frontend"
 )
 
 // RegistryBase is where a registry import `from "@owner/name" import …`

@@ -4,12 +4,12 @@ import (
 	"bytes"
 	_ "embed"
 	"fmt"
-	"github.com/genesis-toolchain/genesis/frontend"
 	"runtime/debug"
 	"strconv"
 	"strings"
 
 	"github.com/genesis-toolchain/genesis/diag"
+	"github.com/genesis-toolchain/genesis/frontend"
 	"github.com/genesis-toolchain/genesis/ir"
 )
 

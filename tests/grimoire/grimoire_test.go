@@ -24,7 +24,6 @@
 package grimoire_test
 
 import (
-	"github.com/genesis-toolchain/genesis/frontend"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -36,6 +35,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/genesis-toolchain/genesis/diag"
+	"github.com/genesis-toolchain/genesis/frontend"
 	"github.com/genesis-toolchain/genesis/frontend/grimoire"
 	"github.com/genesis-toolchain/genesis/internal/filetest"
 	"github.com/genesis-toolchain/genesis/internal/golden"

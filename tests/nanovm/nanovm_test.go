@@ -24,14 +24,15 @@
 package nanovm_test
 
 import (
-	"github.com/genesis-toolchain/genesis/frontend"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/genesis-toolchain/genesis/diag"
+	"github.com/genesis-toolchain/genesis/frontend"
 	"github.com/genesis-toolchain/genesis/frontend/nanovm"
+	"github.com/genesis-toolchain/genesis/internal/corpusindex"
 	"github.com/genesis-toolchain/genesis/internal/filetest"
 	"github.com/genesis-toolchain/genesis/internal/golden"
 	"github.com/genesis-toolchain/genesis/internal/testharness/irtest"
@@ -106,7 +107,10 @@ func program(t *testing.T, c *golden.Case) (string, []byte) {
 // TestCorpus compiles every program of the corpus copy, and checks the
 // copy against ../shared/corpus/nanovm when that is present.
 func TestCorpus(t *testing.T) {
-	invalid := readIndex(t, filepath.Join("corpus", "INDEX.md"))
+	invalid, err := corpusindex.Invalid(filepath.Join("corpus", "INDEX.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	files := golden.CorpusFiles(t, "corpus", ".json", ".yaml", ".yml")
 	if len(files) < 70 {
 		t.Fatalf("corpus/ holds %d programs, want the 78 of the shared corpus", len(files))
@@ -146,30 +150,4 @@ func TestCorpus(t *testing.T) {
 	}
 
 	golden.CheckCorpusCopy(t, "corpus", filepath.Join("..", "..", "..", "shared", "corpus", "nanovm"), ".json", ".yaml", ".yml")
-}
-
-// readIndex returns the programs INDEX.md marks INVALID (rejected by
-// nano-vm when it loads them), by their saved-as path.
-func readIndex(t *testing.T, path string) map[string]bool {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	invalid := map[string]bool{}
-	for _, line := range strings.Split(string(data), "\n") {
-		cells := strings.Split(line, "|")
-		if len(cells) < 9 {
-			continue
-		}
-		validation := strings.TrimSpace(cells[len(cells)-3])
-		saved := strings.TrimSpace(cells[len(cells)-2])
-		if strings.HasPrefix(validation, "INVALID") {
-			invalid[saved] = true
-		}
-	}
-	if len(invalid) == 0 {
-		t.Fatal("INDEX.md lists no invalid program: its format changed?")
-	}
-	return invalid
 }

@@ -34,7 +34,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/genesis-toolchain/genesis/frontend"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -49,7 +48,9 @@ import (
 
 	"github.com/genesis-toolchain/genesis/backend/golang"
 	"github.com/genesis-toolchain/genesis/diag"
+	"github.com/genesis-toolchain/genesis/frontend"
 	"github.com/genesis-toolchain/genesis/frontend/nanovm"
+	"github.com/genesis-toolchain/genesis/internal/corpusindex"
 	"github.com/genesis-toolchain/genesis/internal/golden"
 )
 
@@ -196,7 +197,10 @@ func corpusCases(t *testing.T) []runCase {
 	if err := json.Unmarshal(data, &spec); err != nil {
 		t.Fatalf("testdata/scenarios.json: %v", err)
 	}
-	invalid := readInvalid(t, filepath.Join(root, "INDEX.md"))
+	invalid, err := corpusindex.Invalid(filepath.Join(root, "INDEX.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	var cases []runCase
 	used := map[string]bool{}
 	for _, rel := range golden.CorpusFiles(t, root, ".json", ".yaml", ".yml") {
@@ -223,30 +227,6 @@ func corpusCases(t *testing.T) []runCase {
 		t.Fatalf("only %d corpus runs: is ../nanovm/corpus there?", len(cases))
 	}
 	return cases
-}
-
-// readInvalid returns the programs INDEX.md marks INVALID (nano-vm
-// refuses to load them), by their saved-as path.
-func readInvalid(t *testing.T, path string) map[string]bool {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	invalid := map[string]bool{}
-	for _, line := range strings.Split(string(data), "\n") {
-		cells := strings.Split(line, "|")
-		if len(cells) < 9 {
-			continue
-		}
-		if strings.HasPrefix(strings.TrimSpace(cells[len(cells)-3]), "INVALID") {
-			invalid[strings.TrimSpace(cells[len(cells)-2])] = true
-		}
-	}
-	if len(invalid) == 0 {
-		t.Fatal("INDEX.md lists no invalid program: its format changed?")
-	}
-	return invalid
 }
 
 var commentLine = regexp.MustCompile(`(?m)^(input|resume|source): *(.*)$`)

@@ -22,13 +22,13 @@
 package plan_test
 
 import (
-	"github.com/genesis-toolchain/genesis/frontend"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/genesis-toolchain/genesis/diag"
+	"github.com/genesis-toolchain/genesis/frontend"
 	"github.com/genesis-toolchain/genesis/frontend/plan"
 	"github.com/genesis-toolchain/genesis/internal/filetest"
 	"github.com/genesis-toolchain/genesis/internal/golden"

@@ -30,7 +30,6 @@ package vvm_test
 
 import (
 	"fmt"
-	"github.com/genesis-toolchain/genesis/frontend"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -38,6 +37,7 @@ import (
 	"testing"
 
 	"github.com/genesis-toolchain/genesis/diag"
+	"github.com/genesis-toolchain/genesis/frontend"
 	"github.com/genesis-toolchain/genesis/frontend/vvm"
 	"github.com/genesis-toolchain/genesis/internal/filetest"
 	"github.com/genesis-toolchain/genesis/internal/golden"
