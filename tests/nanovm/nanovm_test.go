@@ -26,7 +26,6 @@ package nanovm_test
 import (
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/genesis-toolchain/genesis/diag"
@@ -68,27 +67,7 @@ func checkCompile(t *testing.T, c *filetest.Case, d filetest.Directive) {
 		}
 	}
 	rendered := diags.Render(diag.Sources{name: src})
-	if len(diags) > 0 {
-		c.Check("out/errors", rendered)
-	} else if _, ok := c.File("out/errors"); ok {
-		c.Check("out/errors", "")
-	}
-	isErr := d.Name == "errors"
-	if isErr != strings.HasPrefix(c.Name, "err_") {
-		t.Errorf("test %s: a case named err_* is \"test errors\", any other \"test ir\"", d)
-	}
-	switch {
-	case isErr && m != nil:
-		t.Errorf("a \"test errors\" case compiled")
-	case !isErr && m == nil:
-		t.Errorf("does not compile:\n%s", rendered)
-	}
-	if m != nil {
-		printed := ir.Print(m)
-		irtest.CheckRoundTrip(t, printed)
-		c.Check("out/ir", printed)
-	}
-	irtest.CheckWants(t, c.Case, diags)
+	irtest.CheckCompiled(t, c, d, m, diags, rendered)
 }
 
 // program returns the case's program section.

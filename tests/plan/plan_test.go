@@ -78,27 +78,7 @@ func compile(t *testing.T, c *filetest.Case) (*ir.Module, diag.List, string) {
 // must not for "test errors" (an err_ case's check).
 func checkCompile(t *testing.T, c *filetest.Case, d filetest.Directive) {
 	m, diags, rendered := compile(t, c)
-	if len(diags) > 0 {
-		c.Check("out/errors", rendered)
-	} else if _, ok := c.File("out/errors"); ok {
-		c.Check("out/errors", "")
-	}
-	isErr := d.Name == "errors"
-	if isErr != strings.HasPrefix(c.Name, "err_") {
-		t.Errorf("test %s: a case named err_* is \"test errors\", any other \"test ir\"", d)
-	}
-	switch {
-	case isErr && m != nil:
-		t.Errorf("a \"test errors\" case compiled")
-	case !isErr && m == nil:
-		t.Errorf("does not compile:\n%s", rendered)
-	}
-	if m != nil {
-		printed := ir.Print(m)
-		irtest.CheckRoundTrip(t, printed)
-		c.Check("out/ir", printed)
-	}
-	irtest.CheckWants(t, c.Case, diags)
+	irtest.CheckCompiled(t, c, d, m, diags, rendered)
 }
 
 // checkRun runs the compiled plan with the case's scripted effects.

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/genesis-toolchain/genesis/diag"
+	"github.com/genesis-toolchain/genesis/internal/filetest"
 	"github.com/genesis-toolchain/genesis/internal/golden"
 	"github.com/genesis-toolchain/genesis/ir"
 )
@@ -51,4 +52,36 @@ func CheckWants(t *testing.T, c *golden.Case, diags diag.List) {
 			t.Errorf("want %s at %s:%s, not among the diagnostics:\n%s", m[1], m[2], m[3], diags)
 		}
 	}
+}
+
+// CheckCompiled checks a frontend's compile of a golden case run by
+// "test ir" or "test errors": m (nil when it did not compile), its
+// diagnostics and their rendering. An "errors" case must not compile
+// and is named err_*; any other must compile. out/errors pins the
+// rendering (empty when the case has the section and there is no
+// diagnostic), out/ir the printed IR, which must round-trip, and the
+// comment's want lines name diagnostics.
+func CheckCompiled(t *testing.T, c *filetest.Case, d filetest.Directive, m *ir.Module, diags diag.List, rendered string) {
+	t.Helper()
+	if len(diags) > 0 {
+		c.Check("out/errors", rendered)
+	} else if _, ok := c.File("out/errors"); ok {
+		c.Check("out/errors", "")
+	}
+	isErr := d.Name == "errors"
+	if isErr != strings.HasPrefix(c.Name, "err_") {
+		t.Errorf("test %s: a case named err_* is \"test errors\", any other \"test ir\"", d)
+	}
+	switch {
+	case isErr && m != nil:
+		t.Errorf("a \"test errors\" case compiled")
+	case !isErr && m == nil:
+		t.Errorf("does not compile:\n%s", rendered)
+	}
+	if m != nil {
+		printed := ir.Print(m)
+		CheckRoundTrip(t, printed)
+		c.Check("out/ir", printed)
+	}
+	CheckWants(t, c.Case, diags)
 }
