@@ -134,7 +134,7 @@ func TestBuilderAgent(t *testing.T) {
 	b.UnitValue()
 	b.Bool(false)
 	text := roundTrip(t, m)
-	for _, want := range []string{`%"sum 1" = asm`, `var $"weird name": i64`, `@other.vvm:9:9`, `const value 3.141592653589793`, `%3 = const value "s"`, `llm "llm" [%`} {
+	for _, want := range []string{`%"sum 1" = asm`, `var $"weird name": i64`, `@other.vvm:9:9`, `const dyn 3.141592653589793`, `%3 = const dyn "s"`, `llm "llm" [%`} {
 		if !strings.Contains(text, want) {
 			t.Errorf("printed form lacks %q:\n%s", want, text)
 		}

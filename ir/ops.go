@@ -134,7 +134,7 @@ const (
 	CBool                       // bool
 	CPtr                        // ptr
 	CI64                        // i64
-	CValue                      // value
+	CDyn                        // dyn
 	CStorable                   // a type with a memory layout (Type.Storable)
 )
 
@@ -144,7 +144,7 @@ func (c Constraint) String() string {
 		CAny: "any type", CInt: "an integer", CIntBool: "an integer or bool",
 		CScalar: "an integer, bool, ptr or fn", CIntPtr: "an integer or ptr",
 		CSame: "the type of operand 1", CBool: "bool", CPtr: "ptr", CI64: "i64",
-		CValue: "value", CStorable: "a storable type",
+		CDyn: "dyn", CStorable: "a storable type",
 	}[c]
 }
 
@@ -169,7 +169,7 @@ func (c Constraint) Accepts(t, first Type) bool {
 		return t == Ptr
 	case CI64:
 		return t == I64
-	case CValue:
+	case CDyn:
 		return t == Dyn
 	case CStorable:
 		return t.Storable()
@@ -188,7 +188,7 @@ const (
 	RType                       // one result of the Type attribute
 	RPtr                        // one ptr
 	RI64                        // one i64
-	RValue                      // one value
+	RDyn                        // one dyn
 	RVar                        // one result, the type of the var named by Local
 	RBuiltin                    // the builtin's results
 	RExplicit                   // printed after "->" (calls, structured ops) or by out bindings (asm)
@@ -234,7 +234,7 @@ var (
 	valArgs = func(n int) []Constraint {
 		c := make([]Constraint, n)
 		for i := range c {
-			c[i] = CValue
+			c[i] = CDyn
 		}
 		return c
 	}
@@ -351,25 +351,25 @@ var opTable = [numOps]OpInfo{
 	OpUnreachable: {Name: "unreachable", Form: FormArgs, Args: []Constraint{}, Flags: Terminator,
 		Doc: "unreachable: control never gets here; reaching it is a fault (Forge: FAULT 0)."},
 
-	OpLLM: {Name: "llm", Form: FormEffect, Args: valArgs(2), Result: RValue, Flags: Effect,
+	OpLLM: {Name: "llm", Form: FormEffect, Args: valArgs(2), Result: RDyn, Flags: Effect,
 		Doc: "llm \"step\" [iters] prompt, options: an LLM completion of the prompt (a string value) with options (an object: model, schema, temperature, retries, timeout, …); the completion, or an error value."},
-	OpJudge: {Name: "judge", Form: FormEffect, Args: valArgs(2), Result: RValue, Flags: Effect,
+	OpJudge: {Name: "judge", Form: FormEffect, Args: valArgs(2), Result: RDyn, Flags: Effect,
 		Doc: "judge \"step\" [iters] question, options: a boolean judgement by a model; a bool value or an error value."},
-	OpTool: {Name: "tool", Form: FormEffect, Args: valArgs(2), Result: RValue, Flags: Effect,
+	OpTool: {Name: "tool", Form: FormEffect, Args: valArgs(2), Result: RDyn, Flags: Effect,
 		Doc: "tool \"step\" [iters] name, args: calls the tool name (a string value) with args (an object); its reply, or an error value."},
 	OpEmit: {Name: "emit", Form: FormEffect, Args: valArgs(2), Flags: Effect,
 		Doc: "emit \"step\" [iters] name, payload: emits the event name with payload."},
-	OpStateGet: {Name: "state.get", Form: FormEffect, Args: valArgs(1), Result: RValue, Flags: Effect,
+	OpStateGet: {Name: "state.get", Form: FormEffect, Args: valArgs(1), Result: RDyn, Flags: Effect,
 		Doc: "state.get \"step\" [iters] key: the persistent state's value at key, unit when absent."},
 	OpStatePut: {Name: "state.put", Form: FormEffect, Args: valArgs(2), Flags: Effect,
 		Doc: "state.put \"step\" [iters] key, v: sets the persistent state at key to v."},
-	OpWait: {Name: "wait", Form: FormEffect, Args: valArgs(1), Result: RValue, Flags: Effect,
+	OpWait: {Name: "wait", Form: FormEffect, Args: valArgs(1), Result: RDyn, Flags: Effect,
 		Doc: "wait \"step\" [iters] request: suspends until the request (a duration, or a pending tool's resume) is satisfied; the resume payload."},
 	OpStop: {Name: "stop", Form: FormEffect, Args: valArgs(2), Flags: Effect | Terminator,
 		Doc: "stop \"step\" [iters] status, error: ends the run with status (a string value: \"failed\", \"budget_exceeded\", \"stalled\" or \"suspended\") and error (an error value, or unit) at this step; control does not return."},
-	OpParallel: {Name: "parallel", Form: FormParallel, Args: []Constraint{CI64, CValue}, Result: RValue, Flags: Effect,
+	OpParallel: {Name: "parallel", Form: FormParallel, Args: []Constraint{CI64, CDyn}, Result: RDyn, Flags: Effect,
 		Doc: "parallel \"step\" [iters] limit, arg @f, @g, ...: calls each branch function (fn(value) -> value) with arg, at most limit at once (limit <= 0: no bound); the list of their results, in branch order. Each branch's effects have identities of their own under the block's; the trace and the result do not depend on timing."},
-	OpParallelEach: {Name: "parallel.each", Form: FormParallel, Args: []Constraint{CI64, CValue}, Result: RValue, Flags: Effect,
+	OpParallelEach: {Name: "parallel.each", Form: FormParallel, Args: []Constraint{CI64, CDyn}, Result: RDyn, Flags: Effect,
 		Doc: "parallel.each \"step\" [iters] limit, items @f: calls the branch function f (fn(value) -> value) on each element of the list items, at most limit at once (limit <= 0: no bound); the list of their results, in the items' order. Branch i is the block's branch i, as for parallel."},
 	OpExport: {Name: "export", Form: FormEffect, Args: valArgs(2), Flags: Effect,
 		Doc: "export \"step\" [iters] name, v: sets the run result's export name (a string value) to v; it asks nothing of the world, so journals do not record it."},
@@ -448,7 +448,7 @@ func inferResults(f *Func, in *Instr) ([]Type, bool) {
 		return []Type{Ptr}, true
 	case RI64:
 		return []Type{I64}, true
-	case RValue:
+	case RDyn:
 		return []Type{Dyn}, true
 	case RVar:
 		if l := f.Local(in.Local); l != nil && l.Kind == Var {

@@ -428,7 +428,7 @@ func (p *parser) typ() Type {
 		return I64
 	case "ptr":
 		return Ptr
-	case "value":
+	case "dyn":
 		return Dyn
 	case "fn":
 		p.depth++

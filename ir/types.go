@@ -36,7 +36,7 @@ const (
 	KindI32          // sign-less 32-bit integer
 	KindI64          // sign-less 64-bit integer
 	KindPtr          // a byte address in linear memory; 8 bytes
-	KindValue        // a dynamic value of the agent languages
+	KindDyn          // a dynamic value of the agent languages (printed "dyn")
 	KindFunc         // a reference to a function with a given signature
 )
 
@@ -62,7 +62,7 @@ var (
 	I32  = Type{kind: KindI32}
 	I64  = Type{kind: KindI64}
 	Ptr  = Type{kind: KindPtr}
-	Dyn  = Type{kind: KindValue} // printed "value"
+	Dyn  = Type{kind: KindDyn} // printed "dyn"
 )
 
 var (
@@ -154,8 +154,8 @@ func (t Type) String() string {
 		return "i64"
 	case KindPtr:
 		return "ptr"
-	case KindValue:
-		return "value"
+	case KindDyn:
+		return "dyn"
 	case KindFunc:
 		var b strings.Builder
 		b.WriteString("fn(")

@@ -17,7 +17,7 @@ func TestVerifyStepsAcrossFunctions(t *testing.T) {
 	for _, n := range []int{2, 80} {
 		var src strings.Builder
 		for i := range n {
-			fmt.Fprintf(&src, "func @f%d(%%p: value) @t.gen:%d:1 {\n", i, 10*i+1)
+			fmt.Fprintf(&src, "func @f%d(%%p: dyn) @t.gen:%d:1 {\n", i, 10*i+1)
 			switch i {
 			case 0:
 				src.WriteString("  %a = tool \"t\" %p, %p @4:3\n")

@@ -14,7 +14,7 @@ import (
 
 // One Go function per IR builtin (ir/builtins.go, docs/ir.md "Builtins"):
 // the builtin a.b_c is the function AB C, i.e. num.from_int → NumFromInt,
-// with JSON spelled JSON (json.encode → JSONEncode). IR `value` is Value,
+// with JSON spelled JSON (json.encode → JSONEncode). IR `dyn` is Value,
 // i64 is int64 and bool is bool. Builtins never perform effects and never
 // panic: a wrong kind of operand gives the error value the table
 // documents, or kind "type" where it documents none.

@@ -19,9 +19,9 @@ func TestBuiltinTable(t *testing.T) {
 		t.Fatalf("the IR has %d builtins, the runtime %d", len(irb), len(rt.Builtins))
 	}
 	goType := map[string]reflect.Type{
-		"value": reflect.TypeOf(rt.Value{}),
-		"i64":   reflect.TypeOf(int64(0)),
-		"bool":  reflect.TypeOf(false),
+		"dyn":  reflect.TypeOf(rt.Value{}),
+		"i64":  reflect.TypeOf(int64(0)),
+		"bool": reflect.TypeOf(false),
 	}
 	for i, b := range irb {
 		f := rt.Builtins[i]

@@ -205,7 +205,7 @@ func (l *fnLower) def(v *ir.Value) reg {
 // checkType reports types the backend cannot represent.
 func (l *fnLower) checkType(pos diag.Pos, t ir.Type) bool {
 	if t == ir.Dyn {
-		l.errorf(pos, codeCodegen, "dynamic values (type value) are not supported by the Forge backend; agent languages compile through the Go backend")
+		l.errorf(pos, codeCodegen, "dynamic values (type dyn) are not supported by the Forge backend; agent languages compile through the Go backend")
 		return false
 	}
 	return true

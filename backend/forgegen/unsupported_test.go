@@ -14,21 +14,21 @@ import (
 // functions compile in), with the count of its uses, rather than once
 // per instruction.
 func TestUnsupportedOncePerCause(t *testing.T) {
-	const src = `func @helper(%a: value) -> value {
+	const src = `func @helper(%a: dyn) -> dyn {
   %b = builtin value.truthy(%a)
   %c = builtin obj.new()
   return %c
 }
 
-func @g(%a: value) -> value @t.vvm:7:1 {
-  %b = call @helper(%a) -> value @8:3
-  %c = call @helper(%b) -> value @9:3
+func @g(%a: dyn) -> dyn @t.vvm:7:1 {
+  %b = call @helper(%a) -> dyn @8:3
+  %c = call @helper(%b) -> dyn @9:3
   return %c @10:3
 }
 
-func @main() -> value @t.vvm:2:1 {
-  %u = const value "x" @3:3
-  %v = call @g(%u) -> value @4:3
+func @main() -> dyn @t.vvm:2:1 {
+  %u = const dyn "x" @3:3
+  %v = call @g(%u) -> dyn @4:3
   return %v @5:3
 }
 `
@@ -64,7 +64,7 @@ func @main() -> value @t.vvm:2:1 {
 	}
 	// The first use with a line is main's result, at 2:1; the helper's
 	// uses have no position at all.
-	if want := "t.vvm:2:1: error[0x0802]: in function @main: dynamic values (type value) are not supported by the Forge backend"; !strings.HasPrefix(dyn, want) {
+	if want := "t.vvm:2:1: error[0x0802]: in function @main: dynamic values (type dyn) are not supported by the Forge backend"; !strings.HasPrefix(dyn, want) {
 		t.Errorf("got\n%s\nwant it to start with\n%s", dyn, want)
 	}
 	if !strings.Contains(dyn, "(reported once: ") {

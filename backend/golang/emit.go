@@ -841,7 +841,7 @@ func constant(in *ir.Instr) string {
 	switch t.Kind() {
 	case ir.KindBool:
 		return strconv.FormatBool(lit.Int != 0)
-	case ir.KindValue:
+	case ir.KindDyn:
 		switch lit.Kind {
 		case ir.LitUnit:
 			return "rt.Unit()"

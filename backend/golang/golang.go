@@ -241,7 +241,7 @@ func goType(t ir.Type) string {
 		return "int64"
 	case ir.KindPtr:
 		return "uint64"
-	case ir.KindValue:
+	case ir.KindDyn:
 		return "rt.Value"
 	case ir.KindFunc:
 		return "int64" // an index into funcTable; 0 is no function

@@ -194,7 +194,7 @@ func (g *gen) module() {
 	}
 	for _, f := range g.src.Funcs {
 		for _, t := range append(paramTypes(f), f.Results...) {
-			if t.Kind() == gir.KindValue {
+			if t.Kind() == gir.KindDyn {
 				pos := f.Pos
 				if pos.File == "" { // a function a frontend synthesized
 					pos = diag.Pos{File: g.file}
@@ -800,7 +800,7 @@ func (fg *fnGen) constant(in *gir.Instr) value.Value {
 	switch t.Kind() {
 	case gir.KindBool:
 		return constant.NewBool(in.Lit.Int != 0)
-	case gir.KindValue:
+	case gir.KindDyn:
 		fg.g.diags.Errorf(in.Pos, codeUnsupported, "dynamic values do not compile to native code")
 		return constant.NewUndef(types.I64)
 	}

@@ -15,7 +15,7 @@ import (
 // The lowering: a loaded, checked Program becomes one IR module
 // (docs/grimoire.md, "Running spells"). Its entry is
 //
-//	func @main(%input: value) -> value
+//	func @main(%input: dyn) -> dyn
 //
 // which builds the run's context from the input (the trigger to run, the
 // event and its payload, parameter overrides, the mode), loads the state,
@@ -26,7 +26,7 @@ import (
 // Every body — a trigger's, a block's, a parallel branch's — is a
 // function
 //
-//	func @NAME(%frame: value) -> value
+//	func @NAME(%frame: dyn) -> dyn
 //
 // on a frame {"env", "st", "ctx"}: the body's variables, the state
 // variables and the run's context. It returns {"env", "st", "err"}: its

@@ -46,7 +46,7 @@ func (l *lowerer) newHelper(name string, params []string, results ...ir.Type) (*
 
 // buildRef builds
 //
-//	func @nanovm.ref(%outputs, %data, %root, %path: value) -> value
+//	func @nanovm.ref(%outputs, %data, %root, %path: dyn) -> dyn
 //
 // the value of the reference $root.path… (path a list of segments), or an
 // error value (kind "unresolved") when it names nothing. A root that is
@@ -110,7 +110,7 @@ func (l *lowerer) buildRef() *ir.Func {
 
 // buildSubst builds
 //
-//	func @nanovm.subst(%outputs, %data, %root, %path, %text: value) -> value
+//	func @nanovm.subst(%outputs, %data, %root, %path, %text: dyn) -> dyn
 //
 // a reference of a template: its value, or its text (the reference as
 // written) when it names nothing, which nano-vm leaves in place.
@@ -125,7 +125,7 @@ func (l *lowerer) buildSubst() *ir.Func {
 
 // buildLookup builds
 //
-//	func @nanovm.lookup(%outputs, %data, %root, %path: value) -> value
+//	func @nanovm.lookup(%outputs, %data, %root, %path: dyn) -> dyn
 //
 // a reference of a condition: its value, or None (unit) when it names
 // nothing.
@@ -140,7 +140,7 @@ func (l *lowerer) buildLookup() *ir.Func {
 
 // buildOrder builds
 //
-//	func @nanovm.order(%a, %b: value) -> i64
+//	func @nanovm.order(%a, %b: dyn) -> i64
 //
 // -1, 0 or 1 as a orders before, with or after b, when both are numbers
 // or both strings; 2 when they cannot be ordered (Python's TypeError).
@@ -159,7 +159,7 @@ func (l *lowerer) buildOrder() *ir.Func {
 
 // buildContains builds
 //
-//	func @nanovm.contains(%haystack, %needle: value) -> i64
+//	func @nanovm.contains(%haystack, %needle: dyn) -> i64
 //
 // 1 when needle is in haystack (a substring of a string, an element of a
 // list, a key of an object), 0 when not, -1 when the question has no

@@ -12,7 +12,7 @@ import (
 // Lower compiles a checked program (Check returned no error) to an IR
 // module. Its entry is
 //
-//	func @main(%context: value) -> value
+//	func @main(%context: dyn) -> dyn
 //
 // which runs the program on the initial context (an object) and returns
 // the final output when the run succeeds; every other end is a stop

@@ -15,7 +15,7 @@ import (
 // Lower compiles a checked plan (Check returned no error) to an IR
 // module. Its entry is
 //
-//	func @main(%input: value) -> value
+//	func @main(%input: dyn) -> dyn
 //
 // which runs the groups — a plan of one group inline, a larger plan as
 // one parallel block whose branches, the groups in p.Order, each wait
@@ -726,7 +726,7 @@ func (l *lowerer) newHelper(name string, params []string) (*ir.Func, *ir.Builder
 
 // buildSubst builds
 //
-//	func @plan.subst(%values, %name, %text: value) -> value
+//	func @plan.subst(%values, %name, %text: dyn) -> dyn
 //
 // the string rendering of an input's value, or text (the placeholder as
 // written) when the run was not given it: the seed keeps placeholders as
@@ -743,7 +743,7 @@ func (l *lowerer) buildSubst() *ir.Func {
 
 // buildFail builds
 //
-//	func @plan.fail(%failure, %prefix, %why: value) -> value
+//	func @plan.fail(%failure, %prefix, %why: dyn) -> dyn
 //
 // the run's failure message with one more failed group: prefix (`group
 // "id": `) and why (an error's message, or a reason string), after the
@@ -766,7 +766,7 @@ func (l *lowerer) buildFail() *ir.Func {
 
 // buildMerge builds
 //
-//	func @plan.merge(%into, %from: value) -> value
+//	func @plan.merge(%into, %from: dyn) -> dyn
 //
 // object into with every key of object from set to from's value, in
 // from's key order.

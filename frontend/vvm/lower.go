@@ -16,7 +16,7 @@ import (
 // The lowering: a loaded, validated Program becomes one IR module whose
 // control flow is the program's (docs/vvm.md, "Lowering"). Its entry is
 //
-//	func @main(%input: value) -> value
+//	func @main(%input: dyn) -> dyn
 //
 // which runs every module the program imports by name, in load order,
 // then the entry module with the run's input as its inputs, exports the
@@ -25,11 +25,11 @@ import (
 //
 // Every module's top level is a function
 //
-//	func @mN(%inputs, %it, %envs: value) -> (exports, env, raised: value)
+//	func @mN(%inputs, %it, %envs: dyn) -> (exports, env, raised: dyn)
 //
 // and every def and lambda a function
 //
-//	func @mN.NAME(%params…, %captures…, %it, %env: value) -> (value, value)
+//	func @mN.NAME(%params…, %captures…, %it, %env: dyn) -> (dyn, dyn)
 //
 // returning its result and the error it raised (unit when none). %env is
 // the globals object of the function's module: the current value of
@@ -359,7 +359,7 @@ func (l *lowerer) main() {
 
 // apply builds
 //
-//	func @vvm.apply(%f, %args, %kwargs, %it: value) -> (value, value)
+//	func @vvm.apply(%f, %args, %kwargs, %it: dyn) -> (dyn, dyn)
 //
 // which calls the function value f with the positional arguments args
 // (a list) and the keyword arguments kwargs (an object), binding them to

@@ -208,7 +208,7 @@ func (fl *funcLowerer) pmap(items, f *ir.Value, e *CallExpr) *ir.Value {
 
 // pmapBranch returns the branch function of pmap blocks,
 //
-//	func @vvm.pmap_branch(%p: value) -> value
+//	func @vvm.pmap_branch(%p: dyn) -> dyn
 //
 // which applies p.f to p.x with it = p.it and returns the result, or
 // raisedResult of what it raised, building it on first use.
@@ -348,7 +348,7 @@ func (fl *funcLowerer) firstWinner(s *ParallelStmt, vals []*ir.Value, i int, all
 
 // branchFunc lowers one branch of a parallel block into
 //
-//	func @F.parallel_L_C.NAME(%arg: value) -> value
+//	func @F.parallel_L_C.NAME(%arg: dyn) -> dyn
 //
 // which evaluates the branch's expression with it, the env and the
 // values of the locals it names from arg, and returns its value, or

@@ -63,19 +63,19 @@ func @main() -> i64 {
 }
 `, "target main"},
 		{"parallel branches", `
-func @a(%x: value) -> value {
+func @a(%x: dyn) -> dyn {
   return %x
 }
-func @w(%x: value, %y: value) -> value {
+func @w(%x: dyn, %y: dyn) -> dyn {
   return %y
 }
-func @e(%x: value) -> value {
+func @e(%x: dyn) -> dyn {
   return %x
 }
-func @unused(%x: value) -> value {
+func @unused(%x: dyn) -> dyn {
   return %x
 }
-func @main(%in: value) -> value {
+func @main(%in: dyn) -> dyn {
   %n = const i64 0
   %p = parallel "p" %n, %in @a, @w(0)
   %q = parallel.each "q" %n, %p @e
