@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 # prepend FILE HEADER: write HEADER (lines) before FILE's first line.
 prepend() {
 	case "$(head -n 1 "$1")" in
-	"test "* | "target "*) return ;;
+	"test "* | "target "*) return 0 ;;
 	esac
 	{ printf '%s\n' "$2"; cat "$1"; } >"$1.tmp"
 	mv "$1.tmp" "$1"
@@ -48,4 +48,16 @@ for f in tests/fasm/*.txtar; do
 	else
 		prepend "$f" "test assemble"
 	fi
+done
+
+# tests/genesis/{parse,check,lower}, run from frontend/genesis: a program
+# that parses (out/ast), checks (out/typed) or lowers (out/ir), or, in an
+# err_ case, one whose errors at that stage are pinned (out/errors).
+for stage in parse:ast check:typed lower:ir; do
+	for f in tests/genesis/"${stage%%:*}"/*.txtar; do
+		case "$(basename "$f")" in
+		err_*) prepend "$f" "test errors" ;;
+		*) prepend "$f" "test ${stage#*:}" ;;
+		esac
+	done
 done
