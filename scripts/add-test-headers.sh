@@ -61,3 +61,8 @@ for stage in parse:ast check:typed lower:ir; do
 		esac
 	done
 done
+
+# tests/vvm's corpus records: the corpus loaded (out/summary, out/errors)
+# and run (out/runs).
+prepend tests/vvm/corpus.txtar "test load"
+prepend tests/vvm/corpus_runs.txtar "test run"
