@@ -66,3 +66,8 @@ done
 # and run (out/runs).
 prepend tests/vvm/corpus.txtar "test load"
 prepend tests/vvm/corpus_runs.txtar "test run"
+
+# diag's rendering-policy cases: the report of their diagnostics.
+for f in diag/testdata/policy/*.txtar; do
+	prepend "$f" "test errors"
+done
