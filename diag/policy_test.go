@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/genesis-toolchain/genesis/internal/golden"
+	"github.com/genesis-toolchain/genesis/internal/filetest"
 )
 
 // parseDiags reads the diags section of a policy case: one diagnostic a
@@ -42,31 +42,41 @@ func parseDiags(t *testing.T, text string) List {
 	return l
 }
 
-// TestReportGolden runs the cases of testdata/policy/*.txtar: the
-// diagnostics a compilation found (section diags, in the order reported)
-// and the sources (every other section not under out/), and the report a
-// user sees (out/errors), which Render prints.
+// policySuite runs the cases of testdata/policy/*.txtar, whose header
+// (docs/testing.md) says "test errors": the diagnostics a compilation
+// found (section diags, in the order reported) and the sources (every
+// other section not under out/), and the report a user sees
+// (out/errors), which Render prints.
+var policySuite = filetest.Suite{
+	Checks:  map[string]filetest.Check{"errors": checkReport},
+	Outputs: map[string][]string{"errors": {"out/errors"}},
+}
+
 func TestReportGolden(t *testing.T) {
-	golden.Run(t, "testdata/policy/*.txtar", func(t *testing.T, c *golden.Case) {
-		text, ok := c.File("diags")
-		if !ok {
-			t.Fatal("no diags section")
+	filetest.Run(t, "testdata/policy/*.txtar", policySuite)
+}
+
+// checkReport renders the case's diagnostics, which Render must leave as
+// they were.
+func checkReport(t *testing.T, c *filetest.Case, d filetest.Directive) {
+	text, ok := c.File("diags")
+	if !ok {
+		t.Fatal("no diags section")
+	}
+	l := parseDiags(t, text)
+	src := Sources{}
+	for _, f := range c.Archive.Files {
+		if f.Name != "diags" && !strings.HasPrefix(f.Name, "out/") {
+			src[f.Name] = f.Data
 		}
-		l := parseDiags(t, text)
-		src := Sources{}
-		for _, f := range c.Archive.Files {
-			if f.Name != "diags" && !strings.HasPrefix(f.Name, "out/") {
-				src[f.Name] = f.Data
-			}
+	}
+	before := append(List(nil), l...)
+	c.Check("out/errors", l.Render(src))
+	for i := range l {
+		if l[i] != before[i] {
+			t.Fatalf("Render changed diagnostic %d of its list: %v, was %v", i, l[i], before[i])
 		}
-		before := append(List(nil), l...)
-		c.Check("out/errors", l.Render(src))
-		for i := range l {
-			if l[i] != before[i] {
-				t.Fatalf("Render changed diagnostic %d of its list: %v, was %v", i, l[i], before[i])
-			}
-		}
-	})
+	}
 }
 
 func TestReportCapsErrorsAndWarningsApart(t *testing.T) {

@@ -9,20 +9,22 @@ import (
 
 	"github.com/genesis-toolchain/genesis/diag"
 	"github.com/genesis-toolchain/genesis/forge/bytecode"
-	"github.com/genesis-toolchain/genesis/internal/golden"
+	"github.com/genesis-toolchain/genesis/internal/filetest"
 )
 
-// goldenFiles are the cases of tests/fasm. Each holds in.fasm and either
-// out/errors (the rendered diagnostics) or out/hex (an annotated dump of
-// the program) and out/disasm (its disassembly).
+// goldenFiles are the cases of tests/fasm. Each opens with its header
+// (docs/testing.md) and holds in.fasm: "test assemble" pins the program
+// as out/hex (an annotated dump) and out/disasm (its disassembly); "test
+// errors", a case named err_*, pins the rendered diagnostics as
+// out/errors.
 var goldenFiles = filepath.Join("..", "..", "tests", "fasm", "*.txtar")
 
 // goldenSources returns the in.fasm of every golden case, to seed the
 // fuzz targets.
 func goldenSources(tb testing.TB) []string {
 	var srcs []string
-	for _, path := range golden.Files(tb, goldenFiles) {
-		c, err := golden.Load(path)
+	for _, path := range filetest.Files(tb, goldenFiles) {
+		c, err := filetest.Load(path)
 		if err != nil {
 			tb.Fatal(err)
 		}
@@ -32,29 +34,51 @@ func goldenSources(tb testing.TB) []string {
 	return srcs
 }
 
+// suite runs the golden cases: "test assemble" (out/hex, out/disasm) or
+// "test errors" (out/errors).
+var suite = filetest.Suite{
+	Checks:  map[string]filetest.Check{"assemble": checkAssemble, "errors": checkAssemble},
+	Outputs: map[string][]string{"assemble": {"out/hex", "out/disasm"}, "errors": {"out/errors"}},
+}
+
 // TestGolden assembles the golden cases and checks the diagnostics, or
 // the program, its disassembly and the roundtrip through them.
 func TestGolden(t *testing.T) {
-	golden.Run(t, goldenFiles, func(t *testing.T, c *golden.Case) {
-		src, ok := c.File("in.fasm")
-		if !ok {
-			t.Fatal("no in.fasm section")
+	filetest.Run(t, goldenFiles, suite)
+}
+
+// checkAssemble assembles the case's in.fasm, which must assemble for
+// "test assemble" and must not for "test errors".
+func checkAssemble(t *testing.T, c *filetest.Case, d filetest.Directive) {
+	src, ok := c.File("in.fasm")
+	if !ok {
+		t.Fatal("no in.fasm section")
+	}
+	isErr := d.Name == "errors"
+	if isErr != strings.HasPrefix(c.Name, "err_") {
+		t.Errorf("test %s: a case named err_* is \"test errors\", any other \"test assemble\"", d)
+	}
+	p, diags := Assemble("in.fasm", []byte(src))
+	if diags.HasErrors() {
+		if p != nil {
+			t.Error("Assemble returned a program along with errors")
 		}
-		p, diags := Assemble("in.fasm", []byte(src))
-		if diags.HasErrors() {
-			if p != nil {
-				t.Error("Assemble returned a program along with errors")
-			}
-			c.Check("out/errors", diags.Render(diag.Sources{"in.fasm": []byte(src)}))
-			return
+		rendered := diags.Render(diag.Sources{"in.fasm": []byte(src)})
+		if !isErr {
+			t.Errorf("does not assemble:\n%s", rendered)
 		}
-		if len(diags) > 0 {
-			t.Errorf("diagnostics without errors:\n%s", diags)
-		}
-		c.Check("out/hex", dump(p))
-		c.Check("out/disasm", Disassemble(p))
-		checkRoundtrip(t, p)
-	})
+		c.Check("out/errors", rendered)
+		return
+	}
+	if isErr {
+		t.Error("a \"test errors\" case assembles")
+	}
+	if len(diags) > 0 {
+		t.Errorf("diagnostics without errors:\n%s", diags)
+	}
+	c.Check("out/hex", dump(p))
+	c.Check("out/disasm", Disassemble(p))
+	checkRoundtrip(t, p)
 }
 
 // checkRoundtrip checks that p survives encoding, decoding, disassembly

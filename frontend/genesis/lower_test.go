@@ -7,14 +7,17 @@ import (
 	"testing"
 
 	"github.com/genesis-toolchain/genesis/diag"
+	"github.com/genesis-toolchain/genesis/internal/filetest"
 	"github.com/genesis-toolchain/genesis/internal/golden"
 	"github.com/genesis-toolchain/genesis/internal/inputlimits"
 	"github.com/genesis-toolchain/genesis/ir"
 )
 
 // The lowering golden cases live in tests/genesis/lower: each txtar file
-// holds .gen sections forming one program and out/ir, the printed IR
-// module, or out/errors when lowering reports diagnostics.
+// opens with its header (docs/testing.md) and holds .gen sections forming
+// one program, which must check; "test ir" pins the printed IR module as
+// out/ir, "test errors" (a case named err_*) the diagnostics lowering
+// reports as out/errors.
 // go test ./frontend/genesis -update rewrites them.
 var lowerCases = filepath.Join("..", "..", "tests", "genesis", "lower", "*.txtar")
 
@@ -61,31 +64,48 @@ func checkModule(t *testing.T, m *ir.Module) string {
 	return text
 }
 
+// lowerSuite runs the lowering cases: "test ir" or "test errors".
+var lowerSuite = filetest.Suite{
+	Checks:  map[string]filetest.Check{"ir": checkLower, "errors": checkLower},
+	Outputs: map[string][]string{"ir": {"out/ir"}, "errors": {"out/errors"}},
+}
+
 func TestLowerGolden(t *testing.T) {
-	golden.Run(t, lowerCases, func(t *testing.T, c *golden.Case) {
-		m, errs := lowerCase(t, c)
-		if m == nil {
-			c.Check("out/errors", errs)
-			return
+	filetest.Run(t, lowerCases, lowerSuite)
+}
+
+// checkLower lowers the case's program, which must lower for "test ir"
+// and must not for "test errors".
+func checkLower(t *testing.T, c *filetest.Case, d filetest.Directive) {
+	checkErrName(t, c, d, "ir")
+	m, errs := lowerCase(t, c.Case)
+	if m == nil {
+		if d.Name != "errors" {
+			t.Errorf("does not lower:\n%s", errs)
 		}
-		c.Check("out/ir", checkModule(t, m))
-	})
+		c.Check("out/errors", errs)
+		return
+	}
+	if d.Name == "errors" {
+		t.Error("a \"test errors\" case lowers")
+	}
+	c.Check("out/ir", checkModule(t, m))
 }
 
 // TestLowerCheckCases lowers every program of the type-checking golden
 // cases that checks, so that every construct they cover lowers to IR
 // that verifies.
 func TestLowerCheckCases(t *testing.T) {
-	for _, path := range golden.Files(t, checkCases) {
+	for _, path := range filetest.Files(t, checkCases) {
 		t.Run(strings.TrimSuffix(filepath.Base(path), ".txtar"), func(t *testing.T) {
-			c, err := golden.Load(path)
+			c, err := filetest.Load(path)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, ok := c.File("out/errors"); ok {
+			if c.Has("errors") {
 				t.Skip("an error case")
 			}
-			m, errs := lowerCase(t, c)
+			m, errs := lowerCase(t, c.Case)
 			if m == nil {
 				t.Fatalf("Lower failed:\n%s", errs)
 			}

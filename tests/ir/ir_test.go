@@ -1,11 +1,14 @@
 // Package ir_test holds the IR's golden suite: one module per txtar file,
 // parsed, printed and verified.
 //
-// A case has these sections:
+// A case opens with its header (docs/testing.md): "test ir" for a module
+// that parses and verifies, "test errors" for one that must not (named
+// perr_ when it does not parse, verr_ when it parses but does not
+// verify). It has these sections:
 //
 //	in.ir       a module in the printed form (docs/ir.md)
-//	out/ir      the module printed back, when it parses and verifies
-//	out/errors  the parse error, or the verifier's diagnostics
+//	out/ir      the module printed back ("test ir")
+//	out/errors  the parse error, or the verifier's diagnostics ("test errors")
 //
 // Every case that parses must round-trip: printing it, parsing the
 // printed text and printing again gives the same text.
@@ -14,36 +17,66 @@
 package ir_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/genesis-toolchain/genesis/diag"
-	"github.com/genesis-toolchain/genesis/internal/golden"
+	"github.com/genesis-toolchain/genesis/internal/filetest"
 	"github.com/genesis-toolchain/genesis/ir"
 )
 
+// suite runs the cases: "test ir" prints a valid module back (out/ir),
+// "test errors" pins why a module is not valid (out/errors).
+var suite = filetest.Suite{
+	Checks:  map[string]filetest.Check{"ir": checkModule, "errors": checkModule},
+	Outputs: map[string][]string{"ir": {"out/ir"}, "errors": {"out/errors"}},
+}
+
 func TestGolden(t *testing.T) {
-	golden.Run(t, "*.txtar", func(t *testing.T, c *golden.Case) {
-		src, ok := c.File("in.ir")
-		if !ok {
-			t.Fatal("no in.ir section")
+	filetest.Run(t, "*.txtar", suite)
+}
+
+// checkModule parses, prints and verifies the case's module. A "test
+// ir" case must parse and verify; a "test errors" case must not, and its
+// name says where it fails: perr_ at parsing, verr_ at verifying.
+func checkModule(t *testing.T, c *filetest.Case, d filetest.Directive) {
+	src, ok := c.File("in.ir")
+	if !ok {
+		t.Fatal("no in.ir section")
+	}
+	wantParseErr := strings.HasPrefix(c.Name, "perr_")
+	wantVerifyErr := strings.HasPrefix(c.Name, "verr_")
+	if (d.Name == "errors") != (wantParseErr || wantVerifyErr) {
+		t.Errorf("test %s: a case named perr_* or verr_* is \"test errors\", any other \"test ir\"", d)
+	}
+	srcs := diag.Sources{"in.ir": []byte(src)}
+	m, diags := ir.Parse("in.ir", []byte(src))
+	if diags.HasErrors() {
+		if m != nil {
+			t.Error("Parse returned a module along with errors")
 		}
-		srcs := diag.Sources{"in.ir": []byte(src)}
-		m, diags := ir.Parse("in.ir", []byte(src))
-		if diags.HasErrors() {
-			if m != nil {
-				t.Error("Parse returned a module along with errors")
-			}
-			c.Check("out/errors", diags.Render(srcs))
-			return
+		if !wantParseErr {
+			t.Errorf("does not parse:\n%s", diags.Render(srcs))
 		}
-		printed := ir.Print(m)
-		checkRoundTrip(t, printed)
-		if diags := ir.Verify(m); len(diags) > 0 {
-			c.Check("out/errors", diags.Render(srcs))
-			return
+		c.Check("out/errors", diags.Render(srcs))
+		return
+	}
+	if wantParseErr {
+		t.Error("a perr_ case parses")
+	}
+	printed := ir.Print(m)
+	checkRoundTrip(t, printed)
+	if diags := ir.Verify(m); len(diags) > 0 {
+		if d.Name != "errors" {
+			t.Errorf("does not verify:\n%s", diags.Render(srcs))
 		}
-		c.Check("out/ir", printed)
-	})
+		c.Check("out/errors", diags.Render(srcs))
+		return
+	}
+	if d.Name == "errors" {
+		t.Error("a \"test errors\" case parses and verifies")
+	}
+	c.Check("out/ir", printed)
 }
 
 // checkRoundTrip checks that printed parses and prints identically.
@@ -58,8 +91,8 @@ func checkRoundTrip(t *testing.T, printed string) {
 	}
 }
 
-// TestEveryOp checks that every op of the table appears in a golden case
-// that parses and verifies.
+// TestEveryOp checks that every op of the table appears in a "test ir"
+// case (one that parses and verifies).
 func TestEveryOp(t *testing.T) {
 	seen := map[ir.Op]bool{}
 	var walk func(r *ir.Region)
@@ -71,10 +104,13 @@ func TestEveryOp(t *testing.T) {
 			}
 		}
 	}
-	for _, path := range golden.Files(t, "*.txtar") {
-		c, err := golden.Load(path)
+	for _, path := range filetest.Files(t, "*.txtar") {
+		c, err := filetest.Load(path)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if !c.Has("ir") {
+			continue
 		}
 		src, _ := c.File("in.ir")
 		m, diags := ir.Parse("in.ir", []byte(src))

@@ -13,7 +13,6 @@ import (
 	"github.com/genesis-toolchain/genesis/backend/golang"
 	"github.com/genesis-toolchain/genesis/frontend/vvm"
 	"github.com/genesis-toolchain/genesis/internal/filetest"
-	"github.com/genesis-toolchain/genesis/internal/golden"
 	"github.com/genesis-toolchain/genesis/internal/testharness/irtest"
 	"github.com/genesis-toolchain/genesis/ir"
 	"github.com/genesis-toolchain/genesis/ir/opt"
@@ -102,28 +101,28 @@ func TestCorpusCompiles(t *testing.T) {
 	}
 	t.Logf("%d of %d corpus programs compile to Go", compiled, len(entries))
 
-	// Run them all with the mock LLM of corpus_runs.txtar.
-	c, err := golden.Load("corpus_runs.txtar")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, name := range []string{"llm.json", "inputs.json"} {
-		data, ok := c.File(name)
-		if !ok {
-			t.Fatalf("corpus_runs.txtar has no %s", name)
-		}
-		write(name, []byte(data))
-	}
-	run := exec.Command(bin, filepath.Join(work, "llm.json"), filepath.Join(work, "inputs.json"))
-	run.Dir = "corpus" // modules read nothing at run time; the working directory is the corpus's
-	out.Reset()
-	run.Stdout, run.Stderr = &out, &out
-	if err := run.Run(); err != nil {
-		t.Fatalf("the corpus runs: %v\n%s", err, out.String())
-	}
-	c.Check("out/runs", out.String())
-	checkCorpusRuns(t, out.String())
-	c.Finish(t)
+	// Run them all with the mock LLM of corpus_runs.txtar ("test run").
+	filetest.Run(t, "corpus_runs.txtar", filetest.Suite{
+		Checks: map[string]filetest.Check{"run": func(t *testing.T, c *filetest.Case, d filetest.Directive) {
+			for _, name := range []string{"llm.json", "inputs.json"} {
+				data, ok := c.File(name)
+				if !ok {
+					t.Fatalf("corpus_runs.txtar has no %s", name)
+				}
+				write(name, []byte(data))
+			}
+			run := exec.Command(bin, filepath.Join(work, "llm.json"), filepath.Join(work, "inputs.json"))
+			run.Dir = "corpus" // modules read nothing at run time; the working directory is the corpus's
+			var out bytes.Buffer
+			run.Stdout, run.Stderr = &out, &out
+			if err := run.Run(); err != nil {
+				t.Fatalf("the corpus runs: %v\n%s", err, out.String())
+			}
+			c.Check("out/runs", out.String())
+			checkCorpusRuns(t, out.String())
+		}},
+		Outputs: map[string][]string{"run": {"out/runs"}},
+	})
 }
 
 // corpusFailures are the corpus programs whose run with corpus_runs.txtar's

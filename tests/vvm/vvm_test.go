@@ -22,8 +22,8 @@
 //
 // The corpus test loads every program of corpus/ (a copy of
 // ../shared/corpus/vvm, the examples of the VVM project, MIT, see
-// corpus/LICENSE), each file as a program's entry; corpus.txtar records
-// which load without error and every diagnostic.
+// corpus/LICENSE), each file as a program's entry; corpus.txtar ("test
+// load") records which load without error and every diagnostic.
 //
 // go test ./tests/vvm -update rewrites the out/ sections.
 package vvm_test
@@ -164,10 +164,18 @@ func TestCorpus(t *testing.T) {
 	if len(files) < 43 {
 		t.Fatalf("corpus/ holds %d programs, want the 43 of the shared corpus", len(files))
 	}
-	c, err := golden.Load("corpus.txtar")
-	if err != nil {
-		t.Fatal(err)
-	}
+	filetest.Run(t, "corpus.txtar", filetest.Suite{
+		Checks:  map[string]filetest.Check{"load": func(t *testing.T, c *filetest.Case, d filetest.Directive) { loadCorpus(t, c, files) }},
+		Outputs: map[string][]string{"load": {"out/summary", "out/errors"}},
+	})
+
+	golden.CheckCorpusCopy(t, "corpus", filepath.Join("..", "..", "..", "shared", "corpus", "vvm"), ".vvm")
+}
+
+// loadCorpus is corpus.txtar's "test load": it loads each of files (paths
+// relative to corpus/) as a program's entry and pins which load without
+// error (out/summary) and every diagnostic (out/errors).
+func loadCorpus(t *testing.T, c *filetest.Case, files []string) {
 	var summary, all strings.Builder
 	passed := 0
 	for _, rel := range files {
@@ -195,13 +203,10 @@ func TestCorpus(t *testing.T) {
 	fmt.Fprintf(&summary, "%d of %d programs load without error\n", passed, len(files))
 	c.Check("out/summary", summary.String())
 	c.Check("out/errors", all.String())
-	c.Finish(t)
 	t.Logf("corpus: %d of %d programs load without error", passed, len(files))
 	if float64(passed) < minCorpusPassed*float64(len(files)) {
 		t.Errorf("%d of %d corpus programs load, want at least %.0f%%", passed, len(files), 100*minCorpusPassed)
 	}
-
-	golden.CheckCorpusCopy(t, "corpus", filepath.Join("..", "..", "..", "shared", "corpus", "vvm"), ".vvm")
 }
 
 // TestExamples: the project's own VVM examples (examples/*.vvm) load
