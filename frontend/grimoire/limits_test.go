@@ -128,26 +128,9 @@ func TestLongChain(t *testing.T) {
 	compiles(t, assigning(rep("1 + ", 99_999)+"1"))
 }
 
-// bigSpell is about size bytes of an ordinary spell: one trigger with
-// many statements, conditions, lists and emits.
-func bigSpell(size int) []byte {
-	var b strings.Builder
-	b.WriteString("spell Big\n\n  params:\n    limit: 10\n\n  on manual:\n")
-	for i := 0; b.Len() < size; i++ {
-		fmt.Fprintf(&b, `    a%[1]d = 1 + 2 * params.limit
-    if a%[1]d > 2 and not (a%[1]d == 5):
-      b%[1]d = [a%[1]d, 2, 3]
-      emit step(n=%[1]d, v=b%[1]d[0])
-    else:
-      emit other(n=%[1]d)
-`, i)
-	}
-	return []byte(b.String())
-}
-
 // Memory bounds of Check (parse and check, docs/grimoire.md "Limits"), in
 // bytes per byte of input: everything it allocates, and what stays live
-// after. Measured: 310 and 22 (4 MB of bigSpell).
+// after. Measured: 310 and 22 (4 MB of inputlimits.SpellProgram).
 const (
 	maxAllocPerByte = 400
 	maxLivePerByte  = 60
@@ -156,7 +139,7 @@ const (
 // TestLargeInput checks the memory of loading a 4 MB spell against the
 // documented bounds, and that it grows linearly.
 func TestLargeInput(t *testing.T) {
-	inputlimits.Large(t, bigSpell, 4<<20, func(src []byte) any {
+	inputlimits.Large(t, inputlimits.SpellProgram, 4<<20, func(src []byte) any {
 		prog, diags := Check(frontend.File("big.spell", src))
 		if diags.HasErrors() {
 			t.Fatal(diags)

@@ -158,29 +158,6 @@ const maxAllocPerByte = 800
 // chunk's parse tree are all the rest).
 const maxHeapPerByte = 300
 
-// bigProgram returns a realistic program of about size bytes: defs with
-// agent calls, predicates, if/elif/else, literals, and calls of them.
-func bigProgram(size int) string {
-	var b strings.Builder
-	b.WriteString("agent classifier(model=\"haiku\", prompt=\"Classify emails by intent.\")\n")
-	for i := 0; b.Len() < size; i++ {
-		fmt.Fprintf(&b, `def f%d(email, tone):
-  c = @classifier `+"`Classify this email: {email} {tone}`"+`(email)
-  if ?`+"`complaint or frustrated customer`"+`(c):
-    tone = "empathetic and apologetic"
-  elif c == "x" or tone != "y":
-    tone = "friendly" + " and " + "helpful"
-  else:
-    tone = [1, 2, 3, {a: 1, b: "two"}]
-  return {original: email, classification: c, response: tone}
-
-r%d = f%d("hello", "calm")
-export r%d
-`, i, i, i, i)
-	}
-	return b.String()
-}
-
 // TestMemoryIsBounded compiles a program of 512 KB and checks that the
 // frontend allocates at most maxAllocPerByte bytes per byte of it, and
 // that the module it makes holds at most maxHeapPerByte, which bound its
@@ -190,6 +167,6 @@ func TestMemoryIsBounded(t *testing.T) {
 	if testing.Short() {
 		t.Skip("allocates about 400 MB")
 	}
-	src := bigProgram(512 << 10)
+	src := string(inputlimits.VVMProgram(512 << 10))
 	inputlimits.PerByte(t, mallocs(t, src), len(src), maxAllocPerByte, maxHeapPerByte)
 }
