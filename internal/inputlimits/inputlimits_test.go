@@ -93,7 +93,9 @@ func TestLarge(t *testing.T) {
 		{"linear", linear, 20, 20, nil},
 		{"allocated", linear, 4, 20, []string{"more than 4 per byte"}},
 		{"live", linear, 20, 4, []string{"live for 16384 of input, more than 4 per byte"}},
-		{"quadratic", quadratic, 1000, 1000, []string{"4.0x the input allocates 16.0x the bytes"}},
+		// The ratio is about 16, not exactly: a stray allocation of the
+		// runtime may fall in the small measurement.
+		{"quadratic", quadratic, 1000, 1000, []string{"4.0x the input allocates "}},
 	} {
 		r := &recorder{TB: t}
 		Large(r, gen, 16<<10, c.phase, c.maxAlloc, c.maxLive)
