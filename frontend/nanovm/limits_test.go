@@ -116,23 +116,6 @@ func TestErrorsOnALongLine(t *testing.T) {
 	}
 }
 
-// program returns a nano-vm program of about size bytes: tool steps with
-// arguments and condition steps between them.
-func program(size int) string {
-	var b strings.Builder
-	b.WriteString(`{"steps": [`)
-	for i := 0; b.Len() < size; i++ {
-		fmt.Fprintf(&b, `{"id": "s%d", "type": "tool", "tool": "get_order", "args": {"id": "$order_id", "note": "refund for $order.customer.name", "tags": ["auto", "$order_id"]}, "output_key": "o%d", "next_step": "c%d"},
-{"id": "c%d", "type": "condition", "condition": "$o%d.amount > 10 and ($o%d.status == 'ok' or not $flag)", "then": "s%d", "otherwise": "s%d"},
-`, i, i, i, i, i, i, i+1, i+1)
-		if b.Len() >= size {
-			fmt.Fprintf(&b, `{"id": "s%d", "type": "tool", "tool": "noop"}`, i+1)
-		}
-	}
-	b.WriteString("]}")
-	return b.String()
-}
-
 // allocs returns what compiling src costs the heap.
 func allocs(t *testing.T, src string) inputlimits.Usage {
 	t.Helper()
@@ -148,7 +131,7 @@ func allocs(t *testing.T, src string) inputlimits.Usage {
 // TestTimeIsLinear checks, by counting allocations rather than timing,
 // that four times a program costs about four times the work.
 func TestTimeIsLinear(t *testing.T) {
-	small, large := program(100<<10), program(400<<10)
+	small, large := string(inputlimits.NanoVMProgram(100<<10)), string(inputlimits.NanoVMProgram(400<<10))
 	inputlimits.Grows(t, allocs(t, small), allocs(t, large), float64(len(large))/float64(len(small)), 1.25)
 }
 
@@ -162,6 +145,6 @@ func TestMemoryIsBounded(t *testing.T) {
 	if testing.Short() {
 		t.Skip("allocates about 300 MB")
 	}
-	src := program(1 << 20)
+	src := string(inputlimits.NanoVMProgram(1 << 20))
 	inputlimits.PerByte(t, allocs(t, src), len(src), maxAllocPerByte, 0)
 }
