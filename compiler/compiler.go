@@ -268,9 +268,6 @@ func Check(srcs []Source) diag.List {
 		if lang.CheckHolding != nil {
 			return nil, lang.CheckHolding(in, func() { checkPeak(nil) })
 		}
-		if lang.CheckHolding != nil {
-			return nil, lang.CheckHolding(in, func() { checkPeak(nil) })
-		}
 		checked, diags := lang.Check(in)
 		checkPeak(checked)
 		if diags.HasErrors() || lang.CheckLowering == nil {
