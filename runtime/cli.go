@@ -85,7 +85,15 @@ import (
 // journal gets its end line, and the result, status "cancelled", is
 // written as usual; --resume continues the run.
 func Main(args []string, program string, run func(*Host, RunOptions) *Result) int {
-	return mainIO(args, program, run, os.Stdout, os.Stderr)
+	return mainIO(args, program, nil, run, os.Stdout, os.Stderr)
+}
+
+// MainWith is Main for a host of compiled agent programs other than the
+// generated Go (forge exec, which runs them on the Forge Machine): flags,
+// when not nil, adds the host's own flags to Main's (their values are set
+// when run is called), and the command writes to stdout and stderr.
+func MainWith(args []string, program string, flags func(*flag.FlagSet), run func(*Host, RunOptions) *Result, stdout, stderr io.Writer) int {
+	return mainIO(args, program, flags, run, stdout, stderr)
 }
 
 // inputFlags collects repeated --input flags in order.
@@ -106,9 +114,12 @@ func (f *inputFlags) Set(s string) error {
 	return nil
 }
 
-func mainIO(args []string, program string, run func(*Host, RunOptions) *Result, stdout, stderr io.Writer) int {
+func mainIO(args []string, program string, flags func(*flag.FlagSet), run func(*Host, RunOptions) *Result, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet(program, flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	if flags != nil {
+		flags(fs)
+	}
 	var (
 		inputs                          inputFlags
 		llm, tools, trace, journal, res string

@@ -146,7 +146,7 @@ func TestRealClockWait(t *testing.T) {
 	}
 	var stdout, stderr bytes.Buffer
 	done := make(chan int, 1)
-	go func() { done <- mainIO([]string{"--real-clock", "--max-wall", "100ms"}, "p", prog, &stdout, &stderr) }()
+	go func() { done <- mainIO([]string{"--real-clock", "--max-wall", "100ms"}, "p", nil, prog, &stdout, &stderr) }()
 	select {
 	case code := <-done:
 		if code != 1 || !strings.Contains(stdout.String(), `"kind":"limit.wall"`) {
@@ -159,7 +159,7 @@ func TestRealClockWait(t *testing.T) {
 	dir := t.TempDir()
 	trace := dir + "/trace.jsonl"
 	stdout.Reset()
-	if code := mainIO([]string{"--trace", trace}, "p", prog, &stdout, &stderr); code != 0 {
+	if code := mainIO([]string{"--trace", trace}, "p", nil, prog, &stdout, &stderr); code != 0 {
 		t.Fatalf("virtual clock: exit %d\n%s%s", code, stdout.String(), stderr.String())
 	}
 	raw, _ := os.ReadFile(trace)

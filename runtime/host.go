@@ -228,6 +228,11 @@ type RunOptions struct {
 	// was suspended at returns the resumption event. It needs Mode
 	// JournalResume.
 	Resume *Resumption
+	// Sequential runs the branches of parallel blocks one at a time, in
+	// branch order, whatever their limit: for a host that runs a program
+	// on one machine (the Forge Machine). The outcome is the same, as
+	// Parallel's never depends on timing; only the real time differs.
+	Sequential bool
 }
 
 // Resumption is what a suspended run is resumed with: a payload, and
@@ -262,6 +267,7 @@ func (h *Host) NewRun(opts RunOptions) *Run {
 	r.stepNames = r.stepNamesBuf[:0]
 	r.siteCounts = r.siteCountBuf[:0]
 	r.progName, r.progHash, r.runIDOpt = opts.Program, opts.ProgramHash, opts.RunID
+	r.sequential = opts.Sequential
 	budget := h.cfg.Budget.Merge(opts.Budget)
 	limits := h.cfg.Limits
 	r.limited = budget.limited() || limits.any()

@@ -342,7 +342,7 @@ func TestMainLimitFlags(t *testing.T) {
 	} {
 		var stdout, stderr bytes.Buffer
 		args := append([]string{"--llm", "mock:" + llm}, c.args...)
-		code := mainIO(args, "p", prog, &stdout, &stderr)
+		code := mainIO(args, "p", nil, prog, &stdout, &stderr)
 		got := stdout.String()
 		if c.code == 2 {
 			got = stderr.String()
@@ -353,7 +353,7 @@ func TestMainLimitFlags(t *testing.T) {
 	}
 	// Main bounds values to a quarter of --max-memory.
 	var stdout, stderr bytes.Buffer
-	mainIO([]string{"--max-memory", "64KiB"}, "p", prog, &stdout, &stderr)
+	mainIO([]string{"--max-memory", "64KiB"}, "p", nil, prog, &stdout, &stderr)
 	if ValueLimit() != 16<<10 {
 		t.Errorf("value limit %d after --max-memory 64KiB", ValueLimit())
 	}

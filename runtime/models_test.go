@@ -266,7 +266,7 @@ func TestMainModelFlags(t *testing.T) {
 	}
 	run := func(args ...string) (int, string, string) {
 		var stdout, stderr bytes.Buffer
-		code := mainIO(args, "p", prog, &stdout, &stderr)
+		code := mainIO(args, "p", nil, prog, &stdout, &stderr)
 		return code, stdout.String(), stderr.String()
 	}
 	code, out, errs := run("--llm", "openai:"+srv.URL, "--models", file)

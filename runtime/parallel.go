@@ -104,7 +104,7 @@ func (r *Run) ParallelAfter(st Step, limit int, waits [][]int, branches ...func(
 		f := branches[i]
 		results[i], stops[i], panics[i] = runBranch(children[i], func(c *Run) Value { return f(c, deps) })
 	}
-	if limit <= 1 {
+	if limit <= 1 || r.sequential {
 		for i := range branches {
 			run(i)
 		}
@@ -214,7 +214,7 @@ func (r *Run) newBranch(id string, i int) *Run {
 	x := r.features()
 	c := &Run{
 		h: r.h, ctx: r.ctx, input: r.input,
-		real: r.real, vnow: r.vnow,
+		real: r.real, vnow: r.vnow, sequential: r.sequential,
 		limited: r.limited, steps: r.steps, usage: r.usage,
 		lastOut: r.lastOut, outputs: r.outputs, exports: r.exports,
 		path:    r.path + id + "/" + strconv.Itoa(i) + " > ",

@@ -38,13 +38,13 @@ func TestResumeSource(t *testing.T) {
 		journal := filepath.Join(dir, "run"+string(rune('0'+i))+".journal")
 		base := []string{"--tools", "mock:" + tools, "--journal", journal}
 		var stdout, stderr bytes.Buffer
-		if code := mainIO(base, "p", prog, &stdout, &stderr); code != 3 || !strings.Contains(stdout.String(), `"steps":["pay"],"output":null`) {
+		if code := mainIO(base, "p", nil, prog, &stdout, &stderr); code != 3 || !strings.Contains(stdout.String(), `"steps":["pay"],"output":null`) {
 			t.Fatalf("first run: exit %d, want 3 (suspended, pay listed once, no output)\n%s%s", code, stdout.String(), stderr.String())
 		}
 		stdout.Reset()
 		stderr.Reset()
 		args := append(append(base, "--resume", "--payload", `{"paid": true}`), c.source...)
-		code := mainIO(args, "p", prog, &stdout, &stderr)
+		code := mainIO(args, "p", nil, prog, &stdout, &stderr)
 		got := stdout.String()
 		if c.code == 2 {
 			got = stderr.String()

@@ -48,6 +48,8 @@ type Run struct {
 	tracing bool
 	branch  bool
 	started bool
+	// sequential: parallel branches run one at a time (RunOptions.Sequential)
+	sequential bool
 
 	vnow    time.Duration // virtual time since the start
 	ticks   int           // loop iterations until Tick checks again

@@ -62,6 +62,14 @@ func (r *Run) Fail(st Step, err Value) {
 	r.stop(StatusFailed, kind, msg, r.stopID(st))
 }
 
+// StopHost stops the run with status, for a reason of the host rather
+// than of the program: the Forge Machine ran out of ticks or memory, or
+// faulted. The result's error has kind and msg and names the latest step
+// begun. It does not return.
+func (r *Run) StopHost(status Status, kind, msg string) {
+	r.stop(status, kind, msg, r.lastStep)
+}
+
 // Suspend stops the run with status suspended at step st (its latest
 // execution). Running it again with its journal (JournalResume) serves
 // what it did; it gets no payload: a suspension that waits for an event
