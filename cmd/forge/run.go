@@ -80,6 +80,16 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	for _, cmd := range app.Commands {
 		cmd.OnUsageError = e.onUsageError
 	}
+	if len(args) > 2 {
+		switch cmd := args[1]; cmd {
+		case "exec", "replay", "check-proof":
+			// An agent program takes the flags of a compiled agent
+			// program (docs/runtime.md, Main) besides the machine's.
+			if p, at, ok := agentProgram(args[2:]); ok {
+				return e.runAgent(cmd, args[2:], p, at)
+			}
+		}
+	}
 	args, err := cliargs.Reorder(app, args)
 	if err != nil {
 		var mv *cliargs.MissingValue
@@ -234,16 +244,16 @@ func (e *env) limits(c *cli.Context) (host.Limits, error) {
 	if lim.Ticks, err = strconv.ParseUint(strings.ReplaceAll(c.String("ticks"), "_", ""), 10, 64); err != nil {
 		return lim, e.usage(c, "--ticks %q is not a tick count", c.String("ticks"))
 	}
-	if lim.Memory, err = parseSize(c.String("memory")); err != nil {
+	if lim.Memory, err = host.ParseSize(c.String("memory")); err != nil {
 		return lim, e.usage(c, "--memory: %v", err)
 	}
 	if lim.Memory > vm.MaxMemory {
 		return lim, e.usage(c, "--memory: %d bytes is more than a machine may have (%d)", lim.Memory, uint64(vm.MaxMemory))
 	}
-	if lim.Stack, err = parseSize(c.String("stack")); err != nil {
+	if lim.Stack, err = host.ParseSize(c.String("stack")); err != nil {
 		return lim, e.usage(c, "--stack: %v", err)
 	}
-	if lim.Output, err = parseSize(c.String("output")); err != nil {
+	if lim.Output, err = host.ParseSize(c.String("output")); err != nil {
 		return lim, e.usage(c, "--output: %v", err)
 	}
 	lim.Grant = vm.DefaultGrant
@@ -257,28 +267,6 @@ func (e *env) limits(c *cli.Context) (host.Limits, error) {
 		}
 	}
 	return lim, nil
-}
-
-// parseSize parses a byte count: a decimal integer, optionally followed by
-// K, M or G (times 2^10, 2^20, 2^30).
-func parseSize(s string) (uint64, error) {
-	mult := uint64(1)
-	num := s
-	if n := len(s); n > 0 {
-		switch s[n-1] {
-		case 'K', 'k':
-			mult, num = 1<<10, s[:n-1]
-		case 'M', 'm':
-			mult, num = 1<<20, s[:n-1]
-		case 'G', 'g':
-			mult, num = 1<<30, s[:n-1]
-		}
-	}
-	v, err := strconv.ParseUint(strings.ReplaceAll(num, "_", ""), 10, 64)
-	if err != nil || v > (1<<64-1)/mult {
-		return 0, fmt.Errorf("%q is not a size in bytes (an integer, optionally with K, M or G)", s)
-	}
-	return v * mult, nil
 }
 
 // outputName replaces the extension of path with ext.

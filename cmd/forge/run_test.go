@@ -1,6 +1,10 @@
 package main
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/genesis-toolchain/genesis/forge/host"
+)
 
 func TestParseSize(t *testing.T) {
 	for _, tc := range []struct {
@@ -22,9 +26,9 @@ func TestParseSize(t *testing.T) {
 		{"17179869184G", 0, false}, // overflows
 		{"18446744073709551615", 1<<64 - 1, true},
 	} {
-		got, err := parseSize(tc.in)
+		got, err := host.ParseSize(tc.in)
 		if (err == nil) != tc.ok || got != tc.want {
-			t.Errorf("parseSize(%q) = %d, %v; want %d, ok %v", tc.in, got, err, tc.want, tc.ok)
+			t.Errorf("ParseSize(%q) = %d, %v; want %d, ok %v", tc.in, got, err, tc.want, tc.ok)
 		}
 	}
 }

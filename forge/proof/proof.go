@@ -357,6 +357,28 @@ func Check(p *Proof, img *vm.Image, input host.Input, pub ed25519.PublicKey) err
 		return &Invalid{fmt.Sprintf("proof version %d was made when a POLL of an input channel with no message queued gave 0 without waiting; "+
 			"this run waits at such a POLL (docs/forge.md, \"Channels\"), so re-execution cannot reproduce the proof; prove the run again", p.Version)}
 	}
+	return matches(p, r)
+}
+
+// CheckRun checks proof p against r, a re-execution the caller made of
+// the program with hash prog under the proof's limits (an agent program's,
+// which the agent host runs again from its journal): the signature (by
+// pub, when not nil), the program, then every field of the run.
+func CheckRun(p *Proof, prog [32]byte, r *host.Result, pub ed25519.PublicKey) error {
+	if err := p.VerifySignature(); err != nil {
+		return &Invalid{err.Error()}
+	}
+	if pub != nil && !pub.Equal(p.PublicKey) {
+		return &Invalid{fmt.Sprintf("signed by key %x, not by the given public key %x", []byte(p.PublicKey), []byte(pub))}
+	}
+	if prog != p.Program {
+		return &Invalid{fmt.Sprintf("the proof is of program %x, not of this one (%x)", p.Program, prog)}
+	}
+	return matches(p, r)
+}
+
+// matches checks that run r reproduces proof p.
+func matches(p *Proof, r *host.Result) error {
 	if r.Input != p.Input {
 		return &Invalid{fmt.Sprintf("the input differs: the proof's input hash is %x, the given input's is %x", p.Input, r.Input)}
 	}

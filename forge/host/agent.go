@@ -1,0 +1,427 @@
+package host
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/genesis-toolchain/genesis/forge/agentabi"
+	"github.com/genesis-toolchain/genesis/forge/bytecode"
+	"github.com/genesis-toolchain/genesis/forge/vm"
+	"github.com/genesis-toolchain/genesis/runtime"
+)
+
+// Agent is an agent program loaded for running on the Forge Machine: its
+// image, its metadata (package agentabi) and what the metadata names,
+// resolved. It may be run any number of times, one run at a time.
+type Agent struct {
+	Image *vm.Image
+	Meta  *agentabi.Metadata
+
+	sites    []*runtime.Site
+	branches [][]uint64 // per site: the code address of each branch function
+	ret      uint64     // the address of the HALT branches return to
+	spare    *vm.Machine
+}
+
+// Default limits of an agent run on the Forge Machine. The machine's
+// memory holds the program, the frames of its functions and the machine
+// stack; values live in the host's store, bounded by the run's
+// --max-memory (runtime.Limits.Memory) as on the Go target.
+const (
+	DefaultAgentTicks = 10_000_000_000 // as DefaultTicks: a runaway loop ends within seconds
+	// DefaultAgentFrames is the memory beyond code and data an agent
+	// program's machine gets by default: frames and the machine stack.
+	DefaultAgentFrames = 512 << 10
+	DefaultAgentStack  = 128 << 10
+	// DefaultValueBytes bounds the value store of a run given no
+	// --max-memory (runtime.DefaultLimits gives 1 GiB).
+	DefaultValueBytes = 1 << 30
+)
+
+// AgentLimits returns the default limits of a run of a.
+func (a *Agent) AgentLimits() Limits {
+	return Limits{
+		Ticks:  DefaultAgentTicks,
+		Memory: a.Image.HeapStart() + DefaultAgentFrames,
+		Stack:  DefaultAgentStack,
+		Output: DefaultOutput,
+		Grant:  agentabi.Grant,
+	}
+}
+
+// IsAgent reports whether p is an agent program (its metadata is an
+// agent program's).
+func IsAgent(p *bytecode.Program) bool { return agentabi.IsAgent(p.Metadata) }
+
+// LoadAgent loads the agent program p: its image, its metadata, the
+// sites and the branch functions it names.
+func LoadAgent(p *bytecode.Program) (*Agent, error) {
+	meta, err := agentabi.Parse(p.Metadata)
+	if err != nil {
+		return nil, err
+	}
+	img, err := vm.NewImage(p)
+	if err != nil {
+		return nil, err
+	}
+	syms := make(map[string]uint64, len(p.Symbols))
+	for _, s := range p.Symbols {
+		syms[s.Name] = s.Addr
+	}
+	a := &Agent{Image: img, Meta: meta}
+	var ok bool
+	if a.ret, ok = syms[meta.Return]; !ok {
+		return nil, fmt.Errorf("agent metadata: the return symbol %q is not defined", meta.Return)
+	}
+	if a.ret >= uint64(len(p.Code)) || p.Code[a.ret] != byte(bytecode.HALT) {
+		return nil, fmt.Errorf("agent metadata: the return symbol %q is not a HALT instruction", meta.Return)
+	}
+	a.sites = make([]*runtime.Site, len(meta.Sites))
+	a.branches = make([][]uint64, len(meta.Sites))
+	for i, s := range meta.Sites {
+		a.sites[i] = runtime.NewSite(s.Name, s.File, s.Line, s.Col)
+		for _, b := range s.Branches {
+			addr, ok := syms[b]
+			if !ok {
+				return nil, fmt.Errorf("agent metadata: site %d: branch function %q is not defined", i, b)
+			}
+			a.branches[i] = append(a.branches[i], addr)
+		}
+	}
+	return a, nil
+}
+
+// AgentStats is what a run on the machine adds to the runtime's result:
+// the machine's figures, which a proof binds.
+type AgentStats struct {
+	Ticks uint64
+	// Fault is the machine's fault when one ended the run (the result
+	// says how), NoFault otherwise.
+	Fault vm.Fault
+	PC    uint64
+	// Input is the MessageHash of the frames delivered to the program,
+	// Output that of the frames it sent followed by the run's result
+	// JSON (as a message on channel 0).
+	Input, Output [32]byte
+	// TraceHash is the machine's trace hash when the run was traced and
+	// its machine halted or faulted.
+	TraceHash *[32]byte
+}
+
+// RunOptions configure one run of an agent program.
+type AgentOptions struct {
+	Limits Limits
+	// Trace computes the machine's trace hash (proofs).
+	Trace bool
+	// Values bounds the bytes of the value store (the CLIs give the
+	// run's --max-memory); 0 means DefaultValueBytes.
+	Values uint64
+}
+
+// Run runs the program once on host h with the run options ropts (input,
+// journal, trace, budgets: everything runtime.Run takes) and the machine's
+// limits, and returns the runtime's result with the machine's figures.
+// The effects are the runtime's, called as the Go target calls them, so
+// the result, trace and journal are those of the same program compiled
+// for Go; the machine adds the outcomes of a sandbox (out of ticks, out
+// of memory), which end the run with status budget_exceeded
+// (docs/forge.md, "Agent programs").
+func (a *Agent) Run(h *runtime.Host, ropts runtime.RunOptions, opts AgentOptions) (*runtime.Result, *AgentStats) {
+	if ropts.Program == "" {
+		ropts.Program = a.Meta.Program
+	}
+	if ropts.ProgramHash == "" {
+		ropts.ProgramHash = a.Meta.ProgramHash
+	}
+	ropts.Sequential = true
+	s := &agentRun{a: a, in: NewMessageHash(), out: NewMessageHash()}
+	stats := &AgentStats{}
+	res := h.Execute(ropts, func(r *runtime.Run) runtime.Value {
+		return s.main(r, opts)
+	})
+	if s.m != nil {
+		stats.Ticks, stats.PC = s.m.Ticks(), s.m.PC()
+		if s.m.State() == vm.Faulted {
+			stats.Fault = s.m.Fault()
+		}
+		if th, ok := s.m.TraceHash(); ok {
+			stats.TraceHash = &th
+		}
+		if !opts.Trace && a.spare == nil {
+			a.spare = s.m
+		}
+	}
+	// The result, which the commands write on standard output, is the
+	// run's last output: the output hash covers it with the frames.
+	s.out.Add(0, res.AppendJSON(nil))
+	stats.Input, stats.Output = s.in.Sum(), s.out.Sum()
+	return res, stats
+}
+
+// agentRun is the state of one run: the machine, its value store, and
+// the frames the program has sent and the host not yet read.
+type agentRun struct {
+	a      *Agent
+	m      *vm.Machine
+	values *ValueHost
+	in     *MessageHash
+	out    *MessageHash
+	// pending holds, per channel, the bytes sent and not yet read as
+	// frames.
+	pending [vm.NumChannels][]byte
+	// saved are the states of the machine that nested branch calls
+	// interrupted, innermost last: their registers are roots of the
+	// value store's collections.
+	saved []vm.Saved
+}
+
+// Send receives what the program sends (vm.Sender).
+func (s *agentRun) Send(ch uint8, msg []byte) {
+	s.out.Add(ch, msg)
+	s.pending[ch] = append(s.pending[ch], msg...)
+}
+
+// main runs the program's main function on run r and returns the run's
+// output.
+func (s *agentRun) main(r *runtime.Run, opts AgentOptions) runtime.Value {
+	a := s.a
+	values := opts.Values
+	if values == 0 {
+		values = DefaultValueBytes
+	}
+	vh, err := NewValueHost(a.Meta, values)
+	if err != nil {
+		r.StopHost(runtime.StatusFailed, "config", "the agent program cannot run on this host: "+err.Error())
+	}
+	s.values = vh
+	vh.Roots = s.roots
+	cfg := opts.Limits.Config(opts.Trace)
+	cfg.Host = vh
+	if a.spare != nil && !opts.Trace {
+		s.m, a.spare = a.spare, nil
+		s.m.Reset(cfg, s)
+	} else {
+		s.m = vm.New(a.Image, cfg, s)
+	}
+	if s.m.State() == vm.Faulted {
+		need, _ := vm.Need(a.Image, cfg.Stack)
+		r.StopHost(runtime.StatusBudgetExceeded, "limit.memory", fmt.Sprintf(
+			"the Forge Machine's memory quota (--memory) of %d bytes cannot hold the program: it needs %d", cfg.Memory, need))
+	}
+	if a.Meta.Input {
+		s.m.SetRegister(0, s.put(r, r.Input()))
+	}
+	s.drive(r)
+	if !a.Meta.Result {
+		return runtime.Unit()
+	}
+	return s.get(r, s.m.Register(0), "main's result")
+}
+
+// roots returns the words outside the machine's registers and memory
+// that may name values: the registers of the interrupted states.
+func (s *agentRun) roots() [][256]uint64 {
+	out := make([][256]uint64, len(s.saved))
+	for i, sv := range s.saved {
+		out[i] = sv.Registers()
+	}
+	return out
+}
+
+// drive runs the machine on run r until it halts, servicing the effects
+// it asks for; a fault stops the run.
+func (s *agentRun) drive(r *runtime.Run) {
+	m := s.m
+	for {
+		switch m.Run() {
+		case vm.Halted:
+			return
+		case vm.Ready: // a TICK yielded
+		case vm.Blocked:
+			s.service(r, m.BlockedOn())
+		case vm.Faulted:
+			s.fault(r)
+		}
+	}
+}
+
+// fault stops run r for the machine's fault: a sandbox's limit is
+// budget_exceeded (of kind limit.ticks, limit.memory, limit.depth or
+// limit.output), any other fault failed.
+func (s *agentRun) fault(r *runtime.Run) {
+	m := s.m
+	f := m.Fault()
+	where := fmt.Sprintf(" at pc 0x%04x after %d ticks", m.PC(), m.Ticks())
+	switch f {
+	case vm.OutOfTicks:
+		r.StopHost(runtime.StatusBudgetExceeded, "limit.ticks", fmt.Sprintf("the Forge Machine ran out of ticks: the budget (--ticks) is %d", m.Budget())+where)
+	case vm.OutOfMemory:
+		msg := "the Forge Machine ran out of memory" + where
+		if e := s.values.Err(); e != "" {
+			msg += ": " + e
+		}
+		r.StopHost(runtime.StatusBudgetExceeded, "limit.memory", msg)
+	case vm.StackOverflow:
+		r.StopHost(runtime.StatusBudgetExceeded, "limit.depth", "the calls nest deeper than the Forge Machine's stack (--stack) holds (a recursion without end?)"+where)
+	case vm.OutputQuota:
+		r.StopHost(runtime.StatusBudgetExceeded, "limit.output", "the program sent more than the output quota (--output)"+where)
+	case vm.UserFault:
+		switch m.UserCode() {
+		case 0:
+			r.StopHost(runtime.StatusFailed, "unreachable", "unreachable code reached"+where)
+		case 2:
+			r.StopHost(runtime.StatusBudgetExceeded, "limit.depth", "the calls nest deeper than the frames of the Forge Machine's memory (--memory) hold (a recursion without end?)"+where)
+		}
+		r.StopHost(runtime.StatusFailed, "fault", "the program faulted USER_FAULT "+strconv.FormatUint(uint64(m.UserCode()), 10)+where)
+	case vm.HostFault:
+		r.StopHost(runtime.StatusFailed, "fault", "the Forge Machine faulted HOST_FAULT"+where+": "+s.values.Err())
+	}
+	r.StopHost(runtime.StatusFailed, "fault", "the Forge Machine faulted "+f.String()+where)
+}
+
+// errProtocol is the error of a program that does not speak the ABI.
+var errProtocol = errors.New("the program broke the agent ABI")
+
+// protocol stops run r: the program broke the ABI (only a program not
+// made by genesisc, or a bug of it, does).
+func (s *agentRun) protocol(r *runtime.Run, format string, args ...any) {
+	r.StopHost(runtime.StatusFailed, "fault", fmt.Sprintf("%v at pc 0x%04x: %s", errProtocol, s.m.PC(), fmt.Sprintf(format, args...)))
+}
+
+// service answers the request the machine is blocked on, on channel ch.
+func (s *agentRun) service(r *runtime.Run, ch uint8) {
+	if s.m.BlockedPolling() {
+		s.protocol(r, "POLL on channel %d", ch)
+	}
+	buf := s.pending[ch]
+	if len(buf) < 8 {
+		s.protocol(r, "RECV on channel %d with no request sent on it", ch)
+	}
+	n := uint64(buf[0]) | uint64(buf[1])<<8 | uint64(buf[2])<<16 | uint64(buf[3])<<24 |
+		uint64(buf[4])<<32 | uint64(buf[5])<<40 | uint64(buf[6])<<48 | uint64(buf[7])<<56
+	if n != uint64(len(buf)-8) {
+		s.protocol(r, "a request frame of %d bytes on channel %d holds %d", n, ch, len(buf)-8)
+	}
+	req, err := agentabi.ParseRequest(buf[8:])
+	s.pending[ch] = buf[:0]
+	if err != nil {
+		s.protocol(r, "channel %d: %v", ch, err)
+	}
+	if req.Op.Channel() != ch {
+		s.protocol(r, "%s request on channel %d, not %d", req.Op, ch, req.Op.Channel())
+	}
+	if req.Site >= len(s.a.sites) {
+		s.protocol(r, "%s request names site %d of %d", req.Op, req.Site, len(s.a.sites))
+	}
+	st := s.a.sites[req.Site].At(req.Iters...)
+	arg := func(i int) runtime.Value { return s.get(r, req.Args[i], req.Op.String()+"'s operand") }
+	out := runtime.Unit()
+	switch req.Op {
+	case agentabi.OpLLM:
+		out = r.LLM(st, arg(0), arg(1))
+	case agentabi.OpJudge:
+		out = r.Judge(st, arg(0), arg(1))
+	case agentabi.OpTool:
+		out = r.Tool(st, arg(0), arg(1))
+	case agentabi.OpEmit:
+		r.Emit(st, arg(0), arg(1))
+	case agentabi.OpStateGet:
+		out = r.StateGet(st, arg(0))
+	case agentabi.OpStatePut:
+		r.StatePut(st, arg(0), arg(1))
+	case agentabi.OpWait:
+		out = r.Wait(st, arg(0))
+	case agentabi.OpStop:
+		r.Stop(st, arg(0), arg(1))
+		s.protocol(r, "the stop returned") // Stop does not return
+	case agentabi.OpTrace:
+		r.Trace(st, arg(0), arg(1))
+	case agentabi.OpExport:
+		r.ExportAt(st, arg(0), arg(1))
+	case agentabi.OpParallel, agentabi.OpParallelEach:
+		out = s.parallel(r, req, st)
+	}
+	reply := agentabi.Reply(s.put(r, out))
+	s.in.Add(ch, reply)
+	s.m.Deliver(ch, reply)
+}
+
+// parallel runs a parallel block: each branch function called on the
+// machine, nested in the blocked request, on the branch's own run.
+func (s *agentRun) parallel(r *runtime.Run, req agentabi.Request, st runtime.Step) runtime.Value {
+	site := s.a.Meta.Sites[req.Site]
+	fns := s.a.branches[req.Site]
+	limit := int64(req.Args[0])
+	arg := req.Args[1]
+	if len(fns) == 0 {
+		s.protocol(r, "%s request at site %d, which has no branches", req.Op, req.Site)
+	}
+	if req.Op == agentabi.OpParallelEach {
+		items := s.get(r, arg, "parallel.each's items")
+		elems := items.Elems()
+		branches := make([]func(*runtime.Run) runtime.Value, len(elems))
+		for i, item := range elems {
+			branches[i] = func(br *runtime.Run) runtime.Value { return s.call(br, fns[0], item) }
+		}
+		return runtime.List(r.Parallel(st, int(limit), branches...)...)
+	}
+	argv := s.get(r, arg, "parallel's argument")
+	if len(site.Waits) == 0 {
+		branches := make([]func(*runtime.Run) runtime.Value, len(fns))
+		for i, f := range fns {
+			branches[i] = func(br *runtime.Run) runtime.Value { return s.call(br, f, argv) }
+		}
+		return runtime.List(r.Parallel(st, int(limit), branches...)...)
+	}
+	branches := make([]func(*runtime.Run, []runtime.Value) runtime.Value, len(fns))
+	for i, f := range fns {
+		if i < len(site.Waits) && len(site.Waits[i]) > 0 {
+			branches[i] = func(br *runtime.Run, deps []runtime.Value) runtime.Value {
+				return s.call(br, f, argv, runtime.List(deps...))
+			}
+		} else {
+			branches[i] = func(br *runtime.Run, _ []runtime.Value) runtime.Value { return s.call(br, f, argv) }
+		}
+	}
+	return runtime.List(r.ParallelAfter(st, int(limit), site.Waits, branches...)...)
+}
+
+// call calls the function at code address fn with args on run br, nested
+// in the machine's blocked state, and returns its result.
+func (s *agentRun) call(br *runtime.Run, fn uint64, args ...runtime.Value) runtime.Value {
+	m := s.m
+	words := make([]uint64, len(args))
+	for i, v := range args {
+		words[i] = s.put(br, v)
+	}
+	s.saved = append(s.saved, m.Save())
+	defer func() {
+		m.Restore(s.saved[len(s.saved)-1])
+		s.saved = s.saved[:len(s.saved)-1]
+	}()
+	if f := m.Enter(fn, s.a.ret, words...); f != vm.NoFault {
+		s.fault(br)
+	}
+	s.drive(br)
+	return s.get(br, m.Register(0), "a branch's result")
+}
+
+// put stores v and returns its handle; a full store stops run r.
+func (s *agentRun) put(r *runtime.Run, v runtime.Value) uint64 {
+	h, f := s.values.Put(v)
+	if f != vm.NoFault {
+		r.StopHost(runtime.StatusBudgetExceeded, "limit.memory", "the value store is full: "+s.values.Err())
+	}
+	return h
+}
+
+// get returns the value of handle h, what names the word; a word that is
+// no live handle stops run r.
+func (s *agentRun) get(r *runtime.Run, h uint64, what string) runtime.Value {
+	v, ok := s.values.Get(h)
+	if !ok {
+		s.protocol(r, "%s, 0x%x, is no value's handle", what, h)
+	}
+	return v
+}
