@@ -20,6 +20,7 @@ import (
 
 	"github.com/genesis-toolchain/genesis/backend/golang"
 	"github.com/genesis-toolchain/genesis/compiler"
+	"github.com/genesis-toolchain/genesis/forge/host"
 	"github.com/genesis-toolchain/genesis/ir/opt"
 	"github.com/genesis-toolchain/genesis/runtime"
 )
@@ -74,6 +75,7 @@ func runCommand(stdout, stderr io.Writer) *cli.Command {
 			&cli.StringFlag{Name: "mode", Usage: "simulate or cast (Grimoire)"},
 			&cli.BoolFlag{Name: "yes", Usage: "confirm every side effect in advance (Grimoire cast mode)"},
 			&cli.BoolFlag{Name: "real-clock", Usage: "run on the real clock: waits and retry backoffs really wait, bounded by --max-wall (default: a virtual clock)"},
+			&cli.StringFlag{Name: "target", Value: "go", Usage: "run an agent program compiled for `TARGET`: go (a cached Go binary) or forge (the Forge Machine, in this process)"},
 			&cli.StringFlag{Name: "cache-max", Usage: "cap the run cache at `SIZE` (default $GENESIS_CACHE_MAX, else 1GiB; 0: no cap)"},
 		}, limitFlags()...),
 		Action: func(c *cli.Context) error {
@@ -87,6 +89,15 @@ func runCommand(stdout, stderr io.Writer) *cli.Command {
 			if err := checkProviders(c, stderr); err != nil {
 				return err
 			}
+			target := c.String("target")
+			if target != "go" && target != "forge" {
+				fmt.Fprintf(stderr, "genesisc run: --target %q: an agent program runs on go (the default) or forge\n", target)
+				return exitError{exitUsage}
+			}
+			args := runArgs(c)
+			if target == "forge" {
+				return runAgentOnForge(c, args, stdout, stderr)
+			}
 			out, err := compile(c, compiler.Options{Target: "go", GoMain: true, OptLevel: opt.MaxLevel}, stderr)
 			if err != nil {
 				return err
@@ -95,26 +106,6 @@ func runCommand(stdout, stderr io.Writer) *cli.Command {
 			if err != nil {
 				fmt.Fprintf(stderr, "genesisc run: %v\n", err)
 				return exitError{exitDiag}
-			}
-			var args []string
-			for _, name := range append([]string{"llm", "models", "model", "tools", "trace", "journal", "payload", "source", "result", "state", "trigger", "event", "event-payload", "mode"}, limitFlagNames...) {
-				if c.IsSet(name) {
-					args = append(args, "--"+name, c.String(name))
-				}
-			}
-			for _, in := range c.StringSlice("input") {
-				args = append(args, "--input", in)
-			}
-			for _, p := range c.StringSlice("param") {
-				args = append(args, "--param", p)
-			}
-			for _, name := range []string{"resume", "replay", "overwrite", "narrate", "yes", "real-clock"} {
-				if c.Bool(name) {
-					args = append(args, "--"+name)
-				}
-			}
-			if c.IsSet("repeat") {
-				args = append(args, "--repeat", strconv.Itoa(c.Int("repeat")))
 			}
 			code, err := runProgram(bin, args, stdout, stderr)
 			if err != nil {
@@ -127,6 +118,52 @@ func runCommand(stdout, stderr io.Writer) *cli.Command {
 			return nil
 		},
 	}
+}
+
+// runArgs returns the command line of the compiled agent program: the
+// flags of genesisc run that are its own (runtime.Main's).
+func runArgs(c *cli.Context) []string {
+	var args []string
+	for _, name := range append([]string{"llm", "models", "model", "tools", "trace", "journal", "payload", "source", "result", "state", "trigger", "event", "event-payload", "mode"}, limitFlagNames...) {
+		if c.IsSet(name) {
+			args = append(args, "--"+name, c.String(name))
+		}
+	}
+	for _, in := range c.StringSlice("input") {
+		args = append(args, "--input", in)
+	}
+	for _, p := range c.StringSlice("param") {
+		args = append(args, "--param", p)
+	}
+	for _, name := range []string{"resume", "replay", "overwrite", "narrate", "yes", "real-clock"} {
+		if c.Bool(name) {
+			args = append(args, "--"+name)
+		}
+	}
+	if c.IsSet("repeat") {
+		args = append(args, "--repeat", strconv.Itoa(c.Int("repeat")))
+	}
+	return args
+}
+
+// runAgentOnForge is genesisc run --target forge of an agent program: it
+// compiles the program for the Forge Machine and runs it in this process
+// as forge exec does, with the machine's default limits, taking the same
+// flags as on the go target (args).
+func runAgentOnForge(c *cli.Context, args []string, stdout, stderr io.Writer) error {
+	out, err := compile(c, compiler.Options{Target: "forge", OptLevel: opt.MaxLevel}, stderr)
+	if err != nil {
+		return err
+	}
+	a, err := host.LoadAgent(out.Program)
+	if err != nil {
+		fmt.Fprintf(stderr, "genesisc run: %v\n", err)
+		return exitError{exitDiag}
+	}
+	if code := (&host.AgentCommand{Agent: a}).Main(args, stdout, stderr); code != 0 {
+		return exitError{code}
+	}
+	return nil
 }
 
 // checkProviders checks --llm, --models, --model and --tools with the

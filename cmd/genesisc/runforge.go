@@ -49,7 +49,7 @@ func forgeRun(names []string) bool {
 // a usage error rather than silently ignored.
 var agentOnlyFlags = append([]string{"llm", "tools", "models", "model", "input", "trace", "journal", "resume", "payload",
 	"source", "replay", "overwrite", "repeat", "state", "narrate", "trigger", "event", "event-payload",
-	"param", "mode", "yes", "cache-max"}, limitFlagNames...)
+	"param", "mode", "yes", "cache-max", "target"}, limitFlagNames...)
 
 // runOnForge is genesisc run of a Genesis or Forge assembly program: it
 // compiles the files for the Forge Machine and runs the program in this
