@@ -8,10 +8,13 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/genesis-toolchain/genesis/backend/golang"
 	"github.com/genesis-toolchain/genesis/compiler"
@@ -30,7 +33,10 @@ import (
 //	test journal     out/journal, the run's journal: every effect's
 //	                 request and reply (the run id replaced by RUN-ID)
 //	test narration   optional, with --narrate: out/narration, what it printed
-//	target go        the hosts it runs on: go, genesisc run's Go build
+//	target go forge  the hosts it runs on: go, genesisc run's Go build, and
+//	                 forge, the Forge Machine (genesisc run --target forge),
+//	                 whose exit status, result, trace, journal and
+//	                 standard error must be go's, byte for byte
 //	args FLAG...     optional: genesisc run's extra flags
 //	exit N           the exit status the run must end with
 //
@@ -92,7 +98,7 @@ var agentSuite = filetest.Suite{
 		"journal":   checkAgentOutput,
 		"narration": checkAgentOutput,
 	},
-	Targets: []string{"go"},
+	Targets: []string{"go", "forge"},
 	Outputs: map[string][]string{
 		"run":       {"out/result"},
 		"trace":     {"out/trace"},
@@ -112,8 +118,8 @@ func TestAgentRuns(t *testing.T) {
 }
 
 // checkAgentRun runs the case's program with genesisc run on each host
-// its header names (go: the only one yet), with a trace and a journal,
-// and checks the exit status and the result.
+// its header names, with a trace and a journal, and checks the exit
+// status and the result of go, and that forge gives what go gives.
 func checkAgentRun(t *testing.T, c *filetest.Case, d filetest.Directive) {
 	if len(d.Args) != 0 || !c.HasExit || !c.On("go") {
 		t.Fatalf("test %s: a run takes no arguments and needs an exit line and \"target go\"", d)
@@ -145,36 +151,60 @@ func checkAgentRun(t *testing.T, c *filetest.Case, d filetest.Directive) {
 	if prog == "" {
 		t.Fatal("a run case needs a prog.* section")
 	}
-	result := filepath.Join(dir, "result.json")
-	trace := filepath.Join(dir, "trace.jsonl")
-	journal := filepath.Join(dir, "journal.jsonl")
-	args := []string{"genesisc", "run", "--llm", "mock:" + filepath.Join(dir, "llm.json"),
+	r := runAgentCase(t, c, dir, prog, "go")
+	c.State = r
+	c.Check("out/result", r.result)
+	if c.On("forge") {
+		// The same program on the Forge Machine: the same exit status,
+		// result, trace, journal and narration, byte for byte.
+		f := runAgentCase(t, c, dir, prog, "forge")
+		for _, d := range []struct{ what, goes, forge string }{
+			{"exit status", strconv.Itoa(r.code), strconv.Itoa(f.code)},
+			{"result", r.result, f.result},
+			{"trace", r.trace, f.trace},
+			{"journal", r.journal, f.journal},
+			{"standard error", withoutBuildLines(r.stderr), f.stderr},
+		} {
+			if diff := cmp.Diff(d.goes, d.forge); diff != "" {
+				t.Errorf("on forge, the %s differs from go's (-go +forge):\n%s", d.what, diff)
+			}
+		}
+	}
+}
+
+// runAgentCase runs the case's program prog, written in dir, with
+// genesisc run --target target, a trace and a journal.
+func runAgentCase(t *testing.T, c *filetest.Case, dir, prog, target string) *agentRun {
+	t.Helper()
+	result := filepath.Join(dir, target+"-result.json")
+	trace := filepath.Join(dir, target+"-trace.jsonl")
+	journal := filepath.Join(dir, target+"-journal.jsonl")
+	args := []string{"genesisc", "run", "--target", target, "--llm", "mock:" + filepath.Join(dir, "llm.json"),
 		"--tools", "mock:" + filepath.Join(dir, "tools.json"), "--result", result,
 		"--trace", trace, "--journal", journal}
 	args = append(append(args, c.Args...), prog)
 	var stdout, stderr bytes.Buffer
 	r := &agentRun{code: run(args, &stdout, &stderr), stderr: stderr.String()}
 	if r.code != c.Exit {
-		t.Errorf("exit %d, want %d\n%s", r.code, c.Exit, r.stderr)
+		t.Errorf("%s: exit %d, want %d\n%s", target, r.code, c.Exit, r.stderr)
 	}
 	data, err := os.ReadFile(result)
 	if err != nil {
-		t.Fatalf("no result: %v\n%s", err, r.stderr)
+		t.Fatalf("%s: no result: %v\n%s", target, err, r.stderr)
 	}
 	r.result = string(data)
 	data, err = os.ReadFile(trace)
 	if err != nil {
-		t.Fatalf("no trace: %v\n%s", err, r.stderr)
+		t.Fatalf("%s: no trace: %v\n%s", target, err, r.stderr)
 	}
 	r.trace = string(data)
 	data, err = os.ReadFile(journal)
 	if err != nil {
-		t.Fatalf("no journal: %v\n%s", err, r.stderr)
+		t.Fatalf("%s: no journal: %v\n%s", target, err, r.stderr)
 	}
 	// The run id is random: every journal has its own.
 	r.journal = canonicalJournal(runIDField.ReplaceAllString(string(data), `"run":"RUN-ID"`))
-	c.State = r
-	c.Check("out/result", r.result)
+	return r
 }
 
 // canonicalJournal orders a journal's entries so that a run gives the
