@@ -26,6 +26,9 @@ type outcome struct {
 	// bytes is true for an OUT_OF_TICKS at a SEND or RECV whose fixed 3
 	// ticks fit the budget but not the bytes it would move.
 	bytes bool
+	// hostTicks is true for an OUT_OF_TICKS at an HCALL whose host
+	// function reported more ticks than the budget had left.
+	hostTicks bool
 }
 
 // differential runs tc with the given budget on the fast interpreter and
@@ -62,7 +65,7 @@ func differential(img *vm.Image, tc testCase, budget uint64) (outcome, error) {
 			resume = resume[1:]
 			continue
 		}
-		o := outcome{state: m.State(), fault: m.Fault(), ticks: m.Ticks(), stops: stops, yields: yields}
+		o := outcome{state: m.State(), fault: m.Fault(), ticks: m.Ticks(), stops: stops, yields: yields, hostTicks: r.hostTicks}
 		if o.fault == vm.OutOfTicks && budget-o.ticks >= 3 {
 			in, err := bc.DecodeAt(tc.prog.Code, int(m.PC()))
 			o.bytes = err == nil && (in.Op == bc.SEND || in.Op == bc.RECV)

@@ -229,7 +229,7 @@ var (
 // not transfer control.
 func (g *gen) simple() {
 	b := &g.b
-	switch k := g.n(40); {
+	switch k := g.n(42); {
 	case k < 12:
 		b.rrr(aluOps[g.n(len(aluOps))], g.reg(), g.reg(), g.reg())
 	case k < 14:
@@ -262,6 +262,11 @@ func (g *gen) simple() {
 		b.op(bc.POLL, g.reg(), 0, g.channel(2), 0)
 	case k < 39:
 		b.rrr(bc.DIV+bc.Opcode(g.n(2)), g.reg(), g.reg(), 0) // DIV or MOD by r0, sometimes zero
+	case k < 41: // a host function (fakeHost), sometimes with small operands
+		if g.chance(50) {
+			b.li(1, uint64(g.n(300)))
+		}
+		b.op(bc.HCALL, 0, 0, 0, uint64(g.n(7)))
 	default:
 		b.rrr(bc.SHL+bc.Opcode(g.n(3)), g.reg(), g.reg(), g.reg())
 	}
@@ -569,6 +574,9 @@ func generate(r *rand.Rand) testCase {
 	if g.chance(10) { // start somewhere else than address 0
 		tc.prog.Entry = g.b.addr(g.n(len(g.b.insts)))
 	}
+	if g.chance(85) { // else HCALL is PERMISSION_DENIED
+		tc.cfg.Host = fakeHost{}
+	}
 	if g.chance(15) { // an output quota a few messages exhaust
 		tc.cfg.Output = uint64(1 + g.n(40))
 	}
@@ -619,7 +627,8 @@ func decodeFuzz(data []byte) testCase {
 	if sb >= 128 {
 		output = uint64(sb>>3&15) + 1
 	}
-	extra := uint64(take()) * 2
+	eb := take()
+	extra := uint64(eb) * 2
 	grant := uint16(0)
 	if g := take(); g&1 != 0 {
 		grant = uint16(g) << 1
@@ -683,6 +692,9 @@ func decodeFuzz(data []byte) testCase {
 	tc := testCase{
 		prog: b.program(d, mem),
 		cfg:  vm.Config{Ticks: budget, Memory: mem, Stack: stack, Grant: grant, Output: output, Trace: true},
+	}
+	if eb&1 == 0 { // else HCALL is PERMISSION_DENIED
+		tc.cfg.Host = fakeHost{}
 	}
 	// The rest is input: messages of the lengths the next byte says.
 	for len(data) > 0 && len(tc.input) < 8 {

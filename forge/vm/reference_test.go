@@ -32,6 +32,10 @@ type refMachine struct {
 	grant     uint16
 	quota     uint64 // output quota; 0: none
 	sentBytes uint64
+	host      bool // HCALL calls fakeCall (Config.Host is a fakeHost)
+	// hostTicks is set when an HCALL faulted OUT_OF_TICKS for the ticks
+	// its host function reported.
+	hostTicks bool
 
 	state    vm.State
 	fault    vm.Fault
@@ -68,6 +72,7 @@ func newRef(p *bc.Program, cfg vm.Config) *refMachine {
 		budget:    cfg.Ticks,
 		grant:     cfg.Grant,
 		quota:     cfg.Output,
+		host:      cfg.Host != nil,
 		heapStart: (uint64(len(p.Code)) + uint64(len(p.Data)) + 7) &^ 7, // 8-aligned after data
 	}
 	for i := range insts {
@@ -359,6 +364,27 @@ func (r *refMachine) step() {
 		return
 	case bc.BUDGET:
 		set(r.budget - r.ticks) // what is left once BUDGET itself is paid
+	case bc.HCALL:
+		// The base cost is charged; then the host's extra ticks, all of
+		// the budget when they do not fit (OUT_OF_TICKS at the HCALL).
+		if !r.host {
+			r.faultWith(vm.PermissionDenied)
+			return
+		}
+		res, ok, extra, f := fakeCall(uint32(in.Imm), r.regs[0], r.regs[1], r.regs[2], r.mem)
+		if ok {
+			r.regs[0] = res
+		}
+		if extra > r.budget-r.ticks {
+			r.ticks, r.hostTicks = r.budget, true
+			r.faultWith(vm.OutOfTicks)
+			return
+		}
+		r.ticks += extra
+		if f != vm.NoFault {
+			r.faultWith(f)
+			return
+		}
 	default:
 		r.faultWith(vm.InvalidInstruction)
 		return

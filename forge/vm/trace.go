@@ -35,6 +35,12 @@ type tracer struct {
 
 func newTracer() *tracer { return &tracer{h: sha256.New()} }
 
+// reset empties the stream, for Machine.Reset.
+func (t *tracer) reset() {
+	t.bits, t.nbits, t.n = 0, 0, 0
+	t.h.Reset()
+}
+
 // branch records a conditional branch's outcome. It is small enough to
 // be inlined into traceBranch; a full word goes out through word.
 func (t *tracer) branch(taken bool) {
