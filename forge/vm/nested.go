@@ -27,6 +27,9 @@ type Saved struct {
 	blockPoll bool
 }
 
+// Register returns the value register r had when the machine was saved.
+func (s *Saved) Register(r uint8) uint64 { return s.regs[r] }
+
 // Save returns the machine's pc, registers, stack pointer and state, for
 // Restore.
 func (m *Machine) Save() Saved {
@@ -47,6 +50,9 @@ func (m *Machine) Restore(s Saved) {
 	}
 	m.regs, m.sp, m.pc, m.userCode = s.regs, s.sp, s.pc, s.userCode
 	m.state, m.fault, m.blockCh, m.blockPoll = s.state, s.fault, s.blockCh, s.blockPoll
+	if m.tracer != nil {
+		m.tracer.put(uint32(m.PC()))
+	}
 }
 
 // Enter calls the function at code address entry as CALL would: it
@@ -75,7 +81,9 @@ func (m *Machine) Restore(s Saved) {
 //	m.Restore(s)
 //
 // The function's frames live below the blocked program's on the stack,
-// so the program's stack is intact when it resumes.
+// so the program's stack is intact when it resumes. A traced machine
+// records entry and ret in its trace stream, and Restore the pc it
+// restores, so the trace hash still determines every instruction run.
 func (m *Machine) Enter(entry, ret uint64, args ...uint64) Fault {
 	switch {
 	case m.state == Running:
@@ -94,6 +102,10 @@ func (m *Machine) Enter(entry, ret uint64, args ...uint64) Fault {
 	copy(m.regs[:], args)
 	m.pc = uint32(entry / 8)
 	m.state, m.fault, m.userCode, m.blockCh, m.blockPoll = Ready, NoFault, 0, 0, false
+	if m.tracer != nil {
+		m.tracer.put(uint32(entry))
+		m.tracer.put(uint32(ret))
+	}
 	return NoFault
 }
 
