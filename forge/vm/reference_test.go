@@ -437,3 +437,45 @@ func (r *refMachine) traceHash() [32]byte {
 	b = binary.LittleEndian.AppendUint64(b, r.ticks)
 	return sha256.Sum256(b)
 }
+
+// refSaved is what the reference's save keeps: vm.Saved's fields.
+type refSaved struct {
+	regs     [256]uint64
+	pc, sp   uint64
+	state    vm.State
+	fault    vm.Fault
+	userCode uint32
+	blockCh  uint8
+}
+
+func (r *refMachine) save() refSaved {
+	return refSaved{r.regs, r.pc, r.sp, r.state, r.fault, r.userCode, r.blockCh}
+}
+
+// restore puts back what save kept and records the pc in the trace.
+func (r *refMachine) restore(s refSaved) {
+	r.regs, r.pc, r.sp, r.state, r.fault, r.userCode, r.blockCh = s.regs, s.pc, s.sp, s.state, s.fault, s.userCode, s.blockCh
+	r.trace = binary.LittleEndian.AppendUint32(r.trace, uint32(r.pc))
+}
+
+// enter is Machine.Enter as docs/forge.md, "Nested calls", states it.
+func (r *refMachine) enter(entry, ret uint64, args ...uint64) vm.Fault {
+	switch {
+	case r.mem == nil:
+		return vm.OutOfMemory
+	case !r.starts[entry] || !r.starts[ret]:
+		return vm.InvalidAddress
+	case len(args) > 256:
+		return vm.InvalidInstruction
+	case r.sp < r.heapEnd+8:
+		return vm.StackOverflow
+	}
+	r.sp -= 8
+	binary.LittleEndian.PutUint64(r.mem[r.sp:], ret)
+	copy(r.regs[:], args)
+	r.pc = entry
+	r.state, r.fault, r.userCode, r.blockCh = vm.Ready, vm.NoFault, 0, 0
+	r.trace = binary.LittleEndian.AppendUint32(r.trace, uint32(entry))
+	r.trace = binary.LittleEndian.AppendUint32(r.trace, uint32(ret))
+	return vm.NoFault
+}
