@@ -338,6 +338,30 @@ func TestEnterWhileBlocked(t *testing.T) {
 	}
 }
 
+// savingHost saves the machine from inside HCALL.
+type savingHost struct{ saved vm.Saved }
+
+func (h *savingHost) HostCall(m *vm.Machine, imm uint32) (uint64, vm.Fault) {
+	h.saved = m.Save()
+	return 0, vm.NoFault
+}
+
+// TestRestoreOfRunningIgnored: what Save returns inside a host function
+// (a RUNNING machine, at the HCALL) cannot be restored later.
+func TestRestoreOfRunningIgnored(t *testing.T) {
+	p := assemble(t, "LI r0, 1\nHCALL 0\nLI r0, 2\nHALT\n")
+	h := &savingHost{}
+	m := vm.New(image(t, p), vm.Config{Ticks: 100, Memory: 1 << 12, Host: h}, nil)
+	if m.Run() != vm.Halted || m.Register(0) != 2 {
+		t.Fatalf("%v, r0 = %d", m.State(), m.Register(0))
+	}
+	pc := m.PC()
+	m.Restore(h.saved)
+	if m.State() != vm.Halted || m.PC() != pc || m.Register(0) != 2 {
+		t.Fatalf("restored what was saved inside HCALL: %v at %#x, r0 = %d", m.State(), m.PC(), m.Register(0))
+	}
+}
+
 // TestEnterRefuses: Enter changes nothing when it cannot call.
 func TestEnterRefuses(t *testing.T) {
 	p := assemble(t, nested)

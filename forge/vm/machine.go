@@ -5,8 +5,11 @@
 // A Machine runs until it halts, faults or blocks on an empty channel; it
 // never blocks the calling goroutine. A host services the channel the
 // machine is blocked on (Deliver) and calls Run again. Everything that
-// enters a machine does so through Deliver, so recording those deliveries
-// (a journal) is enough to reproduce a run bit for bit.
+// enters a machine does so through Deliver, the host functions HCALL
+// calls (Config.Host) and the functions a host calls while the program
+// waits (Enter), so a host whose functions and calls are deterministic
+// reproduces a run bit for bit from a record of its deliveries (a
+// journal).
 package vm
 
 import (

@@ -43,9 +43,10 @@ func (m *Machine) Save() Saved {
 // state. Memory, ticks used (the meter keeps counting across) and the
 // channel queues stay as they are. A machine restored to BLOCKED retries
 // its RECV or POLL on the next Run. Restore does nothing on a RUNNING
-// machine (from inside a host call).
+// machine (from inside a host call), nor with what Save returned there:
+// a machine cannot be put back in the middle of an HCALL.
 func (m *Machine) Restore(s Saved) {
-	if m.state == Running {
+	if m.state == Running || s.state == Running {
 		return
 	}
 	m.regs, m.sp, m.pc, m.userCode = s.regs, s.sp, s.pc, s.userCode
