@@ -24,10 +24,10 @@ func (s seq) String() string {
 func (s seq) key() string { return s.String() }
 
 // opens reports whether in may start or continue a fused sequence: it
-// neither transfers control nor ends a metering run (SEND), so the next
-// instruction always follows it.
+// neither transfers control nor ends a metering run (SEND, HCALL), so the
+// next instruction always follows it.
 func opens(op bc.Opcode) bool {
-	return !bc.Lookup(op).Branch && op != bc.SEND
+	return !bc.Lookup(op).EndsRun()
 }
 
 // seqCount is one sequence's counts.

@@ -171,3 +171,34 @@ func BenchmarkInterpFib(b *testing.B)       { benchmark(b, fibProgram(25), false
 func BenchmarkInterpFibTrace(b *testing.B)  { benchmark(b, fibProgram(25), true) }
 func BenchmarkInterpLoopTrace(b *testing.B) { benchmark(b, loopProgram(1_000_000), true) }
 func BenchmarkInterpSend(b *testing.B)      { benchmark(b, sendProgram(1_000_000), false) }
+
+// BenchmarkRepeat compares running a short program many times on a new
+// machine each time with one machine Reset between runs (Machine.Reset),
+// at a small and a large memory quota.
+func BenchmarkRepeat(b *testing.B) {
+	img := image(b, loopProgram(10))
+	for _, mem := range []uint64{1 << 16, 1 << 24} {
+		cfg := vm.Config{Ticks: 1 << 20, Memory: mem, Stack: 1 << 12}
+		name := "64KiB"
+		if mem == 1<<24 {
+			name = "16MiB"
+		}
+		b.Run("New/"+name, func(b *testing.B) {
+			for b.Loop() {
+				m := vm.New(img, cfg, nil)
+				if m.Run() != vm.Halted {
+					b.Fatal(m.State())
+				}
+			}
+		})
+		b.Run("Reset/"+name, func(b *testing.B) {
+			m := vm.New(img, cfg, nil)
+			for b.Loop() {
+				m.Reset()
+				if m.Run() != vm.Halted {
+					b.Fatal(m.State())
+				}
+			}
+		})
+	}
+}

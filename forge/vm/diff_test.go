@@ -26,6 +26,10 @@ type outcome struct {
 	// bytes is true for an OUT_OF_TICKS at a SEND or RECV whose fixed 3
 	// ticks fit the budget but not the bytes it would move.
 	bytes bool
+	// hostTicks is true for an OUT_OF_TICKS at an HCALL whose host
+	// function reported more ticks than the budget had left.
+	hostTicks bool
+	nested    int // nested calls made (Enter accepted)
 }
 
 // differential runs tc with the given budget on the fast interpreter and
@@ -43,8 +47,8 @@ func differential(img *vm.Image, tc testCase, budget uint64) (outcome, error) {
 		m.Deliver(d.ch, d.data)
 		r.Deliver(d.ch, d.data)
 	}
-	resume := tc.resume
-	yields := 0
+	resume, enters := tc.resume, tc.enters
+	yields, nested := 0, 0
 	for stops := 1; ; stops++ {
 		m.Run()
 		r.Run()
@@ -55,6 +59,35 @@ func differential(img *vm.Image, tc testCase, budget uint64) (outcome, error) {
 		case m.State() == vm.Ready:
 			yields++ // a TICK yielded
 			continue
+		case m.State() == vm.Blocked && len(enters) > 0:
+			// The host runs a function while the program waits, then
+			// restores the program (docs/forge.md, "Nested calls").
+			e := enters[0]
+			enters = enters[1:]
+			ms, rs := m.Save(), r.save()
+			fm, fr := m.Enter(e.entry, e.ret, e.args...), r.enter(e.entry, e.ret, e.args...)
+			if fm != fr {
+				return outcome{}, fmt.Errorf("budget %d, Enter(%#x, %#x) = %v, reference %v", budget, e.entry, e.ret, fm, fr)
+			}
+			for k := 0; fm == vm.NoFault && k < 4; k++ {
+				m.Run()
+				r.Run()
+				if err := agree(m, out, r, cfg); err != nil {
+					return outcome{}, fmt.Errorf("budget %d, after Run #%d, in the nested call %+v: %w", budget, stops, e, err)
+				}
+				if m.State() != vm.Ready {
+					break
+				}
+			}
+			if fm == vm.NoFault {
+				nested++
+			}
+			m.Restore(ms)
+			r.restore(rs)
+			if err := agree(m, out, r, cfg); err != nil {
+				return outcome{}, fmt.Errorf("budget %d, after Run #%d, restored: %w", budget, stops, err)
+			}
+			continue
 		case m.State() == vm.Blocked && len(resume) > 0:
 			ch := m.BlockedOn()
 			m.Deliver(ch, resume[0].data)
@@ -62,7 +95,7 @@ func differential(img *vm.Image, tc testCase, budget uint64) (outcome, error) {
 			resume = resume[1:]
 			continue
 		}
-		o := outcome{state: m.State(), fault: m.Fault(), ticks: m.Ticks(), stops: stops, yields: yields}
+		o := outcome{state: m.State(), fault: m.Fault(), ticks: m.Ticks(), stops: stops, yields: yields, hostTicks: r.hostTicks, nested: nested}
 		if o.fault == vm.OutOfTicks && budget-o.ticks >= 3 {
 			in, err := bc.DecodeAt(tc.prog.Code, int(m.PC()))
 			o.bytes = err == nil && (in.Op == bc.SEND || in.Op == bc.RECV)

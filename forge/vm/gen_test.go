@@ -140,6 +140,15 @@ type testCase struct {
 	cfg    vm.Config
 	input  []delivery
 	resume []delivery
+	// enters are the host's nested calls: one each time the machine
+	// blocks, before any resume message (see differential).
+	enters []enterCall
+}
+
+// enterCall is a nested call: Machine.Enter(entry, ret, args...).
+type enterCall struct {
+	entry, ret uint64
+	args       []uint64
 }
 
 type delivery struct {
@@ -229,7 +238,7 @@ var (
 // not transfer control.
 func (g *gen) simple() {
 	b := &g.b
-	switch k := g.n(40); {
+	switch k := g.n(42); {
 	case k < 12:
 		b.rrr(aluOps[g.n(len(aluOps))], g.reg(), g.reg(), g.reg())
 	case k < 14:
@@ -262,6 +271,11 @@ func (g *gen) simple() {
 		b.op(bc.POLL, g.reg(), 0, g.channel(2), 0)
 	case k < 39:
 		b.rrr(bc.DIV+bc.Opcode(g.n(2)), g.reg(), g.reg(), 0) // DIV or MOD by r0, sometimes zero
+	case k < 41: // a host function (fakeHost), sometimes with small operands
+		if g.chance(50) {
+			b.li(1, uint64(g.n(300)))
+		}
+		b.op(bc.HCALL, 0, 0, 0, uint64(g.n(7)))
 	default:
 		b.rrr(bc.SHL+bc.Opcode(g.n(3)), g.reg(), g.reg(), g.reg())
 	}
@@ -537,8 +551,9 @@ func generate(r *rand.Rand) testCase {
 	for k := 3 + g.n(25); k > 0; k-- {
 		g.block(0)
 	}
+	halt := -1
 	if g.chance(90) {
-		g.b.op(bc.HALT, 0, 0, 0, 0) // otherwise: run off the end of code
+		halt = g.b.op(bc.HALT, 0, 0, 0, 0) // otherwise: run off the end of code
 	}
 	funcs := make([]int, g.nfuncs)
 	for f := range funcs {
@@ -569,6 +584,29 @@ func generate(r *rand.Rand) testCase {
 	if g.chance(10) { // start somewhere else than address 0
 		tc.prog.Entry = g.b.addr(g.n(len(g.b.insts)))
 	}
+	// Nested calls of the functions, returning to the HALT as a host
+	// does, now and then to any address, valid or not.
+	for k := g.n(3); k > 0 && len(funcs) > 0; k-- {
+		e := enterCall{entry: g.b.addr(funcs[g.n(len(funcs))])}
+		switch {
+		case halt >= 0 && g.chance(80):
+			e.ret = g.b.addr(halt)
+		case g.chance(50):
+			e.ret = g.b.addr(g.n(len(g.b.insts)))
+		default:
+			e.ret = g.value()
+		}
+		if g.chance(5) {
+			e.entry += 8
+		}
+		for a := g.n(4); a > 0; a-- {
+			e.args = append(e.args, g.value())
+		}
+		tc.enters = append(tc.enters, e)
+	}
+	if g.chance(85) { // else HCALL is PERMISSION_DENIED
+		tc.cfg.Host = fakeHost{}
+	}
 	if g.chance(15) { // an output quota a few messages exhaust
 		tc.cfg.Output = uint64(1 + g.n(40))
 	}
@@ -597,10 +635,13 @@ func randBytes(r *rand.Rand, n int) []byte {
 
 // decodeFuzz turns arbitrary bytes into a valid test case, deterministically:
 // a few bytes of configuration, then four bytes per instruction (opcode,
-// two register or channel selectors, an immediate selector), then the rest
-// as input on channel 2. Every opcode of the table is reachable; registers
-// come from a small set so instructions interact; jump targets are
-// instruction indexes; addresses are near the heap, code or memory end.
+// two register or channel selectors, an immediate selector), a byte that
+// when not zero adds a nested call (two more: its return address and
+// argument), then the data and the rest as input on channel 2. Every
+// opcode of the table is reachable, HCALL with a fakeHost or none;
+// registers come from a small set so instructions interact; jump targets
+// are instruction indexes; addresses are near the heap, code or memory
+// end.
 func decodeFuzz(data []byte) testCase {
 	take := func() byte {
 		if len(data) == 0 {
@@ -619,7 +660,8 @@ func decodeFuzz(data []byte) testCase {
 	if sb >= 128 {
 		output = uint64(sb>>3&15) + 1
 	}
-	extra := uint64(take()) * 2
+	eb := take()
+	extra := uint64(eb) * 2
 	grant := uint16(0)
 	if g := take(); g&1 != 0 {
 		grant = uint16(g) << 1
@@ -674,6 +716,13 @@ func decodeFuzz(data []byte) testCase {
 	for _, gi := range b.insts {
 		code += uint64(gi.in.Size())
 	}
+	// A nested call the host makes when the program blocks: a function
+	// at any instruction, returning to any instruction.
+	var enters []enterCall
+	if e := take(); e != 0 {
+		enters = append(enters, enterCall{entry: b.addr(int(e) % n), ret: b.addr(int(take()) % n),
+			args: []uint64{interesting[int(take())%len(interesting)]}})
+	}
 	dlen := int(take() % 16)
 	d := make([]byte, min(dlen, len(data)))
 	copy(d, data)
@@ -683,6 +732,10 @@ func decodeFuzz(data []byte) testCase {
 	tc := testCase{
 		prog: b.program(d, mem),
 		cfg:  vm.Config{Ticks: budget, Memory: mem, Stack: stack, Grant: grant, Output: output, Trace: true},
+	}
+	tc.enters = enters
+	if eb&1 == 0 { // else HCALL is PERMISSION_DENIED
+		tc.cfg.Host = fakeHost{}
 	}
 	// The rest is input: messages of the lengths the next byte says.
 	for len(data) > 0 && len(tc.input) < 8 {

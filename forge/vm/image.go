@@ -51,6 +51,7 @@ const (
 	opPOLL
 	opTICK
 	opBUDGET
+	opHCALL
 
 	opEnd        // past the last instruction: execution fell off the end of code
 	opOutOfTicks // ends the scratch copy of a run that does not fit the budget
@@ -97,8 +98,8 @@ const (
 // The dispatch switch lists the unused values numOps..opMask by hand; these
 // fail to compile when an op is added or removed, to say it needs updating.
 var (
-	_ [freeOps - 5]struct{}
-	_ [5 - freeOps]struct{}
+	_ [freeOps - 4]struct{}
+	_ [4 - freeOps]struct{}
 	// The call block tests for either early-return op with one comparison.
 	_ [opLIJLTSRET - opLIJLTRET - 1]struct{}
 	_ [1 - (opLIJLTSRET - opLIJLTRET)]struct{}
@@ -135,7 +136,7 @@ var fromCanonical = map[bytecode.Opcode]op{
 	bytecode.CALL: opCALL, bytecode.RET: opRET, bytecode.LI: opLI,
 	bytecode.HALT: opHALT, bytecode.FAULT: opFAULT, bytecode.NOP: opNOP,
 	bytecode.SEND: opSEND, bytecode.RECV: opRECV, bytecode.POLL: opPOLL,
-	bytecode.TICK: opTICK, bytecode.BUDGET: opBUDGET,
+	bytecode.TICK: opTICK, bytecode.BUDGET: opBUDGET, bytecode.HCALL: opHCALL,
 }
 
 // inst is one pre-decoded instruction slot; slot i holds the instruction at
@@ -149,7 +150,7 @@ type inst struct {
 	// straight-line run: the sum of the costs of this instruction and the
 	// ones after it, up to and including the next instruction that may
 	// transfer control (a jump, CALL, RET, HALT, FAULT, RECV or the end of
-	// code), or SEND. Entering a run at slot i charges run[i] at once; a fault,
+	// code), or SEND or HCALL (bytecode.Info.EndsRun). Entering a run at slot i charges run[i] at once; a fault,
 	// block or exact read of the tick counter inside the run gives back
 	// what was charged for instructions that did not execute.
 	run uint32
@@ -208,7 +209,9 @@ func NewImage(p *bytecode.Program) (*Image, error) {
 		}
 	}
 	// Runs, computed backwards: a branch ends its run; the LI word slot
-	// costs nothing and belongs to the LI's run. A SEND, whose cost is
+	// costs nothing and belongs to the LI's run. An HCALL, whose cost
+	// beyond its base only the host knows, ends its run, so the budget
+	// left after it is exact (see meter.go). A SEND, whose cost is
 	// known from its length (see meter.go), also ends its run, so a run
 	// holds at most one and its cost fits run's 32 bits: under 2^30 for
 	// the other instructions (at most 2 ticks per 8 bytes of a code
@@ -216,7 +219,7 @@ func NewImage(p *bytecode.Program) (*Image, error) {
 	var next uint64
 	for k := len(insts) - 1; k >= 0; k-- {
 		info := bytecode.Lookup(insts[k].Op)
-		if info.Branch || insts[k].Op == bytecode.SEND {
+		if info.EndsRun() {
 			next = 0
 		}
 		next += encodedCost(insts[k].Op, insts[k].Imm, info.Cost)

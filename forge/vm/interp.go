@@ -295,6 +295,15 @@ run:
 			case opBUDGET: // rd = ticks left after this instruction
 				regs[in.a] = m.budget - spent(in, m.budget-left)
 				ip = next(ip, 1)
+			case opHCALL: // the host's function imm on r0–r2, result in r0; ends its run
+				var ok bool
+				m.sp = sp
+				ip, ok, left = m.hostCall(in, base+slot(code0, ip), left)
+				sp = m.sp
+				if !ok {
+					goto exit
+				}
+				continue run
 
 			case opLIADD: // LI ra, imm; ADD
 				regs[in.a] = in.imm
@@ -538,7 +547,7 @@ run:
 			case opOutOfTicks: // the first instruction of a tail that does not fit
 				m.stop(Faulted, OutOfTicks, base+slot(code0, ip), m.budget-left)
 				goto exit
-			case opInvalid, numOps, numOps + 1, numOps + 2, numOps + 3, numOps + 4:
+			case opInvalid, numOps, numOps + 1, numOps + 2, numOps + 3:
 				// Unreachable in a verified image. The unused values up to
 				// opMask are listed so that the switch covers them all;
 				// adding an op makes one of them a duplicate case.
@@ -652,6 +661,32 @@ func (m *Machine) channelOp(in *inst, pc, left uint64) (*inst, bool, uint64) {
 		return in, false, m.left
 	}
 	return next(in, 1), true, m.left
+}
+
+// hostCall runs HCALL, the instruction in, at slot pc, which ends its run:
+// what was charged is exact, HCALL's base cost included. It returns the
+// next slot and true, or false when the machine stopped, and the budget
+// left once the host's ticks are charged. While the host runs, the
+// machine is RUNNING and its pc, tick count and stack pointer are exact
+// (those of the HCALL, charged), so the host may read them; Run and Enter
+// do nothing then.
+func (m *Machine) hostCall(in *inst, pc, left uint64) (*inst, bool, uint64) {
+	m.pc, m.ticks, m.left = uint32(pc), m.budget-left, left
+	if m.host == nil {
+		m.stop(Faulted, PermissionDenied, pc, m.ticks)
+		return in, false, left
+	}
+	extra, f := m.host.HostCall(m, uint32(in.imm))
+	if extra > left {
+		m.stop(Faulted, OutOfTicks, pc, m.budget)
+		return in, false, 0
+	}
+	left -= extra
+	if f != NoFault {
+		m.stop(Faulted, f, pc, m.budget-left)
+		return in, false, left
+	}
+	return next(in, 1), true, left
 }
 
 // pick is a conditional branch's next slot. (The tracer is called at each

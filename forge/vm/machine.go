@@ -5,8 +5,11 @@
 // A Machine runs until it halts, faults or blocks on an empty channel; it
 // never blocks the calling goroutine. A host services the channel the
 // machine is blocked on (Deliver) and calls Run again. Everything that
-// enters a machine does so through Deliver, so recording those deliveries
-// (a journal) is enough to reproduce a run bit for bit.
+// enters a machine does so through Deliver, the host functions HCALL
+// calls (Config.Host) and the functions a host calls while the program
+// waits (Enter), so a host whose functions and calls are deterministic
+// reproduces a run bit for bit from a record of its deliveries (a
+// journal).
 package vm
 
 import (
@@ -50,6 +53,7 @@ const (
 	ChannelError       Fault = 0x08
 	PermissionDenied   Fault = 0x09
 	OutputQuota        Fault = 0x0A // not in 05-FORGE.md: see Config.Output
+	HostFault          Fault = 0x0B // not in 05-FORGE.md: a host call refused its operands (HostCalls)
 	UserFault          Fault = 0xFF
 )
 
@@ -64,6 +68,7 @@ var faultNames = map[Fault]string{
 	ChannelError:       "CHANNEL_ERROR",
 	PermissionDenied:   "PERMISSION_DENIED",
 	OutputQuota:        "OUTPUT_QUOTA",
+	HostFault:          "HOST_FAULT",
 	UserFault:          "USER_FAULT",
 }
 
@@ -80,7 +85,7 @@ func (f Fault) String() string {
 // Faults lists every fault code in numeric order.
 func Faults() []Fault {
 	return []Fault{OutOfTicks, OutOfMemory, DivideByZero, InvalidAddress, InvalidInstruction,
-		StackOverflow, StackUnderflow, ChannelError, PermissionDenied, OutputQuota, UserFault}
+		StackOverflow, StackUnderflow, ChannelError, PermissionDenied, OutputQuota, HostFault, UserFault}
 }
 
 // Channels. 0 and 1 are output only, 2 is input only, 3–8 carry requests
@@ -122,6 +127,30 @@ type Config struct {
 	// interpreter. It costs an interface call per conditional branch and
 	// RET; untraced runs do not pay for it.
 	Events TraceEvents
+	// Host services HCALL. Without one, HCALL faults PERMISSION_DENIED:
+	// a program that needs host functions cannot run where none are
+	// offered.
+	Host HostCalls
+}
+
+// HostCalls services HCALL.
+type HostCalls interface {
+	// HostCall runs host function imm on m's registers (operands r0–r2,
+	// result in r0 via m.SetRegister) and returns the ticks it costs
+	// beyond HCALL's own and NoFault, or the fault that ends the run.
+	//
+	// The machine charges HCALL's base cost before the call, like any
+	// instruction's, and the returned ticks after it: when they exceed
+	// the budget left, the machine faults OUT_OF_TICKS at the HCALL with
+	// every tick of its budget used; else a fault other than NoFault
+	// stops it at the HCALL with the ticks charged (HOST_FAULT is the
+	// one for operands a function refuses). During the call the machine
+	// is RUNNING, with PC at the HCALL and Ticks exact (the HCALL's base
+	// cost charged); the host may read registers and memory and set
+	// registers, but Run, Enter and Restore do nothing then. What the
+	// host does must depend only on the machine's registers and memory,
+	// and on what it delivers, for a run to stay reproducible.
+	HostCall(m *Machine, imm uint32) (ticks uint64, f Fault)
 }
 
 // TraceEvents receives the events of a traced run (Config.Events): Branch
@@ -151,6 +180,7 @@ type Machine struct {
 	img    *Image
 	mem    []byte
 	out    Sender
+	host   HostCalls
 	inbox  []message
 	tracer *tracer
 
@@ -161,6 +191,7 @@ type Machine struct {
 	left     uint64 // while running: budget minus the ticks charged so far
 	budget   uint64
 	outLeft  uint64 // bytes the output quota still allows
+	outQuota uint64 // the output quota at start (for Reset)
 	userCode uint32
 	grant    uint16
 	state    State
@@ -180,10 +211,11 @@ type message struct {
 // stack do not fit in the memory quota, or the quota exceeds MaxMemory,
 // the machine starts FAULTED with OUT_OF_MEMORY.
 func New(img *Image, cfg Config, out Sender) *Machine {
-	m := &Machine{img: img, out: out, budget: cfg.Ticks, grant: cfg.Grant, pc: img.entry, outLeft: cfg.Output}
+	m := &Machine{img: img, out: out, host: cfg.Host, budget: cfg.Ticks, grant: cfg.Grant, pc: img.entry, outLeft: cfg.Output}
 	if m.outLeft == 0 {
 		m.outLeft = 1<<64 - 1
 	}
+	m.outQuota = m.outLeft
 	if m.grant == 0 {
 		m.grant = DefaultGrant
 	}

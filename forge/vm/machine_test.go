@@ -253,7 +253,7 @@ func TestStrings(t *testing.T) {
 		{vm.Ready.String(), "READY"}, {vm.Running.String(), "RUNNING"}, {vm.Blocked.String(), "BLOCKED"},
 		{vm.Halted.String(), "HALTED"}, {vm.Faulted.String(), "FAULTED"}, {vm.State(9).String(), "State(9)"},
 		{vm.NoFault.String(), "NONE"}, {vm.OutOfTicks.String(), "OUT_OF_TICKS"},
-		{vm.OutputQuota.String(), "OUTPUT_QUOTA"}, {vm.UserFault.String(), "USER_FAULT"}, {vm.Fault(0x42).String(), "FAULT_0x42"},
+		{vm.OutputQuota.String(), "OUTPUT_QUOTA"}, {vm.HostFault.String(), "HOST_FAULT"}, {vm.UserFault.String(), "USER_FAULT"}, {vm.Fault(0x42).String(), "FAULT_0x42"},
 	} {
 		if c.got != c.want {
 			t.Errorf("got %q, want %q", c.got, c.want)
@@ -263,7 +263,7 @@ func TestStrings(t *testing.T) {
 	for _, f := range vm.Faults() {
 		codes = append(codes, uint8(f))
 	}
-	if fmt.Sprint(codes) != "[1 2 3 4 5 6 7 8 9 10 255]" {
+	if fmt.Sprint(codes) != "[1 2 3 4 5 6 7 8 9 10 11 255]" {
 		t.Errorf("Faults() = %v", codes)
 	}
 }

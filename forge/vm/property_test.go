@@ -69,7 +69,7 @@ func TestMatchesReference(t *testing.T) {
 	t.Logf("outcomes: %v", seen)
 	// The generator must reach every way a run can end, and emit every
 	// fused sequence, or this test proves less than it claims.
-	want := []string{"HALTED", "BLOCKED", "READY", "resumed", "LI;JLT->RET", "LI;JLTS->RET", "OUT_OF_TICKS for the bytes moved"}
+	want := []string{"HALTED", "BLOCKED", "READY", "resumed", "LI;JLT->RET", "LI;JLTS->RET", "OUT_OF_TICKS for the bytes moved", "OUT_OF_TICKS for the host's ticks", "nested"}
 	for _, seq := range vm.Superinstructions() {
 		want = append(want, seqName(seq))
 	}
@@ -107,6 +107,9 @@ func checkProgram(t *testing.T, seed uint64, seen map[string]int) {
 	if full.stops > full.yields+1 {
 		seen["resumed"]++
 	}
+	if full.nested > 0 {
+		seen["nested"]++
+	}
 	for _, b := range budgets(r, full.ticks) {
 		o, err := differential(img, tc, b)
 		if err != nil {
@@ -120,6 +123,9 @@ func checkProgram(t *testing.T, seed uint64, seen map[string]int) {
 func outcomeName(o outcome) string {
 	if o.bytes {
 		return "OUT_OF_TICKS for the bytes moved"
+	}
+	if o.hostTicks {
+		return "OUT_OF_TICKS for the host's ticks"
 	}
 	if o.state == vm.Faulted {
 		return o.fault.String()

@@ -32,6 +32,10 @@ type refMachine struct {
 	grant     uint16
 	quota     uint64 // output quota; 0: none
 	sentBytes uint64
+	host      bool // HCALL calls fakeCall (Config.Host is a fakeHost)
+	// hostTicks is set when an HCALL faulted OUT_OF_TICKS for the ticks
+	// its host function reported.
+	hostTicks bool
 
 	state    vm.State
 	fault    vm.Fault
@@ -68,6 +72,7 @@ func newRef(p *bc.Program, cfg vm.Config) *refMachine {
 		budget:    cfg.Ticks,
 		grant:     cfg.Grant,
 		quota:     cfg.Output,
+		host:      cfg.Host != nil,
 		heapStart: (uint64(len(p.Code)) + uint64(len(p.Data)) + 7) &^ 7, // 8-aligned after data
 	}
 	for i := range insts {
@@ -359,6 +364,27 @@ func (r *refMachine) step() {
 		return
 	case bc.BUDGET:
 		set(r.budget - r.ticks) // what is left once BUDGET itself is paid
+	case bc.HCALL:
+		// The base cost is charged; then the host's extra ticks, all of
+		// the budget when they do not fit (OUT_OF_TICKS at the HCALL).
+		if !r.host {
+			r.faultWith(vm.PermissionDenied)
+			return
+		}
+		res, ok, extra, f := fakeCall(uint32(in.Imm), r.regs[0], r.regs[1], r.regs[2], r.mem)
+		if ok {
+			r.regs[0] = res
+		}
+		if extra > r.budget-r.ticks {
+			r.ticks, r.hostTicks = r.budget, true
+			r.faultWith(vm.OutOfTicks)
+			return
+		}
+		r.ticks += extra
+		if f != vm.NoFault {
+			r.faultWith(f)
+			return
+		}
 	default:
 		r.faultWith(vm.InvalidInstruction)
 		return
@@ -410,4 +436,46 @@ func (r *refMachine) traceHash() [32]byte {
 	b = binary.LittleEndian.AppendUint64(b, r.pc)
 	b = binary.LittleEndian.AppendUint64(b, r.ticks)
 	return sha256.Sum256(b)
+}
+
+// refSaved is what the reference's save keeps: vm.Saved's fields.
+type refSaved struct {
+	regs     [256]uint64
+	pc, sp   uint64
+	state    vm.State
+	fault    vm.Fault
+	userCode uint32
+	blockCh  uint8
+}
+
+func (r *refMachine) save() refSaved {
+	return refSaved{r.regs, r.pc, r.sp, r.state, r.fault, r.userCode, r.blockCh}
+}
+
+// restore puts back what save kept and records the pc in the trace.
+func (r *refMachine) restore(s refSaved) {
+	r.regs, r.pc, r.sp, r.state, r.fault, r.userCode, r.blockCh = s.regs, s.pc, s.sp, s.state, s.fault, s.userCode, s.blockCh
+	r.trace = binary.LittleEndian.AppendUint32(r.trace, uint32(r.pc))
+}
+
+// enter is Machine.Enter as docs/forge.md, "Nested calls", states it.
+func (r *refMachine) enter(entry, ret uint64, args ...uint64) vm.Fault {
+	switch {
+	case r.mem == nil:
+		return vm.OutOfMemory
+	case !r.starts[entry] || !r.starts[ret]:
+		return vm.InvalidAddress
+	case len(args) > 256:
+		return vm.InvalidInstruction
+	case r.sp < r.heapEnd+8:
+		return vm.StackOverflow
+	}
+	r.sp -= 8
+	binary.LittleEndian.PutUint64(r.mem[r.sp:], ret)
+	copy(r.regs[:], args)
+	r.pc = entry
+	r.state, r.fault, r.userCode, r.blockCh = vm.Ready, vm.NoFault, 0, 0
+	r.trace = binary.LittleEndian.AppendUint32(r.trace, uint32(entry))
+	r.trace = binary.LittleEndian.AppendUint32(r.trace, uint32(ret))
+	return vm.NoFault
 }

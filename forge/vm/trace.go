@@ -14,12 +14,16 @@ import (
 //     a word is appended (8 bytes, little-endian) when its 64th bit is set;
 //   - each RET appends the byte address it returns to (4 bytes,
 //     little-endian), at the moment it executes;
+//   - each Machine.Enter appends the function's address and the return
+//     address (4 bytes each), and each Machine.Restore the pc it
+//     restores (4 bytes): a host's nested calls (nested.go);
 //   - at the end, the partial bit word (8 bytes), the number of bits in it
 //     (1 byte), then the final state (1 byte), fault code (1 byte), user
 //     code (4 bytes), pc (8 bytes) and ticks used (8 bytes).
 //
-// Everything else (JMP and CALL targets, fall-through) follows from the
-// program. The trace hash is the sha256 of the stream. It does not depend
+// Everything else (JMP and CALL targets, fall-through, HCALL) follows
+// from the program; what a host function returns, like what a RECV
+// receives, shows in the branches it steers. The trace hash is the sha256 of the stream. It does not depend
 // on when the host delivered input, only on what the program observed.
 
 type tracer struct {
@@ -34,6 +38,12 @@ type tracer struct {
 }
 
 func newTracer() *tracer { return &tracer{h: sha256.New()} }
+
+// reset empties the stream, for Machine.Reset.
+func (t *tracer) reset() {
+	t.bits, t.nbits, t.n = 0, 0, 0
+	t.h.Reset()
+}
 
 // branch records a conditional branch's outcome. It is small enough to
 // be inlined into traceBranch; a full word goes out through word.
