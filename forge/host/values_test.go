@@ -15,13 +15,21 @@ import (
 // fakeMachine is the registers and memory of a machine, for the host
 // calls and collections tested without one.
 type fakeMachine struct {
-	regs [256]uint64
-	mem  []byte
+	regs          [256]uint64
+	mem           []byte
+	ticks, budget uint64 // budget 0: unbounded
 }
 
 func (m *fakeMachine) Register(r uint8) uint64       { return m.regs[r] }
 func (m *fakeMachine) SetRegister(r uint8, v uint64) { m.regs[r] = v }
 func (m *fakeMachine) Memory() []byte                { return m.mem }
+func (m *fakeMachine) Ticks() uint64                 { return m.ticks }
+func (m *fakeMachine) Budget() uint64 {
+	if m.budget == 0 {
+		return 1<<64 - 1
+	}
+	return m.budget
+}
 
 // allBuiltins names every builtin of the runtime, in its order.
 func allBuiltins() []string {
@@ -253,7 +261,7 @@ func sampleValues() []rt.Value {
 func TestBuiltinTable(t *testing.T) {
 	for _, f := range rt.Builtins {
 		b, ok := builtinNamed(f.Name)
-		if !ok || b.call == nil || b.cost == nil {
+		if !ok || b.call == nil || b.pre == nil || b.post == nil {
 			t.Errorf("builtin %s has no host call", f.Name)
 			continue
 		}
@@ -631,5 +639,186 @@ func TestTicks(t *testing.T) {
 	m.regs[0], m.regs[1] = l, x
 	if c, _ := s.call(m, app); c < 10000 {
 		t.Errorf("appending to an old version of 10,000 elements costs %d ticks", c)
+	}
+}
+
+// run calls builtin name on the registers of m as they are and fails on
+// a fault; it returns the ticks.
+func run(t testing.TB, s *ValueHost, m *fakeMachine, name string) uint64 {
+	t.Helper()
+	ticks, f := s.call(m, agentabi.HostCallImm(builtinIndex(t, name), 0))
+	if f != vm.NoFault {
+		t.Fatalf("%s: %v (%s)", name, f, s.Err())
+	}
+	return ticks
+}
+
+// TestMemoryUnits checks the memory the store charges for values that
+// share memory: the versions of a list appended to in place share one
+// array, an element taken out keeps its container, an object updated
+// keeps its big fields once.
+func TestMemoryUnits(t *testing.T) {
+	t.Run("append", func(t *testing.T) {
+		// 100,000 appends: the array (cap ≤ 2^17 slots, 5 MiB) fits in
+		// 8 MiB however many versions the collections find.
+		s := newTestHost(t, 8<<20)
+		m := &fakeMachine{mem: make([]byte, 1024)}
+		m.regs[0] = mustPut(t, s, rt.List())
+		x := mustPut(t, s, rt.String("element"))
+		binary.LittleEndian.PutUint64(m.mem, x)
+		for i := 0; i < 100_000; i++ {
+			m.regs[1] = x
+			run(t, s, m, "list.append")
+		}
+		if v, _ := s.Get(m.regs[0]); v.Len() != 100_000 {
+			t.Fatalf("a list of %d", v.Len())
+		}
+		if s.Collections() > 2 {
+			t.Errorf("%d collections for building one list", s.Collections())
+		}
+		s.collect(m, nil)
+		if want := uint64(2*slotBytes + 7 + headerBytes + (1<<17)*slotBytes); s.Bytes() != want {
+			t.Errorf("%d bytes for a list of 100,000 elements and its element, want %d", s.Bytes(), want)
+		}
+	})
+	t.Run("object", func(t *testing.T) {
+		// A state object whose big field stays while a counter changes:
+		// the big list is charged once, whatever the versions.
+		s := newTestHost(t, 4<<20)
+		m := &fakeMachine{}
+		items := make([]rt.Value, 20_000)
+		for i := range items {
+			items[i] = rt.String(strings.Repeat("x", 50))
+		}
+		big := rt.List(items...)
+		m.regs[0] = mustPut(t, s, rt.Object(rt.Field{Key: "items", Value: big}))
+		key := mustPut(t, s, rt.String("count"))
+		for i := 0; i < 5000; i++ {
+			m.regs[1], m.regs[2] = key, mustPut(t, s, rt.Int(int64(i)))
+			run(t, s, m, "obj.set")
+		}
+		s.collect(m, nil)
+		if s.Bytes() > s.sizeOf(big)+1024 {
+			t.Errorf("%d bytes held for an object of %d bytes", s.Bytes(), s.sizeOf(big))
+		}
+		if s.Collections() > 4 {
+			t.Errorf("%d collections", s.Collections())
+		}
+	})
+	t.Run("element", func(t *testing.T) {
+		// An element taken out of a list keeps the list's memory.
+		s := newTestHost(t, 1<<30)
+		m := &fakeMachine{}
+		big := rt.List(rt.String(strings.Repeat("y", 100_000)), rt.Int(1))
+		m.regs[0], m.regs[1] = mustPut(t, s, big), 0
+		run(t, s, m, "list.get")
+		s.collect(m, nil) // only the element's handle is left
+		if s.Bytes() < 100_000 {
+			t.Errorf("%d bytes held for an element of a list of 100,000 bytes", s.Bytes())
+		}
+		s.collect(&fakeMachine{}, nil)
+		if s.Bytes() != 0 {
+			t.Errorf("%d bytes held for nothing", s.Bytes())
+		}
+		// A substring keeps its string.
+		m.regs[0], m.regs[1], m.regs[2] = mustPut(t, s, rt.String(strings.Repeat("z", 100_000))), 5, 6
+		run(t, s, m, "str.slice")
+		s.collect(m, nil)
+		if s.Bytes() < 100_000 {
+			t.Errorf("%d bytes held for a substring of a string of 100,000 bytes", s.Bytes())
+		}
+	})
+	t.Run("nested", func(t *testing.T) {
+		// Lists appended into a list stay charged after their handles
+		// are gone; collected with it.
+		s := newTestHost(t, 1<<30)
+		m := &fakeMachine{}
+		outer := mustPut(t, s, rt.List())
+		for i := 0; i < 10; i++ {
+			m.regs[0] = mustPut(t, s, rt.String(strings.Repeat("w", 1000)))
+			m.regs[1] = mustPut(t, s, rt.String("!"))
+			run(t, s, m, "str.concat")
+			m.regs[1] = m.regs[0]
+			m.regs[0] = outer
+			run(t, s, m, "list.append")
+			outer = m.regs[0]
+		}
+		s.collect(m, nil)
+		if s.Bytes() < 10*1001 || s.Bytes() > 10*1001+4096 {
+			t.Errorf("%d bytes held for a list of 10 strings of 1001 bytes", s.Bytes())
+		}
+	})
+}
+
+// TestDeterministic checks that two runs of the same calls get the same
+// handles, ticks, bytes and collections, whether a value from outside
+// shares memory with the program's values or is a copy (as a value the
+// state store gave back is live and a parsed one on replay).
+func TestDeterministic(t *testing.T) {
+	type trace struct {
+		handles []uint64
+		ticks   []uint64
+		bytes   []uint64
+		colls   int
+	}
+	runOnce := func(shared bool) trace {
+		var tr trace
+		s := newTestHost(t, 512<<10)
+		m := &fakeMachine{mem: make([]byte, 512)}
+		s.Attach(nil, func() []uint64 { return []uint64{m.regs[10]} })
+		s.attached = m // Attach takes a *vm.Machine
+		m.regs[0] = mustPut(t, s, rt.List())
+		for i := 0; i < 2000; i++ {
+			m.regs[1] = mustPut(t, s, rt.Int(int64(i)))
+			tr.ticks = append(tr.ticks, run(t, s, m, "list.append"))
+			tr.handles = append(tr.handles, m.regs[0])
+			if i%100 == 99 {
+				// An effect gives the list back (live: the same memory;
+				// replay: a copy); the program appends to both.
+				v, _ := s.Get(m.regs[0])
+				if !shared {
+					v, _ = rt.ParseJSON(rt.AppendJSON(nil, v))
+				}
+				m.regs[10] = m.regs[0]
+				m.regs[0] = mustPut(t, s, v)
+				binary.LittleEndian.PutUint64(m.mem[8:], m.regs[0])
+			}
+			tr.bytes = append(tr.bytes, s.Bytes())
+		}
+		tr.colls = s.Collections()
+		return tr
+	}
+	a, b := runOnce(true), runOnce(false)
+	if !reflect.DeepEqual(a, b) {
+		for i := range a.ticks {
+			if a.ticks[i] != b.ticks[i] || a.handles[i] != b.handles[i] || a.bytes[i] != b.bytes[i] {
+				t.Fatalf("call %d: handle 0x%x, %d ticks, %d bytes with shared memory; 0x%x, %d, %d with a copy", i, a.handles[i], a.ticks[i], a.bytes[i], b.handles[i], b.ticks[i], b.bytes[i])
+			}
+		}
+		t.Fatalf("%d collections with shared memory, %d with a copy", a.colls, b.colls)
+	}
+	if a.colls == 0 {
+		t.Error("no collection: the test tests less than it says")
+	}
+}
+
+// TestTicksLeft checks that a call whose cost from its operands exceeds
+// the ticks left is not made: it returns that cost, for OUT_OF_TICKS.
+func TestTicksLeft(t *testing.T) {
+	s := newTestHost(t, 1<<30)
+	items := make([]rt.Value, 1000)
+	for i := range items {
+		items[i] = rt.String("abc")
+	}
+	m := &fakeMachine{ticks: 90, budget: 100}
+	m.regs[0] = mustPut(t, s, rt.List(items...))
+	before := m.regs[0]
+	ticks, f := s.call(m, agentabi.HostCallImm(builtinIndex(t, "json.encode"), 0))
+	if f != vm.NoFault || ticks <= 10 || m.regs[0] != before {
+		t.Fatalf("json.encode of 1000 strings with 10 ticks left: %d ticks, %v, r0 0x%x", ticks, f, m.regs[0])
+	}
+	m.budget = 0
+	if ticks2, _ := s.call(m, agentabi.HostCallImm(builtinIndex(t, "json.encode"), 0)); ticks2 < ticks || m.regs[0] == before {
+		t.Fatalf("json.encode with ticks enough: %d ticks (%d before the call), r0 0x%x", ticks2, ticks, m.regs[0])
 	}
 }
