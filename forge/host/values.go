@@ -114,6 +114,12 @@ type ValueHost struct {
 	collections int
 	err         string
 	stop        any
+
+	// a and r are the operands and result of the host call being made,
+	// kept here so that a call allocates nothing of its own (they keep
+	// the latest call's values reachable for Go until the next).
+	a args
+	r result
 }
 
 type memoKey struct {
@@ -441,7 +447,10 @@ func (s *ValueHost) call(m machine, imm uint32) (uint64, vm.Fault) {
 		return s.fail("HCALL 0x%x: position %d, but the program has %d positions", imm, pi, len(s.meta.Positions))
 	}
 	b := s.fns[bi]
-	var a args
+	// Only what a call reads is set: the operands of its params, and the
+	// result's description, which its post may set.
+	a, r := &s.a, &s.r
+	r.sized, r.alloc = false, alloc{}
 	for k, p := range b.params {
 		w := m.Register(uint8(k))
 		switch p {
@@ -461,14 +470,13 @@ func (s *ValueHost) call(m machine, imm uint32) (uint64, vm.Fault) {
 			a.b[k] = w == 1
 		}
 	}
-	ticks := b.pre(s, &a)
+	ticks := b.pre(s, a)
 	if left := m.Budget() - min(m.Ticks(), m.Budget()); ticks > left {
 		return ticks, vm.NoFault // the machine faults OUT_OF_TICKS
 	}
 	ticks = sat(ticks, s.debt)
 	s.debt = 0
-	var r result
-	if stop := s.invoke(b, &a, &r); stop != nil {
+	if stop := s.invoke(b, a, r); stop != nil {
 		s.stop = stop
 		_, f := s.fail("%s: %v", b.name, stop)
 		return ticks, f
@@ -483,7 +491,7 @@ func (s *ValueHost) call(m machine, imm uint32) (uint64, vm.Fault) {
 		}
 		m.SetRegister(0, w)
 	case kDyn:
-		ticks = sat(ticks, b.post(s, &a, &r))
+		ticks = sat(ticks, b.post(s, a, r))
 		if pi > 0 && r.v.IsError() {
 			p := s.meta.Positions[pi-1]
 			r.v, r.alloc = rt.ErrorAt(r.v, p.File, p.Line, p.Col), alloc{}
@@ -493,7 +501,7 @@ func (s *ValueHost) call(m machine, imm uint32) (uint64, vm.Fault) {
 			size = s.sizeOf(r.v)
 		}
 		if r.alloc.u == nil {
-			r.alloc = s.defaultAlloc(b, &a, r.v, size)
+			r.alloc = s.defaultAlloc(b, a, r.v, size)
 		}
 		before := s.collections
 		h, f := s.put(r.v, size, r.alloc, m)

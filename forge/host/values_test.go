@@ -822,3 +822,37 @@ func TestTicksLeft(t *testing.T) {
 		t.Fatalf("json.encode with ticks enough: %d ticks (%d before the call), r0 0x%x", ticks2, ticks, m.regs[0])
 	}
 }
+
+// BenchmarkHostCall measures host calls of builtins, operands to result:
+// an object lookup, a concatenation of short strings (each result a new
+// value in the store, collected as the store fills), a number addition.
+func BenchmarkHostCall(b *testing.B) {
+	obj := rt.Object(rt.Field{Key: "name", Value: rt.String("genesis")}, rt.Field{Key: "n", Value: rt.Int(3)}, rt.Field{Key: "tags", Value: rt.List(rt.String("a"))})
+	for _, c := range []struct {
+		name string
+		ops  []rt.Value
+	}{
+		{"obj.get", []rt.Value{obj, rt.String("tags")}},
+		{"str.concat", []rt.Value{rt.String("hello, "), rt.String("world")}},
+		{"num.add", []rt.Value{rt.Number(1.5), rt.Number(2)}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			s := newTestHost(b, 1<<20)
+			m := &fakeMachine{mem: make([]byte, 4096)}
+			var hs [3]uint64
+			for i, v := range c.ops {
+				hs[i] = mustPut(b, s, v)
+				binary.LittleEndian.PutUint64(m.mem[8*i:], hs[i])
+			}
+			imm := agentabi.HostCallImm(builtinIndex(b, c.name), 0)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				copy(m.regs[:], hs[:])
+				if _, f := s.call(m, imm); f != vm.NoFault {
+					b.Fatal(f, s.Err())
+				}
+			}
+		})
+	}
+}
