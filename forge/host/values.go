@@ -229,7 +229,7 @@ func (s *ValueHost) Get(h uint64) (rt.Value, bool) {
 func (s *ValueHost) Put(v rt.Value) (uint64, vm.Fault) {
 	size := s.sizeOf(v)
 	var a alloc
-	if size > slotBytes {
+	if holdsMemory(v) {
 		a = alloc{u: &unit{bytes: size - slotBytes}, fresh: true}
 	}
 	before := s.collections

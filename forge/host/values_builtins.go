@@ -7,12 +7,15 @@ import (
 )
 
 // Tick rates of the builtins (docs/forge.md, "Agent programs: value
-// builtins"): bytes copied or scanned per tick, bytes encoded, parsed,
-// rendered or hashed per tick. An element of a list or field of an
-// object copied costs one tick.
+// builtins"): bytes copied or scanned per tick (as many as SEND and RECV
+// move, bytecode.BytesPerTick), bytes encoded, rendered, hashed or
+// decoded per tick. An element of a list or field of an object copied
+// costs one tick; a byte of JSON parsed one tick, and the value it gives
+// a tick per parsedBytesPerTick bytes of its size (its allocations).
 const (
-	copyBytesPerTick   = 16
-	encodeBytesPerTick = 4
+	copyBytesPerTick   = 8
+	encodeBytesPerTick = 2
+	parsedBytesPerTick = 2
 )
 
 // scanBytesPerTick is the rate of a collection: a tick per 64 bytes of
@@ -221,7 +224,10 @@ var costs = map[string]cost{
 	"json.canonical": {pre: encodesPre, post: madePost},
 	"json.encode":    {pre: encodesPre, post: madePost},
 	"json.parse": {pre: func(_ *ValueHost, a *args) uint64 {
-		return encodeTicks(weight(a.v[0], 0))
+		return weight(a.v[0], 0)
+	}, post: func(s *ValueHost, _ *args, r *result) uint64 {
+		r.size, r.sized = s.sizeOf(r.v), true
+		return r.size / parsedBytesPerTick
 	}},
 	"list.append": {pre: appendPre, post: appendPost},
 	"list.get":    {post: madeError, extracts: true},
@@ -396,28 +402,30 @@ func appendPost(_ *ValueHost, a *args, r *result) uint64 {
 }
 
 // prefixRefs returns the refs of a copy of the first n elements of v,
-// whose memory is u (own: v is a version of u's array): u's own refs by
-// position when it has them, else, by position, u for each element that
-// holds memory (u keeps it), or, for a set of refs, u's.
+// whose memory is u (own: v is a version of u's array). An object's refs
+// are by position (obj.set replaces one): u's own, or u for each field
+// that holds memory (u keeps it). A list's are a set: u's, when v owns u
+// and u has no more refs than the copy has elements (a copy costs n
+// ticks, so it may copy n refs), else u itself, which keeps them all.
 func prefixRefs(v rt.Value, u *unit, own bool, n int) ([]*unit, bool) {
-	if u == nil {
-		return make([]*unit, n, n+1), true
+	if v.Kind() == rt.KindList {
+		switch {
+		case u == nil:
+			return nil, false
+		case own && !u.pos && len(u.refs) <= n:
+			return append(make([]*unit, 0, len(u.refs)+1), u.refs...), false
+		}
+		return []*unit{u}, false
 	}
-	if own && u.pos && len(u.refs) >= n {
+	if own && u != nil && u.pos && len(u.refs) >= n {
 		return append(make([]*unit, 0, n+1), u.refs[:n]...), true
 	}
-	if own && !u.pos {
-		return append(make([]*unit, 0, len(u.refs)+1), u.refs...), false
-	}
 	refs := make([]*unit, n, n+1)
+	if u == nil {
+		return refs, true
+	}
 	for i := range refs {
-		var e rt.Value
-		if v.Kind() == rt.KindList {
-			e = v.Index(i)
-		} else {
-			_, e = v.Field(i)
-		}
-		if holdsMemory(e) {
+		if _, e := v.Field(i); holdsMemory(e) {
 			refs[i] = u
 		}
 	}
