@@ -179,3 +179,116 @@ func FuzzBuiltins(f *testing.F) {
 		}
 	})
 }
+
+// storeStep is what one step of FuzzStore observed.
+type storeStep struct {
+	r0, ticks, bytes uint64
+	fault            vm.Fault
+}
+
+// runStore runs the program of a FuzzStore input on a new store: a
+// memory limit, then steps that put a value in a variable (registers
+// r16–r31) or call a builtin on variables and integers, the result going
+// to a variable. It checks each result against the runtime function and
+// the store's invariants, and returns what it observed.
+func runStore(t *testing.T, data []byte) []storeStep {
+	r := &fuzzReader{b: data}
+	limit := 2048 + uint64(r.byte())*256
+	s := newTestHost(t, limit, agentabi.Constant{Kind: "string", String: "k"})
+	m := &fakeMachine{mem: make([]byte, 64)}
+	s.attached = m
+	for i := 16; i < 32; i++ {
+		m.regs[i] = agentabi.Handle(1)
+	}
+	var steps []storeStep
+	for len(r.b) > 0 && len(steps) < 200 {
+		op := r.byte()
+		dst := 16 + int(r.byte()%16)
+		if op%8 == 0 {
+			h, f := s.Put(r.value(0))
+			steps = append(steps, storeStep{h, 0, s.Bytes(), f})
+			if f != vm.NoFault {
+				break
+			}
+			m.regs[dst] = h
+			continue
+		}
+		bf := rt.Builtins[int(op)%len(rt.Builtins)]
+		pos := int(r.byte() & 1)
+		ty := reflect.TypeOf(bf.Func)
+		ops := make([]any, ty.NumIn())
+		for i := range ops {
+			switch ty.In(i).Kind() {
+			case reflect.Int64:
+				x := r.int()
+				ops[i], m.regs[i] = x, uint64(x)
+			case reflect.Bool:
+				x := r.byte() & 1
+				ops[i], m.regs[i] = x == 1, uint64(x)
+			default:
+				h := m.regs[16+int(r.byte()%16)]
+				v, ok := s.Get(h)
+				if !ok {
+					t.Fatalf("variable 0x%x is no live handle", h)
+				}
+				ops[i], m.regs[i] = v, h
+			}
+		}
+		ticks, f := s.call(m, agentabi.HostCallImm(builtinIndex(t, bf.Name), pos))
+		steps = append(steps, storeStep{m.regs[0], ticks, s.Bytes(), f})
+		if f == vm.OutOfMemory {
+			break
+		}
+		if f != vm.NoFault {
+			t.Fatalf("%s%v: %v (%s)", bf.Name, ops, f, s.Err())
+		}
+		switch w := direct(bf.Name, pos > 0, ops...).(type) {
+		case rt.Value:
+			got, ok := s.Get(m.regs[0])
+			if !ok || !sameValue(got, w) {
+				t.Fatalf("%s%v = %v (%v) through the host, %v directly", bf.Name, ops, got, ok, w)
+			}
+			m.regs[dst] = m.regs[0]
+		case int64:
+			if int64(m.regs[0]) != w {
+				t.Fatalf("%s%v = %d through the host, %d directly", bf.Name, ops, int64(m.regs[0]), w)
+			}
+		case bool:
+			if m.regs[0] > 1 || (m.regs[0] == 1) != w {
+				t.Fatalf("%s%v = %d through the host, %v directly", bf.Name, ops, m.regs[0], w)
+			}
+		}
+		if s.Bytes() > s.Limit() {
+			t.Fatalf("%d bytes charged, over the limit %d", s.Bytes(), s.Limit())
+		}
+	}
+	// Counting again with every handle a root finds the bytes charged.
+	var all []uint64
+	for i := 1; i < len(s.vals); i++ {
+		if s.vals[i].live {
+			all = append(all, agentabi.Handle(uint64(i)))
+		}
+	}
+	before, live := s.Bytes(), s.Live()
+	s.collect(nil, all)
+	if s.Bytes() != before || s.Live() != live {
+		t.Fatalf("%d bytes and %d values charged; %d and %d counted again", before, live, s.Bytes(), s.Live())
+	}
+	return steps
+}
+
+// FuzzStore runs random programs of puts and builtin calls on a small
+// store: results agree with the runtime, the store stays within its
+// memory, its count of bytes is what counting again finds, and two runs
+// of a program observe the same handles, ticks, bytes and faults.
+func FuzzStore(f *testing.F) {
+	f.Add([]byte{0, 0, 1, 3, 4, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16})
+	f.Add([]byte{1, 8, 2, 4, 3, 1, 7, 0, 0, 1, 0, 7, 0, 0, 1, 0, 7, 0, 0, 1, 0, 7, 0, 0, 1, 0})
+	f.Add([]byte{2, 16, 3, 4, 4, 2, 1, 2, 24, 3, 1, 3, 3, 3, 24, 3, 1, 3, 3, 3, 26, 5, 0, 5, 5})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		a, b := runStore(t, data), runStore(t, data)
+		if !reflect.DeepEqual(a, b) {
+			t.Fatalf("two runs of one program observed\n%v\n%v", a, b)
+		}
+	})
+}
