@@ -115,12 +115,21 @@ type ValueHost struct {
 	err         string
 	stop        any
 
+	// left is the ticks the machine has left for the call being made
+	// (for a pre that must not do work the ticks cannot pay).
+	left uint64
+
 	// a and r are the operands and result of the host call being made,
 	// kept here so that a call allocates nothing of its own (they keep
 	// the latest call's values reachable for Go until the next).
 	a args
 	r result
 }
+
+// memoMin is the smallest tree size the memo keeps: a smaller value is
+// measured again (a few dozen elements at most), which keeps the memo to
+// about an entry per memoMin bytes of values.
+const memoMin = 4096
 
 type memoKey struct {
 	p unsafe.Pointer
@@ -470,8 +479,9 @@ func (s *ValueHost) call(m machine, imm uint32) (uint64, vm.Fault) {
 			a.b[k] = w == 1
 		}
 	}
+	s.left = m.Budget() - min(m.Ticks(), m.Budget())
 	ticks := b.pre(s, a)
-	if left := m.Budget() - min(m.Ticks(), m.Budget()); ticks > left {
+	if ticks > s.left {
 		return ticks, vm.NoFault // the machine faults OUT_OF_TICKS
 	}
 	ticks = sat(ticks, s.debt)
@@ -638,7 +648,9 @@ func (s *ValueHost) composite(v rt.Value) uint64 {
 		f := &stack[len(stack)-1]
 		if f.i == f.v.Len() {
 			size := f.size
-			s.memo[f.key] = size
+			if size >= memoMin {
+				s.memo[f.key] = size
+			}
 			stack = stack[:len(stack)-1]
 			if len(stack) == 0 {
 				return size

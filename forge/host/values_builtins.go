@@ -280,12 +280,7 @@ var costs = map[string]cost{
 		}
 		return made(r)
 	}},
-	"str.format": {pre: func(_ *ValueHost, a *args) uint64 {
-		if a.v[0].Kind() == rt.KindString {
-			return encodeTicks(uint64(a.v[0].Len()))
-		}
-		return encodeTicks(a.size[0])
-	}, post: func(_ *ValueHost, _ *args, r *result) uint64 {
+	"str.format": {pre: formatPre, post: func(_ *ValueHost, _ *args, r *result) uint64 {
 		return encodeTicks(uint64(r.v.Len()))
 	}},
 	"str.index": {pre: func(_ *ValueHost, a *args) uint64 {
@@ -341,6 +336,64 @@ var costs = map[string]cost{
 		return made(r)
 	}},
 	"value.truthy": {},
+}
+
+// formatPre is str.format's cost before the call: the template taken as
+// text, and its references looked up. The runtime tries each prefix of a
+// reference's path, longest first, from the scope's root: a reference of
+// k segments and b bytes may cost k lookups of up to b bytes each, so it
+// costs C(k·b) (nothing for the usual references of a few segments,
+// everything for "$a.a.a…" of a million). A template that is no string
+// is rendered first, as the runtime renders it, when the ticks left pay
+// for that.
+func formatPre(s *ValueHost, a *args) uint64 {
+	t := a.v[0]
+	if t.Kind() != rt.KindString {
+		pre := encodeTicks(a.size[0])
+		if pre > s.left {
+			return pre
+		}
+		return pre + referenceTicks(t.String())
+	}
+	return encodeTicks(uint64(t.Len())) + referenceTicks(t.Str())
+}
+
+// referenceTicks is C(k·b) summed over the references of template t
+// (runtime StrFormat's syntax: '$', a name, then '.' and a name, repeated;
+// a name is letters, digits and '_').
+func referenceTicks(t string) uint64 {
+	var ticks uint64
+	for i := 0; i < len(t); i++ {
+		if t[i] != '$' {
+			continue
+		}
+		j := i + 1
+		for j < len(t) && isNameByte(t[j]) {
+			j++
+		}
+		if j == i+1 {
+			continue
+		}
+		k := uint64(1)
+		for j < len(t) && t[j] == '.' {
+			e := j + 1
+			for e < len(t) && isNameByte(t[e]) {
+				e++
+			}
+			if e == j+1 {
+				break
+			}
+			j = e
+			k++
+		}
+		ticks = sat(ticks, copyTicks(k*uint64(j-i)))
+		i = j - 1
+	}
+	return ticks
+}
+
+func isNameByte(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
 
 // encodesPre is the cost of encoding operand 1 (json.encode,

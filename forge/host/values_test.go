@@ -856,3 +856,32 @@ func BenchmarkHostCall(b *testing.B) {
 		})
 	}
 }
+
+// TestFormatReferences checks that str.format pays for the lookups of
+// its references: a reference of a million segments costs about a
+// million times its bytes, one of a few segments nothing more.
+func TestFormatReferences(t *testing.T) {
+	// $name: 1·5 bytes, 0 ticks; $user.email.0: 3·13, 4; $5: 1·2, 0.
+	if got := referenceTicks("Hello $name, $user.email.0 costs $5 $ $.x"); got != 4 {
+		t.Errorf("the references of a usual template cost %d ticks, want 4", got)
+	}
+	long := "$" + strings.Repeat("a.", 100_000) + "a"
+	if got, want := referenceTicks(long), uint64(100_001*len(long)/copyBytesPerTick); got != want {
+		t.Errorf("a reference of 100,001 segments costs %d ticks, want %d", got, want)
+	}
+	s := newTestHost(t, 1<<30)
+	m := &fakeMachine{budget: 1 << 30}
+	m.regs[0] = mustPut(t, s, rt.String(long))
+	m.regs[1] = mustPut(t, s, rt.Object(rt.Field{Key: "a", Value: rt.Object()}))
+	before := m.regs[0]
+	ticks, f := s.call(m, agentabi.HostCallImm(builtinIndex(t, "str.format"), 0))
+	if f != vm.NoFault || ticks <= 1<<30 || m.regs[0] != before {
+		t.Fatalf("str.format of a reference of 100,001 segments with 2^30 ticks: %d ticks, %v", ticks, f)
+	}
+	// A template that is no string is rendered, then its references
+	// counted.
+	m.regs[0] = mustPut(t, s, rt.List(rt.String(long)))
+	if ticks, _ := s.call(m, agentabi.HostCallImm(builtinIndex(t, "str.format"), 0)); ticks <= 1<<30 {
+		t.Fatalf("str.format of a list holding that reference: %d ticks", ticks)
+	}
+}
