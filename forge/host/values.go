@@ -89,6 +89,12 @@ type unit struct {
 // its builtins (a vm.HostCalls). It is not safe for concurrent use: a run
 // runs its machine, and so its host calls, on one goroutine.
 type ValueHost struct {
+	// Roots, when set, returns the register files of the machine states
+	// the host saved (vm.Saved.Registers) while it runs a nested call (a
+	// parallel branch): their words are roots of every collection, as
+	// the machine's registers are.
+	Roots func() [][256]uint64
+
 	meta   *agentabi.Metadata
 	fns    []*builtin // by the program's builtin index
 	vals   []slot     // by index; 0 is no value
@@ -100,7 +106,8 @@ type ValueHost struct {
 	epoch  uint32     // of the latest collection's marks
 
 	// attached is the machine whose registers and memory are the roots
-	// of the collections Put starts; extra adds the host's own roots.
+	// of the collections Put starts (Attach, else the machine of the
+	// latest host call); extra adds the host's own roots.
 	attached roots
 	extra    func() []uint64
 
@@ -179,12 +186,15 @@ func NewValueHost(meta *agentabi.Metadata, memory uint64) (*ValueHost, error) {
 
 // Attach sets the machine whose registers and memory are the roots of
 // the collections that Put starts when the store is full (HostCall
-// collects with the machine it is given), and extra, when not nil, the
-// function that returns the host's own roots: the handles it holds
-// outside the machine (the registers of outer frames it saved while it
-// runs a parallel branch, the operands of an effect it is servicing).
-// HostCall uses extra too. Without an attached machine, Put does not
-// collect: it fails with OUT_OF_MEMORY when the store is full.
+// collects with the machine it is given, and a store with no machine
+// attached takes the machine of its latest host call), and extra, when
+// not nil, the function that returns the host's own roots besides Roots:
+// the handles it holds outside the machine (the operands of an effect it
+// is servicing). Every collection uses extra and Roots. Without a
+// machine, Put does not collect: it fails with OUT_OF_MEMORY when the
+// store is full. A run loop attaches its machine as soon as it creates
+// it, so that the collections an effect's result starts do not depend
+// on whether a host call came first.
 func (s *ValueHost) Attach(m *vm.Machine, extra func() []uint64) {
 	if m == nil {
 		s.attached = nil
@@ -313,18 +323,20 @@ func (s *ValueHost) put(v rt.Value, size uint64, a alloc, m roots) (uint64, vm.F
 }
 
 // Collect frees every value that no register of m, no 8-byte-aligned
-// word of m's memory and none of roots names (nor the roots Attach set):
+// word of m's memory and none of words names (nor the roots Attach set):
 // a word names the value of index i when it equals its handle (the
 // collection is conservative: an integer equal to a live handle keeps
 // its value). The constants are never freed. Freed indices are reused
 // lowest first, so that a program run again on the same inputs gets the
 // same handles. The bytes charged are then those of the values left.
-func (s *ValueHost) Collect(m *vm.Machine, roots ...uint64) {
-	if m == nil {
-		s.collect(nil, roots)
-		return
+// The next host call pays for the collection.
+func (s *ValueHost) Collect(m *vm.Machine, words ...uint64) {
+	var r roots
+	if m != nil {
+		r = m
 	}
-	s.collect(m, roots)
+	s.collect(r, words)
+	s.debt = sat(s.debt, s.collectTicks(r))
 }
 
 // collect is Collect on any machine view (nil: no machine roots).
@@ -357,6 +369,13 @@ func (s *ValueHost) collect(m roots, extra []uint64) {
 	if s.extra != nil {
 		for _, w := range s.extra() {
 			mark(w)
+		}
+	}
+	if s.Roots != nil {
+		for _, regs := range s.Roots() {
+			for _, w := range regs {
+				mark(w)
+			}
 		}
 	}
 	for i := uint64(1); i <= s.consts && i < n; i++ {
@@ -442,6 +461,9 @@ func (s *ValueHost) HostCall(m *vm.Machine, imm uint32) (uint64, vm.Fault) {
 	mm, ok := x.(machine)
 	if !ok {
 		return s.fail("HCALL 0x%x: this machine cannot take a host call's result", imm)
+	}
+	if s.attached == nil {
+		s.attached = m
 	}
 	return s.call(mm, imm)
 }

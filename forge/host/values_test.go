@@ -885,3 +885,20 @@ func TestFormatReferences(t *testing.T) {
 		t.Fatalf("str.format of a list holding that reference: %d ticks", ticks)
 	}
 }
+
+// TestRootsOfSavedStates checks that the register files Roots returns
+// keep their values.
+func TestRootsOfSavedStates(t *testing.T) {
+	s := newTestHost(t, 1<<20)
+	var saved [256]uint64
+	saved[200] = mustPut(t, s, rt.String("outer"))
+	gone := mustPut(t, s, rt.String("gone"))
+	s.Roots = func() [][256]uint64 { return [][256]uint64{saved} }
+	s.collect(&fakeMachine{}, nil)
+	if _, ok := s.Get(saved[200]); !ok {
+		t.Error("a value a saved register names was collected")
+	}
+	if _, ok := s.Get(gone); ok {
+		t.Error("a value nothing names was kept")
+	}
+}
