@@ -323,10 +323,10 @@ func (s *ValueHost) put(v rt.Value, size uint64, a alloc, m roots) (uint64, vm.F
 }
 
 // Collect frees every value that no register of m, no 8-byte-aligned
-// word of m's memory and none of words, Roots and the roots Attach set names:
-// a word names the value of index i when it equals its handle (the
-// collection is conservative: an integer equal to a live handle keeps
-// its value). The constants are never freed. Freed indices are reused
+// word of m's memory, none of words, of Roots and of the roots Attach
+// set names: a word names the value of index i when it equals its
+// handle (the collection is conservative: an integer equal to a live
+// handle keeps its value). The constants are never freed. Freed indices are reused
 // lowest first, so that a program run again on the same inputs gets the
 // same handles. The bytes charged are then those of the values left.
 // The next host call pays for the collection.
