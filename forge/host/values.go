@@ -94,6 +94,12 @@ type ValueHost struct {
 	// parallel branch): their words are roots of every collection, as
 	// the machine's registers are.
 	Roots func() [][256]uint64
+	// Check, when set, is called at every host call before the builtin
+	// runs: where the run loop checks cancellation and the run's limits
+	// (the Go target does at loop iterations, runtime.Run.Tick). A
+	// panic in it, a runtime stop, is recovered like a builtin's: the
+	// call faults HOST_FAULT and Stop holds it.
+	Check func()
 
 	meta   *agentabi.Metadata
 	fns    []*builtin // by the program's builtin index
@@ -608,10 +614,14 @@ func identity(v rt.Value) unsafe.Pointer {
 	return unsafe.Pointer(&v.Keys()[0])
 }
 
-// invoke calls the builtin's runtime function and returns the panic of a
-// runtime stop (a value over the value limit), nil otherwise.
+// invoke calls Check and the builtin's runtime function and returns the
+// panic of a runtime stop (a value over the value limit, a limit Check
+// found), nil otherwise.
 func (s *ValueHost) invoke(b *builtin, a *args, r *result) (stop any) {
 	defer func() { stop = recover() }()
+	if s.Check != nil {
+		s.Check()
+	}
 	b.call(a, r)
 	return nil
 }

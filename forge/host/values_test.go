@@ -902,3 +902,22 @@ func TestRootsOfSavedStates(t *testing.T) {
 		t.Error("a value nothing names was kept")
 	}
 }
+
+// TestCheck checks that Check runs at every host call and that its stop
+// faults HOST_FAULT with Stop holding it.
+func TestCheck(t *testing.T) {
+	s := newTestHost(t, 1<<20)
+	calls := 0
+	s.Check = func() {
+		calls++
+		if calls == 2 {
+			panic("cancelled")
+		}
+	}
+	if _, _, f := hostCall(t, s, "num.add", 0, rt.Int(1), rt.Int(2)); f != vm.NoFault || calls != 1 {
+		t.Fatalf("first call: %v, %d checks", f, calls)
+	}
+	if _, _, f := hostCall(t, s, "num.add", 0, rt.Int(1), rt.Int(2)); f != hostFault || s.Stop() != "cancelled" || !strings.Contains(s.Err(), "num.add: cancelled") {
+		t.Fatalf("second call: %v, stop %v, %q", f, s.Stop(), s.Err())
+	}
+}
