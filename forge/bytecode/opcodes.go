@@ -64,6 +64,7 @@ const (
 
 	TICK   Opcode = 0x70
 	BUDGET Opcode = 0x71
+	HCALL  Opcode = 0x72
 )
 
 // Format is the operand layout of an instruction: which of the fields a, b,
@@ -212,6 +213,7 @@ var table = []Info{
 	{"POLL", POLL, FmtChanR, 1, false},
 	{"TICK", TICK, FmtNone, 1, true},
 	{"BUDGET", BUDGET, FmtR, 1, false},
+	{"HCALL", HCALL, FmtImm, 2, false},
 }
 
 var (
