@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -16,7 +17,8 @@ import (
 // TestAgentProgramsBuildForForge builds every agent program of the
 // repository for the forge target — the examples, the copies of the
 // shared corpus (VVM, Grimoire, nano-vm) and the programs of the agent
-// run cases (tests/agent, tests/vvm/run, tests/grimoire/run) — and checks
+// run cases (tests/agent, tests/vvm/run, tests/grimoire/run) and the
+// plans (tests/plan) — and checks
 // that each program that builds for the go target builds for forge too,
 // into a program that loads as forge verify loads it, whose metadata
 // parses as an agent program's and agrees with the go target's identity,
@@ -51,7 +53,7 @@ func TestAgentProgramsBuildForForge(t *testing.T) {
 	// The run cases' programs, written out with the files they import.
 	tmp := t.TempDir()
 	var cases []string
-	for _, dir := range []string{"agent", "vvm/run", "grimoire/run"} {
+	for _, dir := range []string{"agent", "vvm/run", "grimoire/run", "plan"} {
 		m, err := filepath.Glob(filepath.Join("..", "tests", filepath.FromSlash(dir), "*.txtar"))
 		if err != nil {
 			t.Fatal(err)
@@ -63,7 +65,7 @@ func TestAgentProgramsBuildForForge(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		dir := filepath.Join(tmp, strings.TrimSuffix(filepath.Base(path), ".txtar")+"-"+string(rune('a'+i%26)))
+		dir := filepath.Join(tmp, strconv.Itoa(i), strings.TrimSuffix(filepath.Base(path), ".txtar"))
 		for _, f := range c.Archive.Files {
 			if strings.HasPrefix(f.Name, "out/") {
 				continue
@@ -75,7 +77,7 @@ func TestAgentProgramsBuildForForge(t *testing.T) {
 			if err := os.WriteFile(p, f.Data, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			if strings.HasPrefix(f.Name, "prog.") {
+			if strings.HasPrefix(f.Name, "prog.") || f.Name == "plan.json" {
 				progs = append(progs, p)
 			}
 		}
@@ -105,8 +107,8 @@ func TestAgentProgramsBuildForForge(t *testing.T) {
 		checkAgentProgram(t, path, out.Program, string(goOut.Files[0].Data))
 	}
 	t.Logf("%d agent programs built for forge", built)
-	if built < 250 {
-		t.Errorf("%d agent programs built for forge, want the corpus's and the run cases' (at least 250)", built)
+	if built < 350 {
+		t.Errorf("%d agent programs built for forge, want the corpus's and the run cases' (at least 350)", built)
 	}
 }
 
