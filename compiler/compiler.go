@@ -426,9 +426,11 @@ func compileModule(m *ir.Module, name string, opts Options) (out *Output, diags 
 	// An agent program's identity: its source's base name and the hash
 	// of its optimized IR, the same for the forge and go targets, so
 	// that their runs' idempotency keys and journals agree.
-	var program, hash string
+	// (Other modules with effects, IR sources, get the same hash from
+	// each backend, which computes it when it is not given.)
+	program, hash := filepath.Base(name), ""
 	if opts.agent && opts.Target != "native" {
-		program, hash = filepath.Base(name), proghash.Of(m)
+		hash = proghash.Of(m)
 	}
 	if opts.Target == "native" {
 		// --emit asm prints the LLVM module.
