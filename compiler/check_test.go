@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/genesis-toolchain/genesis/diag"
+	"github.com/genesis-toolchain/genesis/forge/agentabi"
+	"github.com/genesis-toolchain/genesis/forge/bytecode"
 	"github.com/genesis-toolchain/genesis/frontend"
 	"github.com/genesis-toolchain/genesis/internal/golden"
 	"github.com/genesis-toolchain/genesis/ir"
@@ -188,16 +190,18 @@ func TestCheckEveryKind(t *testing.T) {
 	}
 }
 
-// TestBuildAgentProgramForForge checks that building an agent program for
-// the forge or native target gives one diagnostic, at the file, saying
-// what to do, and that the IR and the go target still build.
+// TestBuildAgentProgramForForge checks that an agent program builds for
+// the forge target (a program the verifier accepts, whose metadata is an
+// agent program's) and for the go target and as IR, and that building it
+// for the native target gives one diagnostic, at the file, saying what
+// to do.
 func TestBuildAgentProgramForForge(t *testing.T) {
 	data, err := os.ReadFile(filepath.Join("..", "examples", "review.vvm"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	srcs := []Source{{Name: "review.vvm", Data: data}}
-	for _, opts := range []Options{{}, {Target: "forge", Emit: EmitAsm}, {Target: "native", Emit: EmitAsm}, {Target: "native"}} {
+	for _, opts := range []Options{{Target: "native", Emit: EmitAsm}, {Target: "native"}} {
 		t.Run(fmt.Sprintf("%s %s", opts.Target, opts.Emit), func(t *testing.T) {
 			out, ds := Build(srcs, opts)
 			if out != nil || len(ds) != 1 {
@@ -205,15 +209,30 @@ func TestBuildAgentProgramForForge(t *testing.T) {
 			}
 			d := ds[0]
 			if d.Code != CodeAgentTarget || d.Pos != (diag.Pos{File: "review.vvm", Line: 1, Col: 1}) ||
-				!strings.Contains(d.Msg, "--target go") || !strings.Contains(d.Msg, "genesisc run review.vvm") {
+				!strings.Contains(d.Msg, "--target go") || !strings.Contains(d.Msg, "--target forge") || !strings.Contains(d.Msg, "genesisc run review.vvm") {
 				t.Errorf("got %s", d.Error())
 			}
 		})
 	}
-	for _, opts := range []Options{{Emit: EmitIR}, {Target: "go"}} {
+	for _, opts := range []Options{{Emit: EmitIR}, {Target: "go"}, {Target: "forge", Emit: EmitAsm}} {
 		if _, ds := Build(srcs, opts); ds.HasErrors() {
 			t.Errorf("%+v: %s", opts, ds.Error())
 		}
+	}
+	out, ds := Build(srcs, Options{})
+	if ds.HasErrors() {
+		t.Fatal(ds.Error())
+	}
+	// As forge verify: the file decodes (Decode verifies it).
+	if _, err := bytecode.Decode(out.Program.Encode()); err != nil {
+		t.Errorf("the program does not load: %v", err)
+	}
+	meta, err := agentabi.Parse(out.Program.Metadata)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if meta.Program != "review.vvm" || !meta.Input || !meta.Result || len(meta.Sites) == 0 {
+		t.Errorf("metadata %+v", meta)
 	}
 }
 

@@ -20,6 +20,7 @@ import (
 	"github.com/genesis-toolchain/genesis/forge/bytecode"
 	"github.com/genesis-toolchain/genesis/frontend"
 	"github.com/genesis-toolchain/genesis/frontend/fasm"
+	"github.com/genesis-toolchain/genesis/internal/proghash"
 	"github.com/genesis-toolchain/genesis/ir"
 	"github.com/genesis-toolchain/genesis/ir/opt"
 )
@@ -55,6 +56,9 @@ type Options struct {
 	// standalone is set for Genesis sources: the go target then writes a
 	// self-contained main package (golang.GenerateStandalone).
 	standalone bool
+	// agent is set for agent languages: the forge and go targets give
+	// the program the same hash (proghash), computed once.
+	agent bool
 }
 
 // Output is what a successful build produced: a program, and for text
@@ -118,21 +122,16 @@ func Build(srcs []Source, opts Options) (*Output, diag.List) {
 	if diags.HasErrors() {
 		return nil, diags
 	}
-	if lang.Agent && opts.Emit != EmitIR && opts.Target != "go" {
-		// Until agent programs run on the Forge Machine, the Forge
-		// backend (which the native target goes through) compiles no
-		// dynamic value: one diagnostic that says what to do, rather
-		// than one per instruction (docs/decisions.md, "genesisc check
-		// and the memory of a check").
-		target := opts.Target
-		if target == "" {
-			target = "forge"
-		}
+	if lang.Agent && opts.Emit != EmitIR && opts.Target == "native" {
+		// The native target compiles no dynamic value: one diagnostic
+		// that says what to do, rather than one per instruction
+		// (docs/decisions.md, "genesisc check and the memory of a check").
 		diags.Errorf(diag.Pos{File: name, Line: 1, Col: 1}, CodeAgentTarget,
-			"%s do not compile for the %s target yet: build a Go package with --target go (add --main for a command), or run the program with genesisc run %s",
-			lang.Programs, target, name)
+			"%s do not compile for the native target: build a Forge program with --target forge (the default) or a Go package with --target go (add --main for a command), or run the program with genesisc run %s",
+			lang.Programs, name)
 		return nil, diags
 	}
+	opts.agent = lang.Agent
 	if lang.LargeInput {
 		collectLarge(srcs)
 	}
@@ -203,8 +202,7 @@ func runFrontend(lang *frontend.Language, srcs []Source, stages func(frontend.In
 
 // CodeAgentTarget is the code of the diagnostic of a build of an agent
 // program (VVM, Grimoire, nano-vm, a plan) for a target that cannot run
-// it: the forge and native targets, until agent programs run on the
-// Forge Machine.
+// it: the native target.
 const CodeAgentTarget = "E0009"
 
 // language returns the one language srcs are written in (the registry's
@@ -425,6 +423,15 @@ func compileModule(m *ir.Module, name string, opts Options) (out *Output, diags 
 	if opts.Emit == EmitIR {
 		return &Output{Text: ir.Print(m), Module: m}, nil
 	}
+	// An agent program's identity: its source's base name and the hash
+	// of its optimized IR, the same for the forge and go targets, so
+	// that their runs' idempotency keys and journals agree.
+	// (Other modules with effects, IR sources, get the same hash from
+	// each backend, which computes it when it is not given.)
+	program, hash := filepath.Base(name), ""
+	if opts.agent && opts.Target != "native" {
+		hash = proghash.Of(m)
+	}
 	if opts.Target == "native" {
 		// --emit asm prints the LLVM module.
 		text, ds := llvm.Compile(m, name)
@@ -452,7 +459,7 @@ func compileModule(m *ir.Module, name string, opts Options) (out *Output, diags 
 			diags.Errorf(diag.Pos{File: name}, "E0008", "--emit asm is for the forge target")
 			return nil, diags
 		}
-		files, ds := golang.Generate(m, golang.Options{Package: opts.GoPackage, Source: name, Main: opts.GoMain})
+		files, ds := golang.Generate(m, golang.Options{Package: opts.GoPackage, Source: name, Main: opts.GoMain, ProgramHash: hash})
 		if ds.HasErrors() {
 			return nil, ds
 		}
@@ -461,14 +468,14 @@ func compileModule(m *ir.Module, name string, opts Options) (out *Output, diags 
 	// The module is not used after: the backend may drop each function's
 	// IR once compiled (the IR is the largest thing a compile holds).
 	if opts.Emit == EmitAsm {
-		text, ds := forgegen.CompileOptions(m, forgegen.Options{Consume: true})
+		text, ds := forgegen.CompileOptions(m, forgegen.Options{Consume: true, Program: program, ProgramHash: hash})
 		if ds.HasErrors() {
 			return nil, ds
 		}
 		return &Output{Text: text}, ds
 	}
 	// The backend assembles in memory (forge/asm): no text round trip.
-	p, ds := forgegen.BuildOptions(m, name, forgegen.Options{Consume: true})
+	p, ds := forgegen.BuildOptions(m, name, forgegen.Options{Consume: true, Program: program, ProgramHash: hash})
 	if ds.HasErrors() {
 		return nil, ds
 	}

@@ -12,6 +12,12 @@ type Builtin struct {
 	Name            string
 	Params, Results []Type
 	Doc             string
+	// Fallible marks the builtins that return an error value for operands
+	// a program wrote (an operator on the wrong kinds, a division by zero,
+	// an index out of range): the backends give such an error the source
+	// position of the operation (runtime.ErrorAt), as step identities
+	// name theirs.
+	Fallible bool
 }
 
 func bi(name string, params []Type, result Type, doc string) Builtin {
@@ -72,7 +78,20 @@ var builtinTable = []Builtin{
 	bi("value.truthy", v1, Bool, "value.truthy(v): false for unit, false, 0, \"\", empty lists and objects and errors; true otherwise."),
 }
 
+// fallible lists the Fallible builtins.
+var fallible = []string{
+	"json.parse", "list.append", "list.get", "list.sort_by",
+	"num.add", "num.div", "num.mod", "num.mul", "num.neg", "num.sub", "obj.set",
+}
+
 func init() {
+	for _, name := range fallible {
+		b, ok := LookupBuiltin(name)
+		if !ok {
+			panic("ir: fallible builtin " + name + " is not in builtinTable")
+		}
+		b.Fallible = true
+	}
 	if !sort.SliceIsSorted(builtinTable, func(i, j int) bool { return builtinTable[i].Name < builtinTable[j].Name }) {
 		panic("ir: builtinTable is not sorted")
 	}

@@ -222,7 +222,7 @@ func (l *fnLower) finish(a *allocation, w emitter) {
 			add(&minst{op: mPush, uses: []reg{r}})
 		}
 		switch in.op {
-		case mCall:
+		case mCall, mHCall, mChan:
 			add(p)
 		case mCallInd:
 			add(&minst{op: mMove, defs: []reg{rScratch0}, uses: []reg{p.uses[0]}})
@@ -317,6 +317,10 @@ func buildInst(b *asm.Builder, in *minst) {
 		b.Inst(bytecode.Inst{Op: bytecode.PUSH, A: r(in.uses[0])})
 	case mPop:
 		b.Inst(bytecode.Inst{Op: bytecode.POP, A: r(in.defs[0])})
+	case mHCall:
+		b.Inst(bytecode.Inst{Op: bytecode.HCALL, Imm: uint64(uint32(in.imm))})
+	case mChan:
+		b.Inst(bytecode.Inst{Op: op(), A: r(in.uses[0]), C: in.ch, Imm: uint64(uint32(in.imm))})
 	case mAsm:
 		// Checked by lowerAsm: what is wrong here shows as an internal
 		// error when the program is assembled.
@@ -386,6 +390,14 @@ func writeInst(w *asmWriter, in *minst) {
 	case mPop:
 		w.op("POP")
 		w.reg(in.defs[0])
+	case mHCall:
+		w.op("HCALL")
+		w.int(in.imm)
+	case mChan:
+		w.op(in.name)
+		w.int(int64(in.ch))
+		w.reg(in.uses[0])
+		w.int(in.imm)
 	case mAsm:
 		w.comment("asm")
 		for _, line := range strings.Split(in.text, "\n") {

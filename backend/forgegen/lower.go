@@ -204,7 +204,7 @@ func (l *fnLower) def(v *ir.Value) reg {
 
 // checkType reports types the backend cannot represent.
 func (l *fnLower) checkType(pos diag.Pos, t ir.Type) bool {
-	if t == ir.Dyn {
+	if t == ir.Dyn && l.c.agent == nil {
 		l.errorf(pos, codeCodegen, "dynamic values (type dyn) are not supported by the Forge backend; agent languages compile through the Go backend")
 		return false
 	}
@@ -229,7 +229,9 @@ func (l *fnLower) lowerFunc() {
 	for _, t := range f.Results {
 		l.checkType(f.Pos, t)
 	}
-	// The frame: slots at increasing offsets from the frame base.
+	// The frame: the buffer of effects at its base, then the slots at
+	// increasing offsets.
+	l.frameSize = l.effectBuffer()
 	for _, loc := range f.Locals {
 		if loc.Kind != ir.Slot {
 			continue
@@ -451,8 +453,7 @@ func (l *fnLower) lowerInstr(in *ir.Instr, yt *yieldTarget) {
 	l.src = in
 	defer func() { l.src = outer }()
 	for _, a := range in.Args {
-		if a.Type == ir.Dyn {
-			l.checkType(in.Pos, a.Type)
+		if !l.checkType(in.Pos, a.Type) {
 			return
 		}
 	}
@@ -462,7 +463,15 @@ func (l *fnLower) lowerInstr(in *ir.Instr, yt *yieldTarget) {
 		}
 	}
 	if in.Info().Flags&ir.Effect != 0 || in.Op == ir.OpBuiltin {
-		l.errorf(in.Pos, codeCodegen, "%s is an agent-language operation, not supported by the Forge backend; compile with the Go backend", in.Op)
+		switch {
+		case l.c.agent == nil:
+			// Unreachable: a module with either is an agent program.
+			l.errorf(in.Pos, codeInternal, "%s outside an agent program", in.Op)
+		case in.Op == ir.OpBuiltin:
+			l.lowerBuiltin(in)
+		default:
+			l.lowerEffect(in)
+		}
 		return
 	}
 	if (isCompare(in.Op) || in.Op == ir.OpNot) && l.fused[in.Results[0]] != nil {
@@ -473,7 +482,7 @@ func (l *fnLower) lowerInstr(in *ir.Instr, yt *yieldTarget) {
 		if _, ok := l.vals[in.Results[0]]; ok {
 			return // hoisted out of a loop
 		}
-		l.li(l.def(in.Results[0]), in.Lit.Int)
+		l.li(l.def(in.Results[0]), l.constImm(in))
 	case ir.OpFuncRef:
 		if _, ok := l.vals[in.Results[0]]; ok {
 			return
@@ -662,10 +671,10 @@ func (l *fnLower) hoistConstants(body *ir.Region) {
 			switch in.Op {
 			case ir.OpConst, ir.OpFuncRef:
 				v := in.Results[0]
-				if _, done := l.vals[v]; done || v.Type == ir.Dyn || (in.Op == ir.OpConst && in.Lit.Kind != ir.LitInt) {
+				if _, done := l.vals[v]; done || (in.Op == ir.OpConst && in.Lit.Kind != ir.LitInt && v.Type != ir.Dyn) {
 					break
 				}
-				k := key{imm: in.Lit.Int}
+				k := key{imm: l.constImm(in)}
 				if in.Op == ir.OpFuncRef {
 					k = key{fn: true, imm: int64(l.c.funcIndex(in.Sym))}
 				}
@@ -686,6 +695,15 @@ func (l *fnLower) hoistConstants(body *ir.Region) {
 		}
 	}
 	walk(body)
+}
+
+// constImm returns the word a register holds for a constant: an
+// integer's value, a dynamic value's handle.
+func (l *fnLower) constImm(in *ir.Instr) int64 {
+	if in.Type == ir.Dyn {
+		return int64(l.c.agent.consts[in])
+	}
+	return in.Lit.Int
 }
 
 func (l *fnLower) defs(vs []*ir.Value) []reg {

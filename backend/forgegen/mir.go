@@ -81,6 +81,8 @@ const (
 	mPush               // PUSH uses[0]
 	mPop                // POP defs[0]
 	mHalt               // HALT: only in the program's start routine
+	mHCall              // HCALL imm; uses: operands in r0–r2; defs: r0 or none; clob: r0
+	mChan               // name (SEND, RECV) ch, uses[0], imm: the buffer's address and length; clob: for a parallel block's RECV
 )
 
 // minst is one machine-level instruction. Before register allocation its
@@ -92,7 +94,8 @@ type minst struct {
 	imm        int64
 	sym        string // label, jump or call target, LI symbol
 	text       string // mAsm: the assembly text
-	clob       regSet // mCall, mCallInd, mAsm: registers the instruction may change
+	clob       regSet // mCall, mCallInd, mAsm, mHCall, mChan: registers the instruction may change
+	ch         uint8  // mChan: the channel
 	reserved   []reg  // mAsm: reserved registers (r253–r255) to save around the text
 	resIn      []reg  // mAsm: the reserved registers the trailing uses bind
 	resOut     []reg  // mAsm: the reserved registers the trailing defs read
@@ -105,7 +108,15 @@ type minst struct {
 
 // isCall reports whether the instruction clobbers registers beyond its
 // definitions, so values live across it may need saving.
-func (in *minst) isCall() bool { return in.op == mCall || in.op == mCallInd || in.op == mAsm }
+func (in *minst) isCall() bool {
+	switch in.op {
+	case mCall, mCallInd, mAsm, mHCall:
+		return true
+	case mChan:
+		return !in.clob.empty()
+	}
+	return false
+}
 
 // pure reports whether the instruction can be deleted when its results are
 // unused: it has no side effect and cannot fault.

@@ -14,21 +14,22 @@ import (
 // functions compile in), with the count of its uses, rather than once
 // per instruction.
 func TestUnsupportedOncePerCause(t *testing.T) {
-	const src = `func @helper(%a: dyn) -> dyn {
-  %b = builtin value.truthy(%a)
-  %c = builtin obj.new()
-  return %c
+	const src = `func @helper(%a: i64) -> i64 {
+  slot $s: 64 align 32
+  return %a
 }
 
-func @g(%a: dyn) -> dyn @t.vvm:7:1 {
-  %b = call @helper(%a) -> dyn @8:3
-  %c = call @helper(%b) -> dyn @9:3
+func @g(%a: i64) -> i64 @t.vvm:7:1 {
+  slot $s: 64 align 32 @7:20
+  %b = call @helper(%a) -> i64 @8:3
+  %c = call @helper(%b) -> i64 @9:3
   return %c @10:3
 }
 
-func @main() -> dyn @t.vvm:2:1 {
-  %u = const dyn "x" @3:3
-  %v = call @g(%u) -> dyn @4:3
+func @main() -> i64 @t.vvm:2:1 {
+  slot $s: 64 align 32 @2:20
+  %u = const i64 1 @3:3
+  %v = call @g(%u) -> i64 @4:3
   return %v @5:3
 }
 `
@@ -58,13 +59,13 @@ func @main() -> dyn @t.vvm:2:1 {
 	}
 	var dyn string
 	for _, d := range ds {
-		if strings.Contains(d.Msg, "dynamic values") {
+		if strings.Contains(d.Msg, "alignment 32") {
 			dyn = d.Error()
 		}
 	}
-	// The first use with a line is main's result, at 2:1; the helper's
-	// uses have no position at all.
-	if want := "t.vvm:2:1: error[0x0802]: in function @main: dynamic values (type dyn) are not supported by the Forge backend"; !strings.HasPrefix(dyn, want) {
+	// The first use with a line is main's slot, at 2:20; the helper's
+	// has no position at all.
+	if want := "t.vvm:2:20: error[0x0802]: in function @main: slot $s: alignment 32 is above the supported 16"; !strings.HasPrefix(dyn, want) {
 		t.Errorf("got\n%s\nwant it to start with\n%s", dyn, want)
 	}
 	if !strings.Contains(dyn, "(reported once: ") {

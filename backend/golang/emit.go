@@ -524,7 +524,7 @@ func (fg *funcGen) instr(in *ir.Instr, yieldTo *owner) {
 			return
 		}
 		call := "rt." + builtinName(in.Sym) + "(" + fg.list(in.Args) + ")"
-		if fallible[in.Sym] && in.Pos.Line > 0 && in.Pos.File != "" {
+		if b, _ := ir.LookupBuiltin(in.Sym); b != nil && b.Fallible && in.Pos.Line > 0 && in.Pos.File != "" {
 			// Its error names where the program wrote the operation, as
 			// step identities do (the file's base name).
 			call = fmt.Sprintf("rt.ErrorAt(%s, %q, %d, %d)", call, filepath.Base(in.Pos.File), in.Pos.Line, in.Pos.Col)
@@ -912,13 +912,4 @@ func (fg *funcGen) access(fn, args string) string {
 		return fn + "(mem, " + args + ")"
 	}
 	return "m." + fn + "(" + args + ")"
-}
-
-// fallible are the builtins that return an error value for operands a
-// program wrote (an operator on the wrong kinds, a division by zero, an
-// index out of range): generated code gives their errors the position of
-// the operation (rt.ErrorAt).
-var fallible = map[string]bool{
-	"num.add": true, "num.sub": true, "num.mul": true, "num.div": true, "num.mod": true, "num.neg": true,
-	"list.get": true, "list.append": true, "list.sort_by": true, "obj.set": true, "json.parse": true,
 }

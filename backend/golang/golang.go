@@ -14,19 +14,17 @@ package golang
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"go/format"
 	"math"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"unicode"
 
 	"github.com/genesis-toolchain/genesis/backend/internal/memlayout"
 	"github.com/genesis-toolchain/genesis/diag"
+	"github.com/genesis-toolchain/genesis/internal/proghash"
 	"github.com/genesis-toolchain/genesis/ir"
 )
 
@@ -48,6 +46,11 @@ type Options struct {
 	// Main adds a func main that runs the program as `genesisc run` does,
 	// taking the same flags.
 	Main bool
+	// ProgramHash is the program's hash, which its effects' idempotency
+	// keys derive from: proghash.Of of the module, the same as the Forge
+	// target's (the compiler computes it once for both). Empty means
+	// computed here.
+	ProgramHash string
 }
 
 // File is one generated source file.
@@ -66,6 +69,9 @@ func Generate(m *ir.Module, opts Options) ([]File, diag.List) {
 	if g.diags.HasErrors() {
 		return nil, g.diags
 	}
+	if g.opts.ProgramHash == "" {
+		g.opts.ProgramHash = proghash.Of(m)
+	}
 	src := g.program()
 	out, err := format.Source(src)
 	if err != nil {
@@ -73,7 +79,7 @@ func Generate(m *ir.Module, opts Options) ([]File, diag.List) {
 		g.diags.Errorf(diag.Pos{File: opts.Source}, "0x08FF", "internal error: the generated Go does not parse: %v", err)
 		return nil, g.diags
 	}
-	return []File{{Name: "program.go", Data: fillProgramHash(out)}}, g.diags
+	return []File{{Name: "program.go", Data: out}}, g.diags
 }
 
 type generator struct {
@@ -375,9 +381,8 @@ func (g *generator) program() []byte {
 	g.printf("\n\trt %q\n)\n\n", RuntimePath)
 	g.printf("// Program is the compiled program's identity, which journals record.\nconst Program = %q\n\n", filepath.Base(source))
 	// The hash of the program's code goes into its effects' idempotency
-	// keys (docs/runtime.md): the hash of the whole file, this constant
-	// standing as a placeholder, filled in by fillProgramHash.
-	g.printf("// ProgramHash identifies the program's code (its idempotency keys derive from it).\nconst ProgramHash = %q\n\n", programHashPlaceholder)
+	// keys (docs/runtime.md): the hash of its IR, as on the Forge target.
+	g.printf("// ProgramHash identifies the program's code (its idempotency keys derive from it).\nconst ProgramHash = %q\n\n", g.opts.ProgramHash)
 
 	main := g.funcs["main"]
 	g.printf(`// Run runs the program once on host h with opts (input, journal, trace,
@@ -468,23 +473,6 @@ func Run(h *rt.Host, opts rt.RunOptions) *rt.Result {
 	g.b.Write(body.Bytes())
 	return g.b.Bytes()
 }
-
-// fillProgramHash replaces the ProgramHash placeholder of the formatted
-// file src with the hash of src. Line directives name the source file as
-// the command line gave it (relative names only): without them the
-// program's code, and its hash, is the same wherever the source lies.
-func fillProgramHash(src []byte) []byte {
-	sum := sha256.Sum256(lineDirective.ReplaceAll(src, nil))
-	return bytes.Replace(src, []byte(programHashPlaceholder), []byte(hex.EncodeToString(sum[:])), 1)
-}
-
-// lineDirective matches the /*line*/ directives funcGen.line writes.
-var lineDirective = regexp.MustCompile(`(?m)^[ \t]*/\*line [^*\n]*\*/[ \t]*\n|[ \t]*/\*line [^*\n]*\*/`)
-
-// programHashPlaceholder stands for ProgramHash in the file being hashed.
-// The constant comes before any text of the program, so replacing the
-// first occurrence replaces it.
-const programHashPlaceholder = "genesis-program-hash-placeholder-genesis-program-hash-placeholder"
 
 // helpers writes the small functions every package uses.
 func (g *generator) helpers() {

@@ -177,8 +177,9 @@ func TestCheckCorpusRejectsAsNanoVMDoes(t *testing.T) {
 
 // TestCheckAndBuildOfAnAgentProgram checks the commands on the VVM
 // example: check prints nothing and writes nothing; build for the
-// default target (forge) prints one error, at the file, that says what
-// to do, and writes nothing; build --target go works.
+// native target prints one error, at the file, that says what to do,
+// and writes nothing; build for the default target (forge) and
+// --target go work.
 func TestCheckAndBuildOfAnAgentProgram(t *testing.T) {
 	dir := t.TempDir()
 	src, err := os.ReadFile(filepath.Join("..", "..", "examples", "review.vvm"))
@@ -189,9 +190,9 @@ func TestCheckAndBuildOfAnAgentProgram(t *testing.T) {
 	if code, stdout, stderr := genesisc(t, dir, "check", "review.vvm"); code != exitOK || stdout != "" || stderr != "" {
 		t.Errorf("check: exit %d, stdout %q, stderr:\n%s", code, stdout, stderr)
 	}
-	code, _, stderr := genesisc(t, dir, "build", "review.vvm")
+	code, _, stderr := genesisc(t, dir, "build", "--target", "native", "review.vvm")
 	if code != exitDiag || len(diagnosticLine.FindAllString(stderr, -1)) != 1 ||
-		!strings.HasPrefix(stderr, "review.vvm:1:1: error[E0009]: VVM programs do not compile for the forge target yet") ||
+		!strings.HasPrefix(stderr, "review.vvm:1:1: error[E0009]: VVM programs do not compile for the native target") ||
 		!strings.Contains(stderr, "--target go") || !strings.Contains(stderr, "genesisc run review.vvm") {
 		t.Errorf("build: exit %d, stderr:\n%s", code, stderr)
 	}
@@ -201,6 +202,9 @@ func TestCheckAndBuildOfAnAgentProgram(t *testing.T) {
 	}
 	if len(entries) != 1 {
 		t.Errorf("check and a failed build wrote files: %v", entries)
+	}
+	if code, _, stderr := genesisc(t, dir, "build", "-o", "review.frgp", "review.vvm"); code != exitOK {
+		t.Errorf("build (forge): exit %d:\n%s", code, stderr)
 	}
 	if code, _, stderr := genesisc(t, dir, "build", "--target", "go", "-o", "out", "review.vvm"); code != exitOK {
 		t.Errorf("build --target go: exit %d:\n%s", code, stderr)
