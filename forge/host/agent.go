@@ -21,7 +21,31 @@ type Agent struct {
 	sites    []*runtime.Site
 	branches [][]uint64 // per site: the code address of each branch function
 	ret      uint64     // the address of the HALT branches return to
-	spare    *vm.Machine
+	// spare is the machine of the latest run, kept for the next run (a
+	// --repeat), which resets it rather than allocating another.
+	spare *pooled
+	// tick is the site a stop for cancellation or a run limit found
+	// between steps names (the go target names the loop iterating).
+	tick *runtime.Site
+}
+
+// pooled is a machine kept for another run with the same limits. The
+// machine's sender and host are fixed when it is made: they forward to
+// the run of the moment.
+type pooled struct {
+	m   *vm.Machine
+	cfg vm.Config
+	fwd *forward
+}
+
+// forward passes a machine's messages and host calls to the run using
+// it.
+type forward struct{ r *agentRun }
+
+func (f *forward) Send(ch uint8, msg []byte) { f.r.Send(ch, msg) }
+
+func (f *forward) HostCall(m *vm.Machine, imm uint32) (uint64, vm.Fault) {
+	return f.r.values.HostCall(m, imm)
 }
 
 // Default limits of an agent run on the Forge Machine. The machine's
@@ -77,6 +101,7 @@ func LoadAgent(p *bytecode.Program) (*Agent, error) {
 	if a.ret >= uint64(len(p.Code)) || p.Code[a.ret] != byte(bytecode.HALT) {
 		return nil, fmt.Errorf("agent metadata: the return symbol %q is not a HALT instruction", meta.Return)
 	}
+	a.tick = runtime.NewSite("forge", meta.Program, 0, 0)
 	a.sites = make([]*runtime.Site, len(meta.Sites))
 	a.branches = make([][]uint64, len(meta.Sites))
 	for i, s := range meta.Sites {
@@ -148,8 +173,9 @@ func (a *Agent) Run(h *runtime.Host, ropts runtime.RunOptions, opts AgentOptions
 		if th, ok := s.m.TraceHash(); ok {
 			stats.TraceHash = &th
 		}
-		if !opts.Trace && a.spare == nil {
-			a.spare = s.m
+		if !opts.Trace && s.pool != nil {
+			s.pool.fwd.r = nil
+			a.spare = s.pool
 		}
 	}
 	// The result, which the commands write on standard output, is the
@@ -164,6 +190,8 @@ func (a *Agent) Run(h *runtime.Host, ropts runtime.RunOptions, opts AgentOptions
 type agentRun struct {
 	a      *Agent
 	m      *vm.Machine
+	pool   *pooled
+	cur    *runtime.Run // the run (or branch) whose effects are serviced now
 	values *ValueHost
 	in     *MessageHash
 	out    *MessageHash
@@ -196,14 +224,24 @@ func (s *agentRun) main(r *runtime.Run, opts AgentOptions) runtime.Value {
 	}
 	s.values = vh
 	vh.Roots = s.roots
+	vh.Check = func() { s.cur.Tick(a.tick.At()) }
 	cfg := opts.Limits.Config(opts.Trace)
-	cfg.Host = vh
-	if a.spare != nil && !opts.Trace {
-		s.m, a.spare = a.spare, nil
-		s.m.Reset(cfg, s)
+	if p := a.spare; p != nil && !opts.Trace && p.cfg == cfg {
+		a.spare = nil
+		p.fwd.r = s
+		p.m.Reset()
+		s.m, s.pool = p.m, p
 	} else {
-		s.m = vm.New(a.Image, cfg, s)
+		fwd := &forward{r: s}
+		cfg.Host = fwd
+		s.m = vm.New(a.Image, cfg, fwd)
+		cfg.Host = nil
+		if !opts.Trace && s.m.State() != vm.Faulted {
+			s.pool = &pooled{m: s.m, cfg: cfg, fwd: fwd}
+		}
 	}
+	s.cur = r
+	vh.Attach(s.m, nil)
 	if s.m.State() == vm.Faulted {
 		need, _ := vm.Need(a.Image, cfg.Stack)
 		r.StopHost(runtime.StatusBudgetExceeded, "limit.memory", fmt.Sprintf(
@@ -223,8 +261,10 @@ func (s *agentRun) main(r *runtime.Run, opts AgentOptions) runtime.Value {
 // that may name values: the registers of the interrupted states.
 func (s *agentRun) roots() [][256]uint64 {
 	out := make([][256]uint64, len(s.saved))
-	for i, sv := range s.saved {
-		out[i] = sv.Registers()
+	for i := range s.saved {
+		for r := range 256 {
+			out[i][r] = s.saved[i].Register(uint8(r))
+		}
 	}
 	return out
 }
@@ -233,6 +273,9 @@ func (s *agentRun) roots() [][256]uint64 {
 // it asks for; a fault stops the run.
 func (s *agentRun) drive(r *runtime.Run) {
 	m := s.m
+	outer := s.cur
+	s.cur = r
+	defer func() { s.cur = outer }()
 	for {
 		switch m.Run() {
 		case vm.Halted:
@@ -275,6 +318,9 @@ func (s *agentRun) fault(r *runtime.Run) {
 		}
 		r.StopHost(runtime.StatusFailed, "fault", "the program faulted USER_FAULT "+strconv.FormatUint(uint64(m.UserCode()), 10)+where)
 	case vm.HostFault:
+		if p := s.values.Stop(); p != nil {
+			panic(p) // a runtime stop inside a builtin: the run ends as on the go target
+		}
 		r.StopHost(runtime.StatusFailed, "fault", "the Forge Machine faulted HOST_FAULT"+where+": "+s.values.Err())
 	}
 	r.StopHost(runtime.StatusFailed, "fault", "the Forge Machine faulted "+f.String()+where)

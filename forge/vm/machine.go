@@ -89,13 +89,14 @@ func Faults() []Fault {
 }
 
 // Channels. 0 and 1 are output only, 2 is input only, 3–8 carry requests
-// and replies, 9–15 are reserved.
+// and replies, 9 is the agent ABI's control channel (package agentabi),
+// 10–15 are reserved.
 const (
 	ChanStdout   = 0
 	ChanStderr   = 1
 	ChanStdin    = 2
 	NumChannels  = 16
-	maxUsedChan  = 8
+	maxUsedChan  = 9
 	DefaultGrant = 1<<ChanStdout | 1<<ChanStderr | 1<<ChanStdin
 )
 

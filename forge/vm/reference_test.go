@@ -133,8 +133,8 @@ func (r *refMachine) writable(addr, n uint64) bool {
 // channel checks a channel for a send (out) or a receive.
 func (r *refMachine) channel(ch uint8, out bool) vm.Fault {
 	switch {
-	case ch > 8:
-		return vm.ChannelError // 9–15 reserved, 16 and up do not exist
+	case ch > 9:
+		return vm.ChannelError // 10–15 reserved, 16 and up do not exist
 	case out && ch == 2:
 		return vm.ChannelError // stdin is input only
 	case !out && (ch == 0 || ch == 1):
