@@ -94,7 +94,7 @@ func runCommand(stdout, stderr io.Writer) *cli.Command {
 				fmt.Fprintf(stderr, "genesisc run: --target %q: an agent program runs on go (the default) or forge\n", target)
 				return exitError{exitUsage}
 			}
-			args := runArgs(c)
+			args := programArgs(c)
 			if target == "forge" {
 				return runAgentOnForge(c, args, stdout, stderr)
 			}
@@ -120,9 +120,9 @@ func runCommand(stdout, stderr io.Writer) *cli.Command {
 	}
 }
 
-// runArgs returns the command line of the compiled agent program: the
+// programArgs returns the command line of the compiled agent program: the
 // flags of genesisc run that are its own (runtime.Main's).
-func runArgs(c *cli.Context) []string {
+func programArgs(c *cli.Context) []string {
 	var args []string
 	for _, name := range append([]string{"llm", "models", "model", "tools", "trace", "journal", "payload", "source", "result", "state", "trigger", "event", "event-payload", "mode"}, limitFlagNames...) {
 		if c.IsSet(name) {
