@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 
@@ -135,55 +136,79 @@ func agentResult(res *runtime.Result, stats *host.AgentStats) *host.Result {
 }
 
 // checkAgentProof is forge check-proof of an agent program: the run again
-// from its journal, every effect served from it (no provider is called),
-// with the proof's limits, and every field compared.
+// with the command line of the run proven (its --input and the like, which
+// the proof's input hash binds) and every effect served from its journal
+// (--replay: no provider is called), under the proof's limits, and every
+// field compared. The run's result is discarded; the exit status is 0 for
+// a valid proof, 1 for an invalid one, 2 for bad usage.
 func (e *env) checkAgentProof(a *host.Agent, prog [32]byte, args []string) int {
-	fs := flag.NewFlagSet("forge check-proof", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
-	ppath := fs.String("proof", "", "the proof `FILE` written by forge exec --proof")
-	jpath := fs.String("journal", "", "the journal `FILE` of the run (forge exec --journal)")
-	pubPath := fs.String("pub", "", "require the proof to be signed by the public key in `KEYFILE.pub`")
-	if err := fs.Parse(args); err != nil {
+	ppath := flagValue(args, "proof")
+	if ppath == "" || flagValue(args, "journal") == "" {
+		fmt.Fprintln(e.stderr, "forge check-proof: an agent program's proof is checked with --proof FILE --journal FILE and the run's own flags (--input, ...)")
 		return exitUsage
 	}
-	if *ppath == "" || *jpath == "" || fs.NArg() > 0 {
-		fmt.Fprintln(e.stderr, "forge check-proof: an agent program's proof is checked with --proof FILE --journal FILE PROG.frgp")
-		return exitUsage
-	}
-	var pub ed25519.PublicKey
-	if *pubPath != "" {
-		b, err := os.ReadFile(*pubPath)
-		if err != nil {
-			fmt.Fprintf(e.stderr, "forge: %v\n", err)
-			return exitUsage
-		}
-		if pub, err = proof.ParsePublicKey(b); err != nil {
-			fmt.Fprintf(e.stderr, "forge: %s: %v\n", *pubPath, err)
-			return exitUsage
-		}
-	}
-	b, err := os.ReadFile(*ppath)
+	b, err := os.ReadFile(ppath)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "forge: %v\n", err)
 		return exitUsage
 	}
 	p, err := proof.Parse(b)
 	if err != nil {
-		fmt.Fprintf(e.stderr, "forge: %s: invalid proof: %v\n", *ppath, err)
+		fmt.Fprintf(e.stderr, "forge: %s: invalid proof: %v\n", ppath, err)
 		return exitFail
 	}
-	j, err := runtime.OpenJournal(*jpath)
-	if err != nil {
-		fmt.Fprintf(e.stderr, "forge: %v\n", err)
+	var pubPath string
+	trace := true
+	c := &host.AgentCommand{Agent: a, Trace: &trace, Limits: &p.Limits}
+	c.Flags = func(fs *flag.FlagSet) {
+		fs.String("proof", "", "the proof `FILE` written by forge exec --proof")
+		fs.StringVar(&pubPath, "pub", "", "require the proof to be signed by the public key in `KEYFILE.pub`")
+	}
+	verdict := errors.New("the run did not end")
+	c.Done = func(res *runtime.Result, stats *host.AgentStats, _ host.Limits) error {
+		var pub ed25519.PublicKey
+		if pubPath != "" {
+			b, err := os.ReadFile(pubPath)
+			if err != nil {
+				return err
+			}
+			if pub, err = proof.ParsePublicKey(b); err != nil {
+				return fmt.Errorf("%s: %v", pubPath, err)
+			}
+		}
+		verdict = proof.CheckRun(p, prog, agentResult(res, stats), pub)
+		if verdict == nil {
+			fmt.Fprintf(e.stdout, "%s: valid proof: the run ended %s after %d ticks\n", ppath, res.Status, stats.Ticks)
+		}
+		return nil
+	}
+	if code := c.Main(append(args, "--replay", "--result", os.DevNull), io.Discard, e.stderr); code == exitUsage {
 		return exitUsage
 	}
-	defer j.Close()
-	h := runtime.NewHost(runtime.Config{})
-	res, stats := a.Run(h, runtime.RunOptions{Journal: j, Mode: runtime.JournalReplay}, host.AgentOptions{Limits: p.Limits, Trace: true})
-	if err := proof.CheckRun(p, prog, agentResult(res, stats), pub); err != nil {
-		fmt.Fprintf(e.stderr, "forge: %s: %v\n", *ppath, err)
+	if verdict != nil {
+		fmt.Fprintf(e.stderr, "forge: %s: %v\n", ppath, verdict)
 		return exitFail
 	}
-	fmt.Fprintf(e.stdout, "%s: valid proof: the run ended %s after %d ticks\n", *ppath, res.Status, stats.Ticks)
 	return exitOK
+}
+
+// flagValue returns the value args give the flag name (-name V, --name V,
+// --name=V), or "".
+func flagValue(args []string, name string) string {
+	for i, a := range args {
+		if a == "--" {
+			break
+		}
+		if !strings.HasPrefix(a, "-") {
+			continue
+		}
+		a = strings.TrimLeft(a, "-")
+		if v, ok := strings.CutPrefix(a, name+"="); ok {
+			return v
+		}
+		if a == name && i+1 < len(args) {
+			return args[i+1]
+		}
+	}
+	return ""
 }

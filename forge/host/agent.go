@@ -125,7 +125,8 @@ type AgentStats struct {
 	// says how), NoFault otherwise.
 	Fault vm.Fault
 	PC    uint64
-	// Input is the MessageHash of the frames delivered to the program,
+	// Input is the MessageHash of the run's input JSON (as a message on
+	// channel 2) and the frames delivered to the program,
 	// Output that of the frames it sent followed by the run's result
 	// JSON (as a message on channel 0).
 	Input, Output [32]byte
@@ -247,6 +248,10 @@ func (s *agentRun) main(r *runtime.Run, opts AgentOptions) runtime.Value {
 		r.StopHost(runtime.StatusBudgetExceeded, "limit.memory", fmt.Sprintf(
 			"the Forge Machine's memory quota (--memory) of %d bytes cannot hold the program: it needs %d", cfg.Memory, need))
 	}
+	// The run's input enters the sandbox as much as a reply does: the
+	// input hash covers it, as a message on channel 2 (standard input),
+	// so that a proof binds it.
+	s.in.Add(vm.ChanStdin, runtime.AppendJSON(nil, r.Input()))
 	if a.Meta.Input {
 		s.m.SetRegister(0, s.put(r, r.Input()))
 	}

@@ -22,6 +22,9 @@ type AgentCommand struct {
 	// Trace, when not nil and true once the flags are parsed, computes
 	// the machine's trace hash (for a proof).
 	Trace *bool
+	// Limits, when not nil, are the machine's limits, and the command
+	// has no flags to set them (forge check-proof: the proof's).
+	Limits *Limits
 	// Done, when not nil, is called after the last run with its result,
 	// its machine's figures and the limits it ran under; an error it
 	// returns is reported and makes the exit status 1.
@@ -33,14 +36,20 @@ type AgentCommand struct {
 func (c *AgentCommand) Main(args []string, stdout, stderr io.Writer) int {
 	a := c.Agent
 	lim := a.AgentLimits()
+	if c.Limits != nil {
+		lim = *c.Limits
+	}
 	flags := func(fs *flag.FlagSet) {
+		if c.Flags != nil {
+			c.Flags(fs)
+		}
+		if c.Limits != nil {
+			return
+		}
 		fs.Var(tickFlag{&lim.Ticks}, "ticks", "the machine's tick budget: the run ends budget_exceeded (limit.ticks) rather than use more than `N` ticks")
 		fs.Var(sizeFlag{&lim.Memory}, "memory", "the machine's memory quota in `BYTES` (code, data, frames, stack; suffixes K, M, G); values live in the host, bounded by --max-memory")
 		fs.Var(sizeFlag{&lim.Stack}, "stack", "the machine stack in `BYTES` (suffixes K, M, G)")
 		fs.Var(sizeFlag{&lim.Output}, "output", "the output quota in `BYTES` of the frames the program sends (suffixes K, M, G)")
-		if c.Flags != nil {
-			c.Flags(fs)
-		}
 	}
 	var stats *AgentStats
 	var last *runtime.Result
