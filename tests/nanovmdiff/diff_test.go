@@ -34,6 +34,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -44,14 +45,16 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/genesis-toolchain/genesis/backend/golang"
+	"github.com/genesis-toolchain/genesis/compiler"
 	"github.com/genesis-toolchain/genesis/diag"
+	"github.com/genesis-toolchain/genesis/forge/host"
 	"github.com/genesis-toolchain/genesis/frontend"
 	"github.com/genesis-toolchain/genesis/frontend/nanovm"
 	"github.com/genesis-toolchain/genesis/internal/corpusindex"
 	"github.com/genesis-toolchain/genesis/internal/golden"
+	"github.com/genesis-toolchain/genesis/ir/opt"
+	"github.com/google/go-cmp/cmp"
 )
 
 // runTimeout bounds one run of either side (a hang guard, not a
@@ -106,6 +109,7 @@ func TestDifferential(t *testing.T) {
 	type pair struct{ ours, theirs outcome }
 	results := make([]pair, len(cases))
 	errs := make([]error, len(cases))
+	forgeErrs := make([]error, len(cases))
 	for i := range cases {
 		if err := cases[i].write(filepath.Join(dir, fmt.Sprintf("run%03d", i))); err != nil {
 			t.Fatal(err)
@@ -122,12 +126,16 @@ func TestDifferential(t *testing.T) {
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			ours, err := runOurs(bin, &cases[i], filepath.Join(dir, fmt.Sprintf("run%03d", i)))
+			rundir := filepath.Join(dir, fmt.Sprintf("run%03d", i))
+			ours, err := runOurs(bin, &cases[i], rundir)
 			if err != nil {
 				errs[i] = fmt.Errorf("genesisc: %v", err)
 				return
 			}
 			results[i].ours = ours
+			// The same run on the Forge Machine: the same result and
+			// journal as on go, byte for byte.
+			forgeErrs[i] = sameOnForge(&cases[i], rundir)
 		}(i)
 	}
 	const batches = 2
@@ -153,6 +161,11 @@ func TestDifferential(t *testing.T) {
 	wg.Wait()
 	t.Logf("ran them on both sides in %.1fs", time.Since(started).Seconds())
 
+	for i, c := range cases {
+		if forgeErrs[i] != nil {
+			t.Errorf("%s: on forge: %v", c.name, forgeErrs[i])
+		}
+	}
 	seen := map[diffKey]bool{}
 	compared := 0
 	for i, c := range cases {
@@ -419,6 +432,67 @@ func runOurs(bin string, c *runCase, dir string) (outcome, error) {
 	o.ToolCalls = calls
 	return o, nil
 }
+
+// sameOnForge runs case c, which runOurs ran in dir, again on the Forge
+// Machine (compiled for forge, run in this process as forge exec does)
+// and reports how its result or journal differs from the go run's.
+func sameOnForge(c *runCase, dir string) error {
+	out, diags := compiler.Build([]compiler.Source{{Name: filepath.Join(dir, c.progName), Data: c.prog}}, compiler.Options{Target: "forge", OptLevel: opt.MaxLevel})
+	if diags.HasErrors() {
+		return fmt.Errorf("build: %v", diags)
+	}
+	a, err := host.LoadAgent(out.Program)
+	if err != nil {
+		return err
+	}
+	journal := filepath.Join(dir, "forge.journal")
+	result := filepath.Join(dir, "forge-result.json")
+	args := []string{"--llm", "mock:" + filepath.Join(dir, "llm.json"), "--tools", "mock:" + filepath.Join(dir, "tools.json"),
+		"--journal", journal, "--result", result}
+	for _, in := range c.Input {
+		args = append(args, "--input", in)
+	}
+	var stderr bytes.Buffer
+	cmd := &host.AgentCommand{Agent: a}
+	code := cmd.Main(args, io.Discard, &stderr)
+	if code == 3 && c.Resume != nil {
+		more := append(append([]string{}, args...), "--resume", "--payload", string(c.Resume))
+		if c.Source != "" {
+			more = append(more, "--source", c.Source)
+		}
+		cmd.Main(more, io.Discard, &stderr)
+	}
+	for _, f := range [][2]string{{"result.json", "forge-result.json"}, {"run.journal", "forge.journal"}} {
+		goes, err := os.ReadFile(filepath.Join(dir, f[0]))
+		if err != nil {
+			return err
+		}
+		forge, err := os.ReadFile(filepath.Join(dir, f[1]))
+		if err != nil {
+			return fmt.Errorf("%v: %s", err, stderr.String())
+		}
+		if f[0] == "run.journal" {
+			// The go target journals a parallel block's effects as its
+			// branches complete, in the scheduler's order: the entries
+			// are compared as a set (the run ids are random).
+			goes, forge = sortedLines(runIDs.ReplaceAll(goes, []byte("RUN"))), sortedLines(runIDs.ReplaceAll(forge, []byte("RUN")))
+		}
+		if !bytes.Equal(goes, forge) {
+			return fmt.Errorf("the %s differs from go's:\n  go:    %s\n  forge: %s", f[0], goes, forge)
+		}
+	}
+	return nil
+}
+
+// sortedLines returns the lines of b, sorted.
+func sortedLines(b []byte) []byte {
+	lines := bytes.SplitAfter(b, []byte("\n"))
+	sort.Slice(lines, func(i, j int) bool { return bytes.Compare(lines[i], lines[j]) < 0 })
+	return bytes.Join(lines, nil)
+}
+
+// runIDs matches the run ids of journal headers, random in every run.
+var runIDs = regexp.MustCompile(`"run":"[0-9a-f]{32}"`)
 
 type ourResult struct {
 	Status string   `json:"status"`
