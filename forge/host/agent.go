@@ -56,8 +56,8 @@ const (
 	DefaultAgentTicks = 10_000_000_000 // as DefaultTicks: a runaway loop ends within seconds
 	// DefaultAgentFrames is the memory beyond code and data an agent
 	// program's machine gets by default: frames and the machine stack.
-	DefaultAgentFrames = 512 << 10
-	DefaultAgentStack  = 128 << 10
+	DefaultAgentFrames = 128 << 10
+	DefaultAgentStack  = 64 << 10
 	// DefaultValueBytes bounds the value store of a run given no
 	// --max-memory (runtime.DefaultLimits gives 1 GiB).
 	DefaultValueBytes = 1 << 30
@@ -125,7 +125,7 @@ type AgentStats struct {
 	// says how), NoFault otherwise.
 	Fault vm.Fault
 	PC    uint64
-	// Input is the MessageHash of the run's input JSON (as a message on
+	// With AgentOptions.Trace, Input is the MessageHash of the run's input JSON (as a message on
 	// channel 2) and the frames delivered to the program,
 	// Output that of the frames it sent followed by the run's result
 	// JSON (as a message on channel 0).
@@ -161,7 +161,11 @@ func (a *Agent) Run(h *runtime.Host, ropts runtime.RunOptions, opts AgentOptions
 		ropts.ProgramHash = a.Meta.ProgramHash
 	}
 	ropts.Sequential = true
-	s := &agentRun{a: a, in: NewMessageHash(), out: NewMessageHash()}
+	s := &agentRun{a: a}
+	if opts.Trace {
+		// Only a proof needs the hashes of what entered and left.
+		s.in, s.out = NewMessageHash(), NewMessageHash()
+	}
 	stats := &AgentStats{}
 	res := h.Execute(ropts, func(r *runtime.Run) runtime.Value {
 		return s.main(r, opts)
@@ -179,10 +183,13 @@ func (a *Agent) Run(h *runtime.Host, ropts runtime.RunOptions, opts AgentOptions
 			a.spare = s.pool
 		}
 	}
-	// The result, which the commands write on standard output, is the
-	// run's last output: the output hash covers it with the frames.
-	s.out.Add(0, res.AppendJSON(nil))
-	stats.Input, stats.Output = s.in.Sum(), s.out.Sum()
+	if s.in != nil {
+		// The result, which the commands write on standard output, is
+		// the run's last output: the output hash covers it with the
+		// frames.
+		s.out.Add(0, res.AppendJSON(nil))
+		stats.Input, stats.Output = s.in.Sum(), s.out.Sum()
+	}
 	return res, stats
 }
 
@@ -207,7 +214,9 @@ type agentRun struct {
 
 // Send receives what the program sends (vm.Sender).
 func (s *agentRun) Send(ch uint8, msg []byte) {
-	s.out.Add(ch, msg)
+	if s.out != nil {
+		s.out.Add(ch, msg)
+	}
 	s.pending[ch] = append(s.pending[ch], msg...)
 }
 
@@ -251,7 +260,9 @@ func (s *agentRun) main(r *runtime.Run, opts AgentOptions) runtime.Value {
 	// The run's input enters the sandbox as much as a reply does: the
 	// input hash covers it, as a message on channel 2 (standard input),
 	// so that a proof binds it.
-	s.in.Add(vm.ChanStdin, runtime.AppendJSON(nil, r.Input()))
+	if s.in != nil {
+		s.in.Add(vm.ChanStdin, runtime.AppendJSON(nil, r.Input()))
+	}
 	if a.Meta.Input {
 		s.m.SetRegister(0, s.put(r, r.Input()))
 	}
@@ -394,7 +405,9 @@ func (s *agentRun) service(r *runtime.Run, ch uint8) {
 		out = s.parallel(r, req, st)
 	}
 	reply := agentabi.Reply(s.put(r, out))
-	s.in.Add(ch, reply)
+	if s.in != nil {
+		s.in.Add(ch, reply)
+	}
 	s.m.Deliver(ch, reply)
 }
 
