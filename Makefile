@@ -19,7 +19,8 @@ build:
 
 # demo: compile Genesis and run it; assemble a program, verify it, run it,
 # and prove the run; run a nano-vm program and a VVM program (narrated)
-# with scripted model replies.
+# with scripted model replies; run the nano-vm program on the Forge
+# Machine with a journal and a proof, and check the proof.
 demo: build
 	@mkdir -p $(BIN)/demo
 	$(BIN)/genesisc build -o $(BIN)/demo/factorial.frgp examples/factorial.gen
@@ -36,6 +37,13 @@ demo: build
 	$(BIN)/genesisc run --llm mock:examples/refund.llm.json --tools mock:examples/refund.tools.json \
 	    --input user_input="I broke it" --trace $(BIN)/demo/refund.trace examples/refund.json
 	$(BIN)/genesisc run --llm mock:examples/review.llm.json --narrate examples/review.vvm
+	$(BIN)/genesisc build -o $(BIN)/demo/refund.frgp examples/refund.json
+	rm -f $(BIN)/demo/refund.journal
+	$(BIN)/forge exec --llm mock:examples/refund.llm.json --tools mock:examples/refund.tools.json \
+	    --input user_input="I bought it yesterday" --journal $(BIN)/demo/refund.journal \
+	    --proof $(BIN)/demo/refund.proof --key $(BIN)/demo/key $(BIN)/demo/refund.frgp
+	$(BIN)/forge check-proof --proof $(BIN)/demo/refund.proof --journal $(BIN)/demo/refund.journal \
+	    --input user_input="I bought it yesterday" $(BIN)/demo/refund.frgp
 
 test: vet
 	$(GO) test -count=1 -timeout 20m ./...
