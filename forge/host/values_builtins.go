@@ -545,6 +545,9 @@ func setPost(s *ValueHost, a *args, r *result) uint64 {
 		for i < len(k) && k[i] != key {
 			i++
 		}
+		if i == len(k) {
+			return 0 // cannot be (objSet replaced a key); measured as a new value
+		}
 		_, old := o.Field(i)
 		r.size, r.sized = sat(a.size[0]-min(a.size[0], s.sizeOf(old)), a.size[2]), true
 		u := &unit{bytes: headerBytes + n*(slotBytes+fieldBytes) + keyBytes(r.v), n: n, cap: n}
