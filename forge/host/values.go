@@ -441,11 +441,8 @@ func (s *ValueHost) collectTicks(m roots) uint64 {
 // fail records a host call's refusal and returns HOST_FAULT.
 func (s *ValueHost) fail(format string, args ...any) (uint64, vm.Fault) {
 	s.err = fmt.Sprintf(format, args...)
-	return 0, hostFault
+	return 0, vm.HostFault
 }
-
-// hostFault is vm.HostFault (HOST_FAULT, 0x0B), until the machine has it.
-const hostFault vm.Fault = 0x0B
 
 // HostCall services HCALL imm on m (vm.HostCalls): the builtin and the
 // source position the immediate names (agentabi.SplitHostCallImm), its
@@ -461,17 +458,10 @@ const hostFault vm.Fault = 0x0B
 // exceeds the ticks left is not made: it returns that cost, and the
 // machine faults OUT_OF_TICKS as it would have after the call.
 func (s *ValueHost) HostCall(m *vm.Machine, imm uint32) (uint64, vm.Fault) {
-	// The assertion bridges the time until the machine has SetRegister
-	// (issue 16, helper A): then it always holds.
-	var x any = m
-	mm, ok := x.(machine)
-	if !ok {
-		return s.fail("HCALL 0x%x: this machine cannot take a host call's result", imm)
-	}
 	if s.attached == nil {
 		s.attached = m
 	}
-	return s.call(mm, imm)
+	return s.call(m, imm)
 }
 
 // call is HostCall on any machine view.

@@ -401,7 +401,7 @@ func TestHostFaults(t *testing.T) {
 		m := &fakeMachine{}
 		copy(m.regs[:], c.regs)
 		_, f := s.call(m, c.imm)
-		if f != hostFault || !strings.Contains(s.Err(), c.want) {
+		if f != vm.HostFault || !strings.Contains(s.Err(), c.want) {
 			t.Errorf("HCALL 0x%x %x: %v %q; want HOST_FAULT saying %s", c.imm, c.regs, f, s.Err(), c.want)
 		}
 		if m.regs[0] != append(c.regs, 0)[0] {
@@ -419,7 +419,7 @@ func TestValueLimitStop(t *testing.T) {
 	s := newTestHost(t, 1<<20)
 	big := rt.String(strings.Repeat("x", 600))
 	_, _, f := hostCall(t, s, "str.concat", 0, big, big)
-	if f != hostFault || s.Stop() == nil {
+	if f != vm.HostFault || s.Stop() == nil {
 		t.Fatalf("str.concat over the value limit: %v, stop %v", f, s.Stop())
 	}
 	if !strings.Contains(s.Err(), "str.concat: ") || !strings.Contains(s.Err(), "exceeds the largest value allowed") {
@@ -917,7 +917,7 @@ func TestCheck(t *testing.T) {
 	if _, _, f := hostCall(t, s, "num.add", 0, rt.Int(1), rt.Int(2)); f != vm.NoFault || calls != 1 {
 		t.Fatalf("first call: %v, %d checks", f, calls)
 	}
-	if _, _, f := hostCall(t, s, "num.add", 0, rt.Int(1), rt.Int(2)); f != hostFault || s.Stop() != "cancelled" || !strings.Contains(s.Err(), "num.add: cancelled") {
+	if _, _, f := hostCall(t, s, "num.add", 0, rt.Int(1), rt.Int(2)); f != vm.HostFault || s.Stop() != "cancelled" || !strings.Contains(s.Err(), "num.add: cancelled") {
 		t.Fatalf("second call: %v, stop %v, %q", f, s.Stop(), s.Err())
 	}
 }
