@@ -139,32 +139,64 @@ func TestAgentSuspendResume(t *testing.T) {
 	}
 }
 
+// loadRefund compiles examples/refund.json for the Forge Machine and
+// returns it loaded, with a host of the example's mock effects.
+func loadRefund(t testing.TB) (*host.Agent, *runtime.Host) {
+	src, err := os.ReadFile("../../examples/refund.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, diags := compiler.Build([]compiler.Source{{Name: "refund.json", Data: src}}, compiler.Options{Target: "forge", OptLevel: opt.MaxLevel})
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	a, err := host.LoadAgent(out.Program)
+	if err != nil {
+		t.Fatal(err)
+	}
+	llm, err := runtime.ParseLLM("mock:../../examples/refund.llm.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tools, err := runtime.ParseTools("mock:../../examples/refund.tools.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a, runtime.NewHost(runtime.Config{LLM: llm, Tools: []runtime.ToolProvider{tools}})
+}
+
+// TestAgentRunsAgain: the runs after the first reuse the first's machine
+// and value store (forge exec --repeat), and end as the first did, with
+// the same ticks, whatever the input of the run before.
+func TestAgentRunsAgain(t *testing.T) {
+	a, h := loadRefund(t)
+	opts := host.AgentOptions{Limits: a.AgentLimits()}
+	type outcome struct {
+		result string
+		ticks  uint64
+	}
+	runOnce := func(in string) outcome {
+		input := runtime.Object(runtime.Field{Key: "user_input", Value: runtime.String(in)})
+		res, stats := a.Run(h, runtime.RunOptions{Input: input}, opts)
+		return outcome{string(res.AppendJSON(nil)), stats.Ticks}
+	}
+	first, other := runOnce("I want a refund"), runOnce("I broke it")
+	for i := range 3 {
+		if again := runOnce("I want a refund"); again != first {
+			t.Fatalf("run %d: %+v, the first run: %+v", i+2, again, first)
+		}
+		if again := runOnce("I broke it"); again != other {
+			t.Fatalf("run %d: %+v, the first run: %+v", i+2, again, other)
+		}
+	}
+}
+
 // BenchmarkAgentRefund runs the refund program of examples/ on the Forge
 // Machine with mock effects, one run per iteration, in one process (what
 // forge exec --repeat does): issue 16 asks for at least 70,000 runs per
 // CPU second.
 func BenchmarkAgentRefund(b *testing.B) {
-	src, err := os.ReadFile("../../examples/refund.json")
-	if err != nil {
-		b.Fatal(err)
-	}
-	out, diags := compiler.Build([]compiler.Source{{Name: "refund.json", Data: src}}, compiler.Options{Target: "forge", OptLevel: opt.MaxLevel})
-	if diags.HasErrors() {
-		b.Fatal(diags)
-	}
-	a, err := host.LoadAgent(out.Program)
-	if err != nil {
-		b.Fatal(err)
-	}
-	llm, err := runtime.ParseLLM("mock:../../examples/refund.llm.json")
-	if err != nil {
-		b.Fatal(err)
-	}
-	tools, err := runtime.ParseTools("mock:../../examples/refund.tools.json")
-	if err != nil {
-		b.Fatal(err)
-	}
-	h := runtime.NewHost(runtime.Config{LLM: llm, Tools: []runtime.ToolProvider{tools}})
+	a, h := loadRefund(b)
 	input := runtime.Object(runtime.Field{Key: "user_input", Value: runtime.String("I want a refund")})
 	opts := host.AgentOptions{Limits: a.AgentLimits()}
 	for b.Loop() {

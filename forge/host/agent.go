@@ -24,6 +24,8 @@ type Agent struct {
 	// spare is the machine of the latest run, kept for the next run (a
 	// --repeat), which resets it rather than allocating another.
 	spare *pooled
+	// spareValues is the value store of the latest run, for the next.
+	spareValues *ValueHost
 	// tick is the site a stop for cancellation or a run limit found
 	// between steps names (the go target names the loop iterating).
 	tick *runtime.Site
@@ -182,6 +184,9 @@ func (a *Agent) Run(h *runtime.Host, ropts runtime.RunOptions, opts AgentOptions
 			s.pool.fwd.r = nil
 			a.spare = s.pool
 		}
+		if s.values != nil {
+			a.spareValues = s.values
+		}
 	}
 	if s.in != nil {
 		// The result, which the commands write on standard output, is
@@ -228,9 +233,16 @@ func (s *agentRun) main(r *runtime.Run, opts AgentOptions) runtime.Value {
 	if values == 0 {
 		values = DefaultValueBytes
 	}
-	vh, err := NewValueHost(a.Meta, values)
-	if err != nil {
-		r.StopHost(runtime.StatusFailed, "config", "the agent program cannot run on this host: "+err.Error())
+	var vh *ValueHost
+	if p := a.spareValues; p != nil && p.Limit() == values {
+		a.spareValues = nil
+		p.Reset()
+		vh = p
+	} else {
+		var err error
+		if vh, err = NewValueHost(a.Meta, values); err != nil {
+			r.StopHost(runtime.StatusFailed, "config", "the agent program cannot run on this host: "+err.Error())
+		}
 	}
 	s.values = vh
 	vh.Roots = s.roots

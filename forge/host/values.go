@@ -105,11 +105,15 @@ type ValueHost struct {
 	fns    []*builtin // by the program's builtin index
 	vals   []slot     // by index; 0 is no value
 	consts uint64     // the constants are indices 1..consts
-	free   []uint64   // free indices, in decreasing order (the lowest is taken first)
-	bytes  uint64     // charged now
-	limit  uint64     // the most bytes the store may hold
-	debt   uint64     // ticks of collections Put made outside a host call, charged at the next one
-	epoch  uint32     // of the latest collection's marks
+	// initial and initialBytes are vals and bytes with the constants
+	// loaded, which Reset restores.
+	initial      []slot
+	initialBytes uint64
+	free         []uint64 // free indices, in decreasing order (the lowest is taken first)
+	bytes        uint64   // charged now
+	limit        uint64   // the most bytes the store may hold
+	debt         uint64   // ticks of collections Put made outside a host call, charged at the next one
+	epoch        uint32   // of the latest collection's marks
 
 	// attached is the machine whose registers and memory are the roots
 	// of the collections Put starts (Attach, else the machine of the
@@ -187,7 +191,25 @@ func NewValueHost(meta *agentabi.Metadata, memory uint64) (*ValueHost, error) {
 		}
 	}
 	s.consts = uint64(len(meta.Constants))
+	s.initial = append([]slot(nil), s.vals...)
+	s.initialBytes = s.bytes
 	return s, nil
+}
+
+// Reset returns the store to its state after NewValueHost (the constants
+// and nothing else, no machine attached, no Roots or Check), keeping its
+// allocations: for a host that runs a program many times (forge exec
+// --repeat). The handles, costs and collections of the next run are those
+// of a new store's.
+func (s *ValueHost) Reset() {
+	clear(s.vals)
+	s.vals = append(s.vals[:0], s.initial...)
+	s.free = s.free[:0]
+	s.bytes, s.debt, s.collections = s.initialBytes, 0, 0 // epoch goes on: the constants keep their marks
+	s.attached, s.extra, s.Roots, s.Check = nil, nil, nil, nil
+	s.err, s.stop, s.left = "", nil, 0
+	clear(s.memo)
+	s.a, s.r = args{}, result{}
 }
 
 // Attach sets the machine whose registers and memory are the roots of
