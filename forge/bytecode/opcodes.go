@@ -64,7 +64,10 @@ const (
 
 	TICK   Opcode = 0x70
 	BUDGET Opcode = 0x71
-	HCALL  Opcode = 0x72
+	// HCALL is not in 05-FORGE.md: it calls a function of the host
+	// (docs/forge.md, "Host calls"; docs/decisions.md, "HCALL and nested
+	// calls (issue 16)").
+	HCALL Opcode = 0x72
 )
 
 // Format is the operand layout of an instruction: which of the fields a, b,
@@ -81,7 +84,7 @@ const (
 	FmtRTarget                // rs, target          a=rs imm=code address
 	FmtRRTarget               // rs1, rs2, target    a=rs1 b=rs2 imm=code address
 	FmtLI                     // rd, imm64           a=rd, then a 64-bit word
-	FmtImm                    // code                imm=u32
+	FmtImm                    // code                imm=u32 (FAULT's code, HCALL's function)
 	FmtChanRLen               // channel, r, len     c=channel a=r imm=length
 	FmtChanR                  // channel, rd         c=channel a=rd
 )
@@ -131,7 +134,8 @@ type Info struct {
 	Format Format
 	// Cost is the ticks charged when the instruction executes; for SEND
 	// and RECV, which also pay for the bytes they move, it is the cost of
-	// an empty message (see CostMoving).
+	// an empty message (see CostMoving), and for HCALL the base cost, to
+	// which the host adds what the call costs it (see Variable).
 	Cost uint64
 	// Branch is true for instructions after which execution may continue
 	// somewhere other than the next instruction (jumps, calls, returns), or
@@ -172,9 +176,18 @@ func (i *Info) CostMoving(n uint64) uint64 {
 	return i.Cost + n/BytesPerTick
 }
 
+// EndsRun reports whether a straight-line metering run of the interpreter
+// ends at the instruction (docs/forge.md, "Metering"): a Branch; SEND,
+// whose cost grows with its length; and HCALL, whose cost beyond its base
+// the host reports once the call has run. The instruction after one
+// always starts a new run, so the budget left there is exact, and no
+// superinstruction spans one.
+func (i *Info) EndsRun() bool { return i.Branch || i.Op == SEND || i.Op == HCALL }
+
 // table lists every instruction. Costs are those of 05-FORGE.md §2.2:
 // 1 tick, except MUL/DIV/DIVS/MOD/MODS (2), SEND/RECV (3, plus the bytes
-// they move: see BytesPerTick), CALL/RET (2).
+// they move: see BytesPerTick), CALL/RET (2), and HCALL (2, plus what
+// the host reports), which is not in the seed.
 var table = []Info{
 	{"ADD", ADD, FmtRRR, 1, false},
 	{"SUB", SUB, FmtRRR, 1, false},

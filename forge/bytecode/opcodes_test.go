@@ -31,6 +31,7 @@ var spec = []struct {
 	{"HALT", 0x50, bc.FmtNone, 1}, {"FAULT", 0x51, bc.FmtImm, 1}, {"NOP", 0x52, bc.FmtNone, 1},
 	{"SEND", 0x60, bc.FmtChanRLen, 3}, {"RECV", 0x61, bc.FmtChanRLen, 3}, {"POLL", 0x62, bc.FmtChanR, 1},
 	{"TICK", 0x70, bc.FmtNone, 1}, {"BUDGET", 0x71, bc.FmtR, 1},
+	{"HCALL", 0x72, bc.FmtImm, 2}, // not in the seed: issue 16
 }
 
 func TestTableMatchesSpec(t *testing.T) {
