@@ -1,6 +1,7 @@
 package compiler
 
 import (
+	"bytes"
 	"encoding/binary"
 	"os"
 	"path/filepath"
@@ -22,8 +23,8 @@ import (
 // that each program that builds for the go target builds for forge too,
 // into a program that loads as forge verify loads it, whose metadata
 // parses as an agent program's and agrees with the go target's identity,
-// and whose host calls and request frames name builtins, positions and
-// sites the metadata has.
+// whose host calls and request frames name builtins, positions and
+// sites the metadata has, and which is the same in every build.
 func TestAgentProgramsBuildForForge(t *testing.T) {
 	var progs []string
 	glob := func(pattern string) {
@@ -105,6 +106,14 @@ func TestAgentProgramsBuildForForge(t *testing.T) {
 		}
 		built++
 		checkAgentProgram(t, path, out.Program, string(goOut.Files[0].Data))
+		if built%16 == 0 {
+			// The functions compile concurrently: the program must not
+			// depend on it (nor the numbering of the metadata).
+			again, _ := Build(srcs, Options{})
+			if !bytes.Equal(again.Program.Encode(), out.Program.Encode()) {
+				t.Errorf("%s: two builds differ", path)
+			}
+		}
 	}
 	t.Logf("%d agent programs built for forge", built)
 	if built < 350 {

@@ -20,7 +20,6 @@ import (
 	"github.com/genesis-toolchain/genesis/forge/bytecode"
 	"github.com/genesis-toolchain/genesis/frontend"
 	"github.com/genesis-toolchain/genesis/frontend/fasm"
-	"github.com/genesis-toolchain/genesis/internal/proghash"
 	"github.com/genesis-toolchain/genesis/ir"
 	"github.com/genesis-toolchain/genesis/ir/opt"
 )
@@ -57,7 +56,7 @@ type Options struct {
 	// self-contained main package (golang.GenerateStandalone).
 	standalone bool
 	// agent is set for agent languages: the forge and go targets give
-	// the program the same hash (proghash), computed once.
+	// the program the same hash (ir.ProgramHash), computed once.
 	agent bool
 }
 
@@ -430,7 +429,7 @@ func compileModule(m *ir.Module, name string, opts Options) (out *Output, diags 
 	// each backend, which computes it when it is not given.)
 	program, hash := filepath.Base(name), ""
 	if opts.agent && opts.Target != "native" {
-		hash = proghash.Of(m)
+		hash = ir.ProgramHash(m)
 	}
 	if opts.Target == "native" {
 		// --emit asm prints the LLVM module.

@@ -1,8 +1,11 @@
 package ir
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"math"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -15,6 +18,24 @@ import (
 // grammar.
 func Print(m *Module) string {
 	var p printer
+	return p.module(m)
+}
+
+// ProgramHash returns the hex sha256 of m's printed form with every
+// source position naming its file by its base name: the hash of an
+// agent program that its effects' idempotency keys derive from
+// (docs/runtime.md), computed from the optimized module by the compiler
+// for the forge and go targets alike, so that their runs' keys and
+// journals agree. The base names make it the same wherever the source
+// lies and whatever path named it, as the program's identity is.
+func ProgramHash(m *Module) string {
+	p := printer{baseFiles: true}
+	sum := sha256.Sum256([]byte(p.module(m)))
+	return hex.EncodeToString(sum[:])
+}
+
+// module prints m.
+func (p *printer) module(m *Module) string {
 	for i, d := range m.Data {
 		if i > 0 {
 			p.b.WriteByte('\n')
@@ -54,6 +75,8 @@ type printer struct {
 	f     *Func
 	names map[*Value]string
 	depth int
+	// baseFiles prints the base names of positions' files (ProgramHash).
+	baseFiles bool
 }
 
 func (p *printer) printf(format string, args ...any) { fmt.Fprintf(&p.b, format, args...) }
@@ -368,7 +391,11 @@ func (p *printer) pos(pos diag.Pos, short bool) {
 		p.printf(" @%d:%d", pos.Line, pos.Col)
 		return
 	}
-	p.printf(" %s:%d:%d", sigilName('@', pos.File), pos.Line, pos.Col)
+	file := pos.File
+	if p.baseFiles && file != "" {
+		file = filepath.Base(file)
+	}
+	p.printf(" %s:%d:%d", sigilName('@', file), pos.Line, pos.Col)
 }
 
 // nameValues gives every value defined in f a printed name: its own Name,

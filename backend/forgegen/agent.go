@@ -6,7 +6,6 @@ import (
 
 	"github.com/genesis-toolchain/genesis/diag"
 	"github.com/genesis-toolchain/genesis/forge/agentabi"
-	"github.com/genesis-toolchain/genesis/internal/proghash"
 	"github.com/genesis-toolchain/genesis/ir"
 )
 
@@ -105,7 +104,7 @@ func (c *compiler) prepareAgent(main *ir.Func) {
 	}
 	a.meta.ProgramHash = c.opts.ProgramHash
 	if a.meta.ProgramHash == "" {
-		a.meta.ProgramHash = proghash.Of(c.m)
+		a.meta.ProgramHash = ir.ProgramHash(c.m)
 	}
 	a.meta.Input = len(main.Params) == 1
 	a.meta.Result = len(main.Results) > 0 && main.Results[0] == ir.Dyn

@@ -58,7 +58,7 @@ type Options struct {
 	Consume bool
 	// Program and ProgramHash are an agent program's identity
 	// (agentabi.Metadata): by default the base name of the module's
-	// source file and proghash.Of of the module. The compiler computes
+	// source file and ir.ProgramHash of the module. The compiler computes
 	// the hash once for the forge and go targets.
 	Program, ProgramHash string
 }

@@ -24,7 +24,6 @@ import (
 
 	"github.com/genesis-toolchain/genesis/backend/internal/memlayout"
 	"github.com/genesis-toolchain/genesis/diag"
-	"github.com/genesis-toolchain/genesis/internal/proghash"
 	"github.com/genesis-toolchain/genesis/ir"
 )
 
@@ -47,7 +46,7 @@ type Options struct {
 	// taking the same flags.
 	Main bool
 	// ProgramHash is the program's hash, which its effects' idempotency
-	// keys derive from: proghash.Of of the module, the same as the Forge
+	// keys derive from: ir.ProgramHash of the module, the same as the Forge
 	// target's (the compiler computes it once for both). Empty means
 	// computed here.
 	ProgramHash string
@@ -70,7 +69,7 @@ func Generate(m *ir.Module, opts Options) ([]File, diag.List) {
 		return nil, g.diags
 	}
 	if g.opts.ProgramHash == "" {
-		g.opts.ProgramHash = proghash.Of(m)
+		g.opts.ProgramHash = ir.ProgramHash(m)
 	}
 	src := g.program()
 	out, err := format.Source(src)

@@ -62,7 +62,7 @@ func under(path, dir string) bool {
 // leaf packages import nothing of the module's stages; every layer may
 // import them.
 func leaf(path string) bool {
-	for _, dir := range []string{"diag", "internal/golden", "internal/graph", "internal/parallel", "internal/cliargs", "internal/inputlimits", "forge/bytecode", "forge/asm"} {
+	for _, dir := range []string{"diag", "internal/golden", "internal/graph", "internal/parallel", "internal/cliargs", "internal/inputlimits", "forge/bytecode", "forge/asm", "forge/agentabi"} {
 		if under(path, dir) {
 			return true
 		}
