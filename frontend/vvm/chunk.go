@@ -38,10 +38,13 @@ const chunkMinBytes = 64 << 10
 const chunkTokens = 1 << 13
 
 // A chunk is a run of whole top-level statements: the runes of the input
-// from start to end, and the line (from 1) and column (from 0) of start.
+// from start to end, the bytes of the text from bstart to bend (which a
+// check in two passes parses again: see twopass.go), and the line (from
+// 1) and column (from 0) of start.
 type chunk struct {
-	start, end int
-	line, col  int
+	start, end   int
+	bstart, bend int
+	line, col    int
 }
 
 // continues holds the tokens that continue a compound statement at its
@@ -100,41 +103,64 @@ func splitStmts(input *antlr.InputStream, file string, target int) (chunks []chu
 }
 
 // parseChunks parses text, the file's text, chunk by chunk of at least
-// target tokens into b's statements. ok is false when the file is not parsed that way: it is
-// smaller than minBytes, not valid UTF-8, or has a syntax error anywhere; b's reporter
-// then holds what it held before, but b may have built statements of
-// the first chunks, so the whole-file parse needs a fresh builder. On
-// success b.r gets the builder's diagnostics (there is no syntax error
-// to report).
-func parseChunks(text string, src []byte, b *builder, minBytes, target int) (stmts []Stmt, ok bool) {
+// target tokens, giving each chunk's statements to each as they are
+// built (a whole-file parse keeps them all, the first pass of a check
+// in two passes keeps a summary of them). ok is false when the file is
+// not parsed that way: it is smaller than minBytes, not valid UTF-8, or
+// has a syntax error anywhere; b's reporter then holds what it held
+// before, but each may have had statements of the first chunks, so the
+// whole-file parse needs a fresh builder and its caller must forget
+// them. On success b.r gets the builder's diagnostics (there is no
+// syntax error to report), and chunks are the chunks, with their byte
+// offsets in text.
+func parseChunks(text string, src []byte, b *builder, minBytes, target int, each func([]Stmt)) (chunks []chunk, ok bool) {
 	if len(src) < minBytes || !utf8.Valid(src) {
 		return nil, false
 	}
 	input := antlr.NewInputStream(text)
-	chunks, ok := splitStmts(input, b.file, target)
+	chunks, ok = splitStmts(input, b.file, target)
 	if !ok || len(chunks) < 2 {
 		return nil, false
 	}
+	byteOffsets(text, chunks)
 	real := b.r
 	scratch := &reporter{}
 	b.r = scratch
 	defer func() { b.r = real }()
 	for _, c := range chunks {
-		cs, ok := parseChunk(input, c, b)
+		cs, ok := parseChunk(text[c.bstart:c.bend], c, b)
 		if !ok {
 			return nil, false
 		}
-		stmts = append(stmts, cs...)
+		each(cs)
 	}
 	real.diags = append(real.diags, scratch.diags...)
-	return stmts, true
+	return chunks, true
 }
 
-// parseChunk lexes, parses and builds one chunk. Its lexer starts at the
+// byteOffsets sets the byte offsets in text of chunks, whose rune
+// offsets are set and increasing.
+func byteOffsets(text string, chunks []chunk) {
+	r, i := 0, 0 // a rune offset and its byte offset
+	seek := func(target int) int {
+		for r < target && i < len(text) {
+			_, n := utf8.DecodeRuneInString(text[i:])
+			i += n
+			r++
+		}
+		return i
+	}
+	for k := range chunks {
+		chunks[k].bstart = seek(chunks[k].start)
+		chunks[k].bend = seek(chunks[k].end)
+	}
+}
+
+// parseChunk lexes, parses and builds one chunk, whose text is text. Its lexer starts at the
 // chunk's line and column, so that positions are the file's. ok is false
 // at any syntax error.
-func parseChunk(input *antlr.InputStream, c chunk, b *builder) (stmts []Stmt, ok bool) {
-	lexer := parser.NewVVMLexer(antlr.NewInputStream(input.GetText(c.start, c.end-1)))
+func parseChunk(text string, c chunk, b *builder) (stmts []Stmt, ok bool) {
+	lexer := parser.NewVVMLexer(antlr.NewInputStream(text))
 	lexer.RemoveErrorListeners()
 	lexer.AddErrorListener(b)
 	sim, isSim := lexer.Interpreter.(*antlr.LexerATNSimulator)

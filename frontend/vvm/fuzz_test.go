@@ -37,7 +37,7 @@ func FuzzParse(f *testing.F) {
 		// Parsed chunk by chunk, a statement a chunk, the file has the
 		// same tree, positions and diagnostics.
 		var rc reporter
-		chunked := parseFileChunked("fuzz.vvm", []byte(src), &rc, 0, 1)
+		chunked, _ := parseFileChunked("fuzz.vvm", []byte(src), &rc, 0, 1, nil)
 		if w, c := Sprint(file), Sprint(chunked); w != c {
 			t.Fatalf("whole:\n%s\nchunked:\n%s", w, c)
 		}

@@ -1,0 +1,207 @@
+package vvm
+
+import (
+	"runtime"
+
+	"github.com/genesis-toolchain/genesis/diag"
+	"github.com/genesis-toolchain/genesis/frontend"
+)
+
+// A check in two passes (docs/decisions.md, "VVM checked in two passes
+// (issue 13)"). Check keeps the tree of every module, which the lowering
+// needs: some 19 bytes a byte of source. A check needs no tree once a
+// statement is checked, and the resolution of a top-level statement
+// needs only the module's declarations and the names its top-level code
+// binds (its scope: blocks open none, spec.md §4.5), never another
+// statement. So CheckHolding loads a large module (one parsed chunk by
+// chunk, chunk.go) in two passes:
+//
+//   - pass 1, while loading: each chunk's statements are summarized and
+//     dropped. The summary holds the declarations (imports, exports,
+//     skill imports kept as they are; agents, defs and inputs as stubs
+//     without their bodies) and every name the top-level code binds, in
+//     order, with a stub of what binds it: of an assigned value only
+//     whether it is a call, of which function, and the names of a
+//     pack(…)'s keywords (what E114 and a placeholder's hint read). The
+//     module scope is declared from the summary by the one-pass code
+//     (declareModule, bind), so every symbol, its kind, position,
+//     duplicates (E020, E021, E111, E113) and exports are the same;
+//   - pass 2, in module order as Check resolves: the chunks are parsed
+//     again, with a fresh builder whose diagnostics were reported by
+//     pass 1, and each top-level statement is resolved by the one-pass
+//     code in the module scope, then the checks that only its own
+//     functions' scopes feed (W030 of their locals, E114 on them) run,
+//     and the statement is dropped. The module's own checks (W030 of its
+//     variables, E114 on them) run at its end, as in Check.
+//
+// Diagnostics are sorted by position, stably, and none of those that
+// move earlier (a statement's W030 and E114) can share a position with
+// one of another statement, so the list is Check's: TestCheckHoldingIsCheck
+// compares the two on programs cut a statement a chunk.
+
+// A summary is what pass 1 keeps of a module parsed chunk by chunk.
+type summary struct {
+	decls  []Stmt    // the top-level declarations, in order: declareModule's decls
+	binds  []binding // the names top-level code binds, in order (collectBindings)
+	chunks []chunk   // the file's chunks, to parse again
+	bom    int       // the bytes of a byte-order mark before the text
+}
+
+// A binding is one call of collectBindings' bind, with a stub of n.
+type binding struct {
+	id     *Ident
+	n      Node
+	direct bool
+}
+
+// Stubs of the nodes that bind a name, where bind reads nothing but
+// their type: anything but an assignment, a def, an input or an import
+// (otherBinding), and error(name) (errorBinding). notCall is an assigned
+// value that is not a call, and a keyword value of a pack(…) stub.
+var (
+	otherBinding Node = &PassStmt{}
+	errorBinding Node = &ErrorPattern{}
+	notCall      Expr = &BadExpr{}
+)
+
+// add summarizes the statements of one chunk.
+func (s *summary) add(stmts []Stmt) {
+	for _, st := range stmts {
+		switch st := st.(type) {
+		case *SkillImport, *ImportStmt, *ExportStmt:
+			s.decls = append(s.decls, st)
+		case *AgentStmt:
+			// memoryKey reads an agent's memory (W040); checkAgent,
+			// in pass 2, the whole statement.
+			a := &AgentStmt{AgentPos: st.AgentPos, Name: st.Name}
+			for _, kw := range st.Config {
+				if kw.Name == "memory" {
+					a.Config = []*KwArg{kw}
+					break
+				}
+			}
+			s.decls = append(s.decls, a)
+		case *FuncDecl:
+			s.decls = append(s.decls, &FuncDecl{DefPos: st.DefPos, Name: st.Name, Hoisted: st.Hoisted})
+		case *InputStmt:
+			s.decls = append(s.decls, &InputStmt{InputPos: st.InputPos, Name: st.Name, Doc: st.Doc})
+		}
+	}
+	collectBindings(stmts, true, func(id *Ident, n Node, direct bool) {
+		s.binds = append(s.binds, binding{id: id, n: bindingStub(n), direct: direct})
+	})
+}
+
+// bindingStub returns what bind needs of n: its kind, and an
+// assignment's value (valueStub).
+func bindingStub(n Node) Node {
+	switch n := n.(type) {
+	case *AssignStmt:
+		return &AssignStmt{Target: n.Target, EqPos: n.EqPos, Value: valueStub(n.Value)}
+	case *FuncDecl:
+		return &FuncDecl{DefPos: n.DefPos, Name: n.Name, Hoisted: n.Hoisted}
+	case *ErrorPattern:
+		return errorBinding
+	}
+	return otherBinding
+}
+
+// valueStub returns what is read of a value assigned to a module's
+// variable: whether it is a call, and of what (moduleResult), with the
+// names of its keywords if it is pack(…) (inputKeyHint).
+func valueStub(v Expr) Expr {
+	call, ok := v.(*CallExpr)
+	if !ok {
+		return notCall
+	}
+	stub := &CallExpr{Fun: &Ident{NamePos: call.Fun.NamePos, Name: call.Fun.Name}, Lparen: call.Lparen}
+	if call.Fun.Name == "pack" {
+		for _, kw := range call.Kwargs {
+			stub.Kwargs = append(stub.Kwargs, &KwArg{NamePos: kw.NamePos, Name: kw.Name, Value: notCall})
+		}
+	}
+	return stub
+}
+
+// resolveTwoPasses declares the module from its summary and resolves
+// its statements chunk by chunk (pass 2). atPeak, when not nil, is
+// called at the last chunk.
+func (rs *resolver) resolveTwoPasses(atPeak func()) {
+	m, sum := rs.m, rs.m.sum
+	binds := sum.binds
+	rs.declareModule(sum.decls, func(bind func(*Ident, Node, bool)) {
+		for _, b := range binds {
+			bind(b.id, b.n, b.direct)
+		}
+	})
+	sum.binds, binds = nil, nil
+	// The functions of the values of module variables are resolved in
+	// the module scope, where pass 2 resolves the statements that
+	// assign them (as use does, without counting a read).
+	for _, sym := range m.Scope.Syms {
+		for _, v := range sym.values {
+			if call, ok := v.(*CallExpr); ok {
+				call.Fun.Sym = rs.lookup(call.Fun.Name, m.Scope)
+			}
+		}
+	}
+	b := &builder{r: &reporter{}, file: m.File.Name}
+	src := m.File.Src[sum.bom:]
+	for i, c := range sum.chunks {
+		stmts, ok := parseChunk(string(src[c.bstart:c.bend]), c, b)
+		if !ok {
+			// Pass 1 parsed the same text with a builder in the same
+			// state: a bug.
+			rs.r.errorf(diag.Pos{File: m.File.Name, Line: c.line, Col: c.col + 1}, CodeInternal, "internal compiler error: the second pass of the check cannot parse the statements here again")
+			return
+		}
+		for _, s := range stmts {
+			rs.resolveTop(s)
+		}
+		if i == len(sum.chunks)-1 && atPeak != nil {
+			atPeak()
+			runtime.KeepAlive(stmts)
+		}
+	}
+}
+
+// resolveTop resolves one top-level statement of pass 2, then runs the
+// checks of what only it feeds: the unused variables of the functions it
+// defines and the members read from them (a local is read only in its
+// function), so that nothing keeps the statement alive after.
+func (rs *resolver) resolveTop(s Stmt) {
+	m := rs.m
+	// The names s binds get the module's symbols, as bind gave them in
+	// pass 1 to the same names of the first tree (constrain reads its
+	// target's).
+	collectBindings([]Stmt{s}, true, func(id *Ident, _ Node, _ bool) {
+		if id != nil && !isKeyword(id.Name) {
+			id.Sym = m.Scope.Lookup(id.Name)
+		}
+	})
+	first := len(rs.members)
+	rs.stmt(s, m.Scope)
+	kept := rs.members[:first]
+	for _, u := range rs.members[first:] {
+		if u.sym != nil && !u.sym.Scope.isFunc() {
+			kept = append(kept, u) // a module variable: its values are all known at the end
+			continue
+		}
+		rs.checkMember(u)
+	}
+	clear(rs.members[len(kept):])
+	rs.members = kept
+	rs.checkUnused(rs.scopes[1:])
+	clear(rs.scopes[1:])
+	rs.scopes = rs.scopes[:1]
+}
+
+// CheckHolding reports what Check reports on the program of in (the
+// same list), holding less: a module of chunkMinBytes or more that
+// parses chunk by chunk is checked in two passes (twopass.go), and no
+// tree of it is kept. atPeak, when not nil, is called once, where it
+// holds the most (for the tests of its memory).
+func CheckHolding(in frontend.Input, atPeak func()) diag.List {
+	_, diags := check(in, true, chunkMinBytes, chunkTokens, atPeak)
+	return diags
+}
