@@ -6,6 +6,7 @@ import (
 	"github.com/antlr4-go/antlr/v4"
 
 	"github.com/genesis-toolchain/genesis/frontend/sllparse"
+	"github.com/genesis-toolchain/genesis/frontend/source"
 	"github.com/genesis-toolchain/genesis/frontend/vvm/parser"
 )
 
@@ -54,12 +55,24 @@ var continues = map[int]bool{
 	parser.VVMLexerEXCEPT: true, parser.VVMLexerFINALLY: true,
 }
 
+// A defSpan is a top-level def found by splitStmts: its text, from the
+// def to the next top-level statement (runes from start to end, bytes
+// from bstart to bend), and what the first pass of a check in two
+// passes keeps of it (twopass.go).
+type defSpan struct {
+	start, end   int
+	bstart, bend int
+	def          *FuncDecl // DefPos, Name and Hoisted, as the builder makes them
+}
+
 // splitStmts lexes the input through the token source, keeping no token,
 // and cuts it into chunks of whole top-level statements of at least
 // target tokens each (the last may have fewer). ok is false when the
 // token source reports anything (a lexical error, a bracket never
-// closed, nesting too deep): the whole-file parse reports it.
-func splitStmts(input *antlr.InputStream, file string, target int) (chunks []chunk, ok bool) {
+// closed, nesting too deep): the whole-file parse reports it. defs are
+// the top-level statements that start `def name(`, which can only be
+// defs.
+func splitStmts(input *antlr.InputStream, file string, target int) (chunks []chunk, defs []defSpan, ok bool) {
 	r := &reporter{}
 	lexer := parser.NewVVMLexer(input)
 	lexer.RemoveErrorListeners()
@@ -67,11 +80,32 @@ func splitStmts(input *antlr.InputStream, file string, target int) (chunks []chu
 	cur := chunk{start: -1}
 	tokens := 0
 	lineStart := true // the next token starts a logical line
+	// The def being read: its DEF token and name, after DEF (state 1)
+	// and the name (state 2); open is set while the last def found runs.
+	var defTok, nameTok antlr.Token
+	state, open := 0, false
 	for {
 		t := ts.NextToken()
 		typ := t.GetTokenType()
 		if typ == antlr.TokenEOF {
 			break
+		}
+		switch state {
+		case 1:
+			state = 0
+			if typ == parser.VVMLexerIDENT || isKeywordToken(typ) {
+				nameTok, state = t, 2
+			}
+		case 2:
+			state = 0
+			if typ == parser.VVMLexerLPAREN {
+				defs = append(defs, defSpan{start: defTok.GetStart(), def: &FuncDecl{
+					DefPos:  source.TokenPos(file, defTok),
+					Name:    &Ident{NamePos: source.TokenPos(file, nameTok), Name: nameTok.GetText()},
+					Hoisted: true,
+				}})
+				open = true
+			}
 		}
 		switch typ {
 		case parser.VVMParserNEWLINE, parser.VVMParserDEDENT:
@@ -80,8 +114,15 @@ func splitStmts(input *antlr.InputStream, file string, target int) (chunks []chu
 		case parser.VVMParserINDENT:
 			continue
 		}
-		if lineStart && len(ts.indents) == 1 && t.GetColumn() == 0 && !continues[typ] &&
-			(cur.start < 0 || tokens >= target) {
+		top := lineStart && len(ts.indents) == 1 && t.GetColumn() == 0 && !continues[typ]
+		if top && open {
+			defs[len(defs)-1].end = t.GetStart()
+			open = false
+		}
+		if top && typ == parser.VVMLexerDEF {
+			defTok, state = t, 1
+		}
+		if top && (cur.start < 0 || tokens >= target) {
 			if cur.start >= 0 {
 				cur.end = t.GetStart()
 				chunks = append(chunks, cur)
@@ -90,16 +131,19 @@ func splitStmts(input *antlr.InputStream, file string, target int) (chunks []chu
 			tokens = 0
 		}
 		if cur.start < 0 {
-			return nil, false // the file starts indented, or with elif…: the parser reports it
+			return nil, nil, false // the file starts indented, or with elif…: the parser reports it
 		}
 		lineStart = false
 		tokens++
 	}
 	if len(r.diags) > 0 || ts.runaway != nil || ts.deep || cur.start < 0 {
-		return nil, false
+		return nil, nil, false
+	}
+	if open {
+		defs[len(defs)-1].end = input.Size()
 	}
 	cur.end = input.Size()
-	return append(chunks, cur), true
+	return append(chunks, cur), defs, true
 }
 
 // parseChunks parses text, the file's text, chunk by chunk of at least
@@ -118,11 +162,14 @@ func parseChunks(text string, src []byte, b *builder, minBytes, target int, each
 		return nil, false
 	}
 	input := antlr.NewInputStream(text)
-	chunks, ok = splitStmts(input, b.file, target)
+	chunks, _, ok = splitStmts(input, b.file, target)
 	if !ok || len(chunks) < 2 {
 		return nil, false
 	}
-	byteOffsets(text, chunks)
+	byteOffsets(text, len(chunks), func(k int) (*int, *int, *int, *int) {
+		c := &chunks[k]
+		return &c.start, &c.end, &c.bstart, &c.bend
+	})
 	real := b.r
 	scratch := &reporter{}
 	b.r = scratch
@@ -138,9 +185,10 @@ func parseChunks(text string, src []byte, b *builder, minBytes, target int, each
 	return chunks, true
 }
 
-// byteOffsets sets the byte offsets in text of chunks, whose rune
-// offsets are set and increasing.
-func byteOffsets(text string, chunks []chunk) {
+// byteOffsets sets the byte offsets in text of n spans (chunks or
+// defs), whose rune offsets are set and increasing: span k's rune
+// offsets are *start and *end, its byte offsets *bstart and *bend.
+func byteOffsets(text string, n int, span func(k int) (start, end, bstart, bend *int)) {
 	r, i := 0, 0 // a rune offset and its byte offset
 	seek := func(target int) int {
 		for r < target && i < len(text) {
@@ -150,9 +198,10 @@ func byteOffsets(text string, chunks []chunk) {
 		}
 		return i
 	}
-	for k := range chunks {
-		chunks[k].bstart = seek(chunks[k].start)
-		chunks[k].bend = seek(chunks[k].end)
+	for k := 0; k < n; k++ {
+		start, end, bstart, bend := span(k)
+		*bstart = seek(*start)
+		*bend = seek(*end)
 	}
 }
 

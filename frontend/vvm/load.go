@@ -48,6 +48,8 @@ func check(in frontend.Input, twoPass bool, minChunked, target int, atPeak func(
 	path := in.Entry().Name
 	l := &loader{read: in.Read, r: &reporter{}, modules: map[string]*Module{}, twoPass: twoPass, minChunked: minChunked, target: target}
 	prog := &Program{}
+	peak := atPeak
+	again := false
 	func() {
 		defer l.r.recoverPhase(path)
 		prog.Main = l.module(cleanPath(path), nil)
@@ -55,11 +57,14 @@ func check(in frontend.Input, twoPass bool, minChunked, target int, atPeak func(
 		registry := map[string]*SkillImport{}
 		for _, m := range prog.Modules {
 			if m.File != nil && !m.broken {
-				var peak func()
+				var mpeak func()
 				if m == prog.Main {
-					peak, atPeak = atPeak, nil
+					mpeak, peak = peak, nil
 				}
-				resolveModule(m, registry, l.r, peak)
+				if !resolveModule(m, registry, l.r, mpeak) {
+					again = true
+					return
+				}
 			}
 		}
 		names := make([]string, 0, len(registry))
@@ -71,9 +76,13 @@ func check(in frontend.Input, twoPass bool, minChunked, target int, atPeak func(
 			prog.Skills = append(prog.Skills, registry[name])
 		}
 	}()
-	if atPeak != nil { // the entry module was not resolved
-		atPeak()
+	if again {
+		return check(in, false, minChunked, target, atPeak)
 	}
+	if peak != nil { // the entry module was not resolved
+		peak()
+	}
+	l.r.diags = withBuilderDiags(l.r.diags, l.parsed)
 	return prog, l.r.sorted()
 }
 
@@ -84,8 +93,9 @@ type loader struct {
 	modules map[string]*Module // by canonical path
 	order   []*Module          // each after its imports
 
-	twoPass            bool // summarize the modules parsed chunk by chunk (twopass.go)
-	minChunked, target int  // parseFileChunked's
+	twoPass            bool      // summarize the modules parsed chunk by chunk (twopass.go)
+	minChunked, target int       // parseFileChunked's
+	parsed             []*Module // the modules read, in the order they were parsed
 }
 
 // module returns the module at path, loading it and its imports the
@@ -109,9 +119,11 @@ func (l *loader) module(path string, from *ImportStmt) *Module {
 	}
 	f, summarized := parseFileChunked(path, src, l.r, l.minChunked, l.target, sum)
 	m.File = f
+	l.parsed = append(l.parsed, m)
 	decls := f.Stmts
 	if summarized {
 		m.sum, decls = sum, sum.decls
+		sum.diagAt = len(l.r.diags)
 	}
 	m.broken = l.r.syntaxErrors > before
 	m.loading = true

@@ -36,21 +36,16 @@ func parseFileChunked(filename string, src []byte, r *reporter, minChunked, targ
 		defer r.recoverPhase(filename)
 		b.checkUTF8(src)
 		text := strings.TrimPrefix(string(src), "\uFEFF")
-		each := func(cs []Stmt) { f.Stmts = append(f.Stmts, cs...) }
 		if sum != nil {
-			each = sum.add
-		}
-		if chunks, ok := parseChunks(text, src, b, minChunked, target, each); ok {
-			if sum != nil {
-				sum.chunks, sum.bom = chunks, len(src)-len(text)
+			if summarizeChunks(text, src, b, minChunked, target, sum) {
 				summarized = true
+				return
 			}
+			*sum = summary{}
+		} else if _, ok := parseChunks(text, src, b, minChunked, target, func(cs []Stmt) { f.Stmts = append(f.Stmts, cs...) }); ok {
 			return
 		}
 		f.Stmts = nil
-		if sum != nil {
-			*sum = summary{}
-		}
 		b = &builder{r: r, file: filename} // parseChunks may have used b
 		lexer := parser.NewVVMLexer(antlr.NewInputStream(text))
 		lexer.RemoveErrorListeners()

@@ -39,14 +39,18 @@ type memberUse struct {
 // skill registry, which m's skill imports join. atPeak, when not nil, is
 // called once where the resolution holds the most (for the tests of the
 // memory of a check): the module's statements (or, for a module checked
-// in two passes, its last chunk's) resolved and alive.
-func resolveModule(m *Module, registry map[string]*SkillImport, r *reporter, atPeak func()) {
+// in two passes, its last chunk's) resolved and alive. ok is false when
+// a module checked in two passes turns out not to parse: the check must
+// start again in one pass.
+func resolveModule(m *Module, registry map[string]*SkillImport, r *reporter, atPeak func()) (ok bool) {
 	rs := &resolver{r: r, m: m, registry: registry}
 	m.Scope = newScope(nil, universe(), m)
 	m.Agents = newScope(nil, nil, m)
 	rs.scopes = append(rs.scopes, m.Scope)
 	if m.sum != nil {
-		rs.resolveTwoPasses(atPeak)
+		if !rs.resolveTwoPasses(atPeak) {
+			return false
+		}
 	} else {
 		stmts := m.File.Stmts
 		rs.declareModule(stmts, func(bind func(*Ident, Node, bool)) { collectBindings(stmts, true, bind) })
@@ -57,6 +61,7 @@ func resolveModule(m *Module, registry map[string]*SkillImport, r *reporter, atP
 	}
 	rs.checkMembers()
 	rs.checkUnused(rs.scopes)
+	return true
 }
 
 // ── Declarations ──

@@ -1,7 +1,11 @@
 package vvm
 
 import (
+	"math"
 	"runtime"
+	"unicode/utf8"
+
+	"github.com/antlr4-go/antlr/v4"
 
 	"github.com/genesis-toolchain/genesis/diag"
 	"github.com/genesis-toolchain/genesis/frontend"
@@ -45,6 +49,15 @@ type summary struct {
 	binds  []binding // the names top-level code binds, in order (collectBindings)
 	chunks []chunk   // the file's chunks, to parse again
 	bom    int       // the bytes of a byte-order mark before the text
+
+	defs    []defSpan // pass 1: the top-level defs, not parsed
+	nextDef int       // pass 1: the first def not yet in decls
+
+	// diagAt is where the diagnostics of the builder go in the list:
+	// where the one-pass parse of the file reports them, which pass 2
+	// finds (diags) as it builds the tree.
+	diagAt int
+	diags  diag.List
 }
 
 // A binding is one call of collectBindings' bind, with a stub of n.
@@ -64,9 +77,78 @@ var (
 	notCall      Expr = &BadExpr{}
 )
 
-// add summarizes the statements of one chunk.
+// summarizeChunks is pass 1 of a check in two passes of the file of b,
+// whose text is text: it cuts it into chunks of at least target tokens
+// as parseChunks does, parses each chunk with its top-level defs blanked
+// and summarizes it into sum. Only a def's name matters to the module,
+// and a def's body is most of a program, so that pass 1 parses little
+// of it: a top-level statement that starts `def name(` is a def (if it
+// is not valid, pass 2 finds out, and the check starts again in one
+// pass), whose text up to the next statement is spaces but for its line
+// ends, so that every other statement keeps its line and column. ok is
+// false when the file cannot be parsed that way (parseChunks'
+// conditions); the builder's diagnostics are pass 2's to report.
+func summarizeChunks(text string, src []byte, b *builder, minBytes, target int, sum *summary) (ok bool) {
+	if len(src) < minBytes || !utf8.Valid(src) {
+		return false
+	}
+	chunks, defs, ok := splitStmts(antlr.NewInputStream(text), b.file, target)
+	if !ok || len(chunks) < 2 {
+		return false
+	}
+	byteOffsets(text, len(chunks), func(k int) (*int, *int, *int, *int) {
+		c := &chunks[k]
+		return &c.start, &c.end, &c.bstart, &c.bend
+	})
+	byteOffsets(text, len(defs), func(k int) (*int, *int, *int, *int) {
+		d := &defs[k]
+		return &d.start, &d.end, &d.bstart, &d.bend
+	})
+	real := b.r
+	b.r = &reporter{}
+	defer func() { b.r = real }()
+	sum.defs = defs
+	d := 0
+	for _, c := range chunks {
+		t := text[c.bstart:c.bend]
+		if d < len(defs) && defs[d].bstart < c.bend {
+			buf := []byte(t)
+			for ; d < len(defs) && defs[d].bstart < c.bend; d++ {
+				for i := defs[d].bstart; i < defs[d].bend; i++ {
+					if ch := buf[i-c.bstart]; ch != '\n' && ch != '\r' {
+						buf[i-c.bstart] = ' '
+					}
+				}
+			}
+			t = string(buf)
+		}
+		stmts, ok := parseChunk(t, c, b)
+		if !ok {
+			return false
+		}
+		sum.add(stmts)
+	}
+	sum.defsBefore(math.MaxInt)
+	sum.defs = nil
+	sum.chunks = chunks
+	sum.bom = len(src) - len(text)
+	return true
+}
+
+// defsBefore adds the stubs of the defs of pass 1 before line to the
+// declarations.
+func (s *summary) defsBefore(line int) {
+	for ; s.nextDef < len(s.defs) && s.defs[s.nextDef].def.DefPos.Line < line; s.nextDef++ {
+		s.decls = append(s.decls, s.defs[s.nextDef].def)
+	}
+}
+
+// add summarizes the statements of one chunk. A def blanked out of the
+// chunk comes before the first statement of a later line: top-level
+// statements start on lines of their own.
 func (s *summary) add(stmts []Stmt) {
 	for _, st := range stmts {
+		s.defsBefore(st.Pos().Line)
 		switch st := st.(type) {
 		case *SkillImport, *ImportStmt, *ExportStmt:
 			s.decls = append(s.decls, st)
@@ -125,8 +207,10 @@ func valueStub(v Expr) Expr {
 
 // resolveTwoPasses declares the module from its summary and resolves
 // its statements chunk by chunk (pass 2). atPeak, when not nil, is
-// called at the last chunk.
-func (rs *resolver) resolveTwoPasses(atPeak func()) {
+// called at the last chunk. ok is false when a chunk does not parse (a
+// def that pass 1 did not parse is not valid): the check must start
+// again in one pass, which reports it.
+func (rs *resolver) resolveTwoPasses(atPeak func()) (ok bool) {
 	m, sum := rs.m, rs.m.sum
 	binds := sum.binds
 	rs.declareModule(sum.decls, func(bind func(*Ident, Node, bool)) {
@@ -150,10 +234,7 @@ func (rs *resolver) resolveTwoPasses(atPeak func()) {
 	for i, c := range sum.chunks {
 		stmts, ok := parseChunk(string(src[c.bstart:c.bend]), c, b)
 		if !ok {
-			// Pass 1 parsed the same text with a builder in the same
-			// state: a bug.
-			rs.r.errorf(diag.Pos{File: m.File.Name, Line: c.line, Col: c.col + 1}, CodeInternal, "internal compiler error: the second pass of the check cannot parse the statements here again")
-			return
+			return false
 		}
 		for _, s := range stmts {
 			rs.resolveTop(s)
@@ -163,6 +244,39 @@ func (rs *resolver) resolveTwoPasses(atPeak func()) {
 			runtime.KeepAlive(stmts)
 		}
 	}
+	sum.diags = b.r.diags
+	return true
+}
+
+// withBuilderDiags returns diags with the diagnostics of the builder of
+// each module of parsed (the modules in the order they were parsed)
+// checked in two passes inserted where the one-pass parse reports them,
+// so that the list is Check's before it is sorted (a stable sort keeps
+// the order of diagnostics at one position).
+func withBuilderDiags(diags diag.List, parsed []*Module) diag.List {
+	var pending []*summary
+	extra := 0
+	for _, m := range parsed {
+		if m.sum != nil && len(m.sum.diags) > 0 {
+			pending = append(pending, m.sum) // diagAt increases with the order of parsing
+			extra += len(m.sum.diags)
+		}
+	}
+	if len(pending) == 0 {
+		return diags
+	}
+	out := make(diag.List, 0, len(diags)+extra)
+	for i := 0; i <= len(diags); i++ {
+		for len(pending) > 0 && pending[0].diagAt == i {
+			out = append(out, pending[0].diags...)
+			pending[0].diags = nil
+			pending = pending[1:]
+		}
+		if i < len(diags) {
+			out = append(out, diags[i])
+		}
+	}
+	return out
 }
 
 // resolveTop resolves one top-level statement of pass 2, then runs the

@@ -104,6 +104,23 @@ unusedvar = @writer ` + "`hi`()" + `
 `
 	progs["made|main.vvm"] = map[string][]byte{"main.vvm": []byte(main), "lib.vvm": lib}
 	progs["made BOM|main.vvm"] = map[string][]byte{"main.vvm": []byte("\uFEFF" + main + "é = 1\ns = \"日本 é\"\nexport s\n"), "lib.vvm": lib}
+	// Defs, which pass 1 does not parse: with syntax errors (the check
+	// starts again in one pass), the builder's diagnostics (which pass 2
+	// reports), line ends and Unicode blanked out.
+	for name, src := range map[string]string{
+		"def syntax":       "x = 1\ndef f(a):\n  return a +\ny = f(1)\nexport y\n",
+		"def header":       "x = 1\ndef f a:\n  return 1\nexport x\n",
+		"def unclosed":     "x = 1\ndef f(a:\n  return 1\nexport x\n",
+		"def keyword name": "def if(a):\n  return a\nx = 1\nexport x\n",
+		"def reserved":     "def f(a):\n  for = 1\n  return {a: it}\ny = f(1)\nexport y\ninput late: \"x\"\n",
+		"def not a def":    "def = 1\nx = 2\nexport x\n",
+		"def CRLF":         "def f(a):\r\n  b = a\r\n\r\n  return a\r\nx = f(1)\r\nexport x\r\n",
+		"def Unicode":      "def f(a):\n  s = \"日本 é\"\n  return a\n# é\nx = f(1) + \"é\"\nexport x\nz = nope\n",
+		"def nested":       "def f(a):\n  def g(b):\n    return c\n  return g(a)\nx = f(1)\nif x:\n  def h():\n    return 1\nexport x\n",
+		"def last":         "x = 1\nexport x\ndef f(a):\n  return zz",
+	} {
+		progs["made "+name+"|t.vvm"] = map[string][]byte{"t.vvm": []byte(src)}
+	}
 	// An ordinary large program with errors put in here and there.
 	big := string(inputlimits.VVMProgram(20000))
 	lines := strings.Split(big, "\n")
