@@ -20,7 +20,9 @@ import (
 // statement. So CheckHolding loads a large module (one parsed chunk by
 // chunk, chunk.go) in two passes:
 //
-//   - pass 1, while loading: each chunk's statements are summarized and
+//   - pass 1, while loading: each chunk is parsed with its top-level
+//     defs blanked out (summarizeChunks: only their names matter to the
+//     module, and their bodies are most of a program), summarized and
 //     dropped. The summary holds the declarations (imports, exports,
 //     skill imports kept as they are; agents, defs and inputs as stubs
 //     without their bodies) and every name the top-level code binds, in
@@ -31,12 +33,16 @@ import (
 //     (declareModule, bind), so every symbol, its kind, position,
 //     duplicates (E020, E021, E111, E113) and exports are the same;
 //   - pass 2, in module order as Check resolves: the chunks are parsed
-//     again, with a fresh builder whose diagnostics were reported by
-//     pass 1, and each top-level statement is resolved by the one-pass
-//     code in the module scope, then the checks that only its own
-//     functions' scopes feed (W030 of their locals, E114 on them) run,
-//     and the statement is dropped. The module's own checks (W030 of its
-//     variables, E114 on them) run at its end, as in Check.
+//     again, whole, by a fresh builder that sees every statement in
+//     order as the one-pass builder does (its diagnostics are put where
+//     the one-pass parse reports them: withBuilderDiags), and each
+//     top-level statement is resolved by the one-pass code in the module
+//     scope, then the checks that only its own functions' scopes feed
+//     (W030 of their locals, E114 on them) run, and the statement is
+//     dropped. The module's own checks (W030 of its variables, E114 on
+//     them) run at its end, as in Check. A chunk that does not parse
+//     (a def pass 1 did not parse is not valid) starts the check again
+//     in one pass, which reports the error.
 //
 // Diagnostics are sorted by position, stably, and none of those that
 // move earlier (a statement's W030 and E114) can share a position with
@@ -218,7 +224,7 @@ func (rs *resolver) resolveTwoPasses(atPeak func()) (ok bool) {
 			bind(b.id, b.n, b.direct)
 		}
 	})
-	sum.binds, binds = nil, nil
+	sum.decls, sum.binds, binds = nil, nil, nil
 	// The functions of the values of module variables are resolved in
 	// the module scope, where pass 2 resolves the statements that
 	// assign them (as use does, without counting a read).
