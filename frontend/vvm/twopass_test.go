@@ -207,3 +207,26 @@ func TestCheckHoldingPeak(t *testing.T) {
 		t.Errorf("Check:\n%s\nCheckHolding:\n%s", w, g)
 	}
 }
+
+// TestCheckHoldingIsLinear checks, by counting allocations rather than
+// timing, that a check in two passes costs work linear in the input:
+// on input nested as deep as the limits allow and on ordinary code,
+// four times the input may not cost more than about four times the
+// allocations. Both are cut into chunks of the default size, whatever
+// their size, so that both sizes are checked in two passes.
+func TestCheckHoldingIsLinear(t *testing.T) {
+	measure := func(src []byte) inputlimits.Usage {
+		return inputlimits.Measure(func() any {
+			prog, diags := check(frontend.File("t.vvm", src), true, 0, chunkTokens, nil)
+			if diags.HasErrors() {
+				t.Fatalf("does not check: %s", diags.Error())
+			}
+			if prog.Main.sum == nil {
+				t.Fatal("not checked in two passes")
+			}
+			return nil
+		})
+	}
+	inputlimits.Grows(t, measure([]byte(deepProgram(2))), measure([]byte(deepProgram(8))), 4, 1.25)
+	inputlimits.Grows(t, measure(inputlimits.VVMProgram(64<<10)), measure(inputlimits.VVMProgram(256<<10)), 4, 1.25)
+}
