@@ -254,7 +254,9 @@ func language(srcs []Source) (*frontend.Language, diag.List) {
 // small multiple of the input (docs/genesis.md, docs/vvm.md,
 // docs/nanovm.md: "Limits"): Genesis is checked in two passes, its
 // declarations first, then each function body, parsed again chunk by
-// chunk, checked, lowered and verified, and dropped
+// chunk, checked, lowered and verified, and dropped; VVM in two passes
+// too, the names each module declares and binds at its top level first,
+// then each top-level statement, parsed again chunk by chunk
 // (frontend.Language.CheckHolding).
 func Check(srcs []Source) diag.List {
 	lang, diags := language(srcs)
@@ -348,34 +350,49 @@ func HeapLimit(srcs []Source) int64 {
 // (TestCheckMemory bounds it at maxCheckHeldGenesis), since the bodies
 // are checked a chunk at a time (genesis.CheckHolding): checkLimitGenesis
 // keeps the peak near 16 times the input at 50 MB for about a third more
-// CPU than the check that held the whole tree (12 cost more again). The
-// other languages' checks hold their checked tree, about 19 bytes per
-// byte of VVM (TestCheckMemory bounds them at 40), and get
-// checkLimitPerByte, where without a limit the heap of genesisc (which
-// collects at 400 % growth) reached five times what was live
-// (docs/genesis.md, docs/vvm.md, "Limits"; docs/decisions.md, "A check
-// in two passes").
+// CPU than the check that held the whole tree (12 cost more again). A
+// check of VVM holds the summary of its modules' top-level names and a
+// chunk of statements (vvm.CheckHolding), about 3 bytes per byte, but
+// its first pass holds the text of a module as runes besides (4 bytes
+// per byte) while it cuts it into chunks: checkLimitVVM. The other
+// languages' checks hold their checked tree (TestCheckMemory bounds
+// them at maxCheckHeldPerByte) and get checkLimitPerByte, where without
+// a limit the heap of genesisc (which collects at 400 % growth) reached
+// five times what was live (docs/genesis.md, docs/vvm.md, "Limits";
+// docs/decisions.md, "A check in two passes", "VVM checked in two
+// passes").
 const (
 	checkLimitPerByte = 64
 	checkLimitGenesis = 14
+	checkLimitVVM     = 16
 )
+
+// checkLimits is the heap limit of a check per byte of source, by the
+// extension of the source, for the languages checked in two passes.
+var checkLimits = map[string]int64{".gen": checkLimitGenesis, ".vvm": checkLimitVVM}
 
 // CheckHeapLimit returns the soft limit on the Go heap (for
 // runtime/debug.SetMemoryLimit) under which a process should Check
-// srcs: heapLimitBase plus, per byte of them, checkLimitGenesis bytes for
-// Genesis sources and checkLimitPerByte for every other kind, whatever
-// their size (a small input's limit is mostly the base, which the heap
-// of a small check does not reach). As with HeapLimit, a check that
-// needs more live memory still runs, with the collector running more
-// often.
+// srcs: heapLimitBase plus, per byte of them, the largest of their
+// languages' figures: checkLimitGenesis bytes for Genesis,
+// checkLimitVVM for VVM and checkLimitPerByte for every other kind,
+// whatever their size (a small input's limit is mostly the base, which
+// the heap of a small check does not reach). As with HeapLimit, a check
+// that needs more live memory still runs, with the collector running
+// more often.
 func CheckHeapLimit(srcs []Source) int64 {
 	n := int64(0)
-	perByte := int64(checkLimitGenesis)
+	perByte := int64(0)
 	for _, s := range srcs {
 		n += int64(len(s.Data))
-		if strings.ToLower(filepath.Ext(s.Name)) != ".gen" {
-			perByte = checkLimitPerByte
+		l, ok := checkLimits[strings.ToLower(filepath.Ext(s.Name))]
+		if !ok {
+			l = checkLimitPerByte
 		}
+		perByte = max(perByte, l)
+	}
+	if len(srcs) == 0 {
+		perByte = checkLimitGenesis
 	}
 	return heapLimitBase + perByte*n
 }

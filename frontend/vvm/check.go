@@ -247,22 +247,28 @@ func kwarg(kws []*KwArg, name string) Expr {
 // value, which a program inspects.
 func (rs *resolver) checkMembers() {
 	for _, u := range rs.members {
-		mod := u.mod
-		if u.sym != nil {
-			mod = moduleResult(u.sym)
-		}
-		if mod == nil || mod.File == nil || mod.broken || u.key == "error" || mod.export(u.key, false) != nil {
-			continue
-		}
-		outputs := mod.exportNames(false)
-		msg := fmt.Sprintf("module %s has no output %s", mod.Path, u.key)
-		if len(outputs) == 0 {
-			msg += ": it exports nothing"
-		} else {
-			msg += fmt.Sprintf(" (its outputs: %s)%s", strings.Join(outputs, ", "), didYouMean(u.key, outputs))
-		}
-		rs.r.errorf(u.pos, CodeUnknownOutput, "%s", msg)
+		rs.checkMember(u)
 	}
+}
+
+// checkMember reports u if it reads an output the module does not have
+// (E114).
+func (rs *resolver) checkMember(u memberUse) {
+	mod := u.mod
+	if u.sym != nil {
+		mod = moduleResult(u.sym)
+	}
+	if mod == nil || mod.File == nil || mod.broken || u.key == "error" || mod.export(u.key, false) != nil {
+		return
+	}
+	outputs := mod.exportNames(false)
+	msg := fmt.Sprintf("module %s has no output %s", mod.Path, u.key)
+	if len(outputs) == 0 {
+		msg += ": it exports nothing"
+	} else {
+		msg += fmt.Sprintf(" (its outputs: %s)%s", strings.Join(outputs, ", "), didYouMean(u.key, outputs))
+	}
+	rs.r.errorf(u.pos, CodeUnknownOutput, "%s", msg)
 }
 
 // moduleResult returns the module whose call result sym always holds, or
@@ -286,12 +292,12 @@ func moduleResult(sym *Symbol) *Module {
 	return mod
 }
 
-// checkUnused warns about variables assigned and never used (W030,
+// checkUnused warns about the variables of scopes assigned and never used (W030,
 // best-effort): a name read nowhere in its scope or the functions in
 // it, not exported. Names that start with _ are meant to be unused; so
 // are names a statement's syntax requires (for, as).
-func (rs *resolver) checkUnused() {
-	for _, sc := range rs.scopes {
+func (rs *resolver) checkUnused(scopes []*Scope) {
+	for _, sc := range scopes {
 		for _, sym := range sc.Syms {
 			if sym.Kind == SymVar && sym.assigned && sym.reads == 0 && !strings.HasPrefix(sym.Name, "_") {
 				rs.r.warnf(sym.Pos, CodeUnused, "%s is assigned but never used", sym.Name)

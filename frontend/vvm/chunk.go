@@ -6,6 +6,7 @@ import (
 	"github.com/antlr4-go/antlr/v4"
 
 	"github.com/genesis-toolchain/genesis/frontend/sllparse"
+	"github.com/genesis-toolchain/genesis/frontend/source"
 	"github.com/genesis-toolchain/genesis/frontend/vvm/parser"
 )
 
@@ -38,10 +39,13 @@ const chunkMinBytes = 64 << 10
 const chunkTokens = 1 << 13
 
 // A chunk is a run of whole top-level statements: the runes of the input
-// from start to end, and the line (from 1) and column (from 0) of start.
+// from start to end, the bytes of the text from bstart to bend (which a
+// check in two passes parses again: see twopass.go), and the line (from
+// 1) and column (from 0) of start.
 type chunk struct {
-	start, end int
-	line, col  int
+	start, end   int
+	bstart, bend int
+	line, col    int
 }
 
 // continues holds the tokens that continue a compound statement at its
@@ -51,12 +55,24 @@ var continues = map[int]bool{
 	parser.VVMLexerEXCEPT: true, parser.VVMLexerFINALLY: true,
 }
 
+// A defSpan is a top-level def found by splitStmts: its text, from the
+// def to the next top-level statement (runes from start to end, bytes
+// from bstart to bend), and what the first pass of a check in two
+// passes keeps of it (twopass.go).
+type defSpan struct {
+	start, end   int
+	bstart, bend int
+	def          *FuncDecl // DefPos, Name and Hoisted, as the builder makes them
+}
+
 // splitStmts lexes the input through the token source, keeping no token,
 // and cuts it into chunks of whole top-level statements of at least
 // target tokens each (the last may have fewer). ok is false when the
 // token source reports anything (a lexical error, a bracket never
-// closed, nesting too deep): the whole-file parse reports it.
-func splitStmts(input *antlr.InputStream, file string, target int) (chunks []chunk, ok bool) {
+// closed, nesting too deep): the whole-file parse reports it. defs are
+// the top-level statements that start `def name(`, which can only be
+// defs.
+func splitStmts(input *antlr.InputStream, file string, target int) (chunks []chunk, defs []defSpan, ok bool) {
 	r := &reporter{}
 	lexer := parser.NewVVMLexer(input)
 	lexer.RemoveErrorListeners()
@@ -64,11 +80,32 @@ func splitStmts(input *antlr.InputStream, file string, target int) (chunks []chu
 	cur := chunk{start: -1}
 	tokens := 0
 	lineStart := true // the next token starts a logical line
+	// The def being read: its DEF token and name, after DEF (state 1)
+	// and the name (state 2); open is set while the last def found runs.
+	var defTok, nameTok antlr.Token
+	state, open := 0, false
 	for {
 		t := ts.NextToken()
 		typ := t.GetTokenType()
 		if typ == antlr.TokenEOF {
 			break
+		}
+		switch state {
+		case 1:
+			state = 0
+			if typ == parser.VVMLexerIDENT || isKeywordToken(typ) {
+				nameTok, state = t, 2
+			}
+		case 2:
+			state = 0
+			if typ == parser.VVMLexerLPAREN {
+				defs = append(defs, defSpan{start: defTok.GetStart(), def: &FuncDecl{
+					DefPos:  source.TokenPos(file, defTok),
+					Name:    &Ident{NamePos: source.TokenPos(file, nameTok), Name: nameTok.GetText()},
+					Hoisted: true,
+				}})
+				open = true
+			}
 		}
 		switch typ {
 		case parser.VVMParserNEWLINE, parser.VVMParserDEDENT:
@@ -77,8 +114,15 @@ func splitStmts(input *antlr.InputStream, file string, target int) (chunks []chu
 		case parser.VVMParserINDENT:
 			continue
 		}
-		if lineStart && len(ts.indents) == 1 && t.GetColumn() == 0 && !continues[typ] &&
-			(cur.start < 0 || tokens >= target) {
+		top := lineStart && len(ts.indents) == 1 && t.GetColumn() == 0 && !continues[typ]
+		if top && open {
+			defs[len(defs)-1].end = t.GetStart()
+			open = false
+		}
+		if top && typ == parser.VVMLexerDEF {
+			defTok, state = t, 1
+		}
+		if top && (cur.start < 0 || tokens >= target) {
 			if cur.start >= 0 {
 				cur.end = t.GetStart()
 				chunks = append(chunks, cur)
@@ -87,54 +131,85 @@ func splitStmts(input *antlr.InputStream, file string, target int) (chunks []chu
 			tokens = 0
 		}
 		if cur.start < 0 {
-			return nil, false // the file starts indented, or with elif…: the parser reports it
+			return nil, nil, false // the file starts indented, or with elif…: the parser reports it
 		}
 		lineStart = false
 		tokens++
 	}
 	if len(r.diags) > 0 || ts.runaway != nil || ts.deep || cur.start < 0 {
-		return nil, false
+		return nil, nil, false
+	}
+	if open {
+		defs[len(defs)-1].end = input.Size()
 	}
 	cur.end = input.Size()
-	return append(chunks, cur), true
+	return append(chunks, cur), defs, true
 }
 
 // parseChunks parses text, the file's text, chunk by chunk of at least
-// target tokens into b's statements. ok is false when the file is not parsed that way: it is
-// smaller than minBytes, not valid UTF-8, or has a syntax error anywhere; b's reporter
-// then holds what it held before, but b may have built statements of
-// the first chunks, so the whole-file parse needs a fresh builder. On
-// success b.r gets the builder's diagnostics (there is no syntax error
-// to report).
-func parseChunks(text string, src []byte, b *builder, minBytes, target int) (stmts []Stmt, ok bool) {
+// target tokens, giving each chunk's statements to each as they are
+// built (a whole-file parse keeps them all, the first pass of a check
+// in two passes keeps a summary of them). ok is false when the file is
+// not parsed that way: it is smaller than minBytes, not valid UTF-8, or
+// has a syntax error anywhere; b's reporter then holds what it held
+// before, but each may have had statements of the first chunks, so the
+// whole-file parse needs a fresh builder and its caller must forget
+// them. On success b.r gets the builder's diagnostics (there is no
+// syntax error to report), and chunks are the chunks, with their byte
+// offsets in text.
+func parseChunks(text string, src []byte, b *builder, minBytes, target int, each func([]Stmt)) (chunks []chunk, ok bool) {
 	if len(src) < minBytes || !utf8.Valid(src) {
 		return nil, false
 	}
 	input := antlr.NewInputStream(text)
-	chunks, ok := splitStmts(input, b.file, target)
+	chunks, _, ok = splitStmts(input, b.file, target)
 	if !ok || len(chunks) < 2 {
 		return nil, false
 	}
+	byteOffsets(text, len(chunks), func(k int) (*int, *int, *int, *int) {
+		c := &chunks[k]
+		return &c.start, &c.end, &c.bstart, &c.bend
+	})
 	real := b.r
 	scratch := &reporter{}
 	b.r = scratch
 	defer func() { b.r = real }()
 	for _, c := range chunks {
-		cs, ok := parseChunk(input, c, b)
+		cs, ok := parseChunk(text[c.bstart:c.bend], c, b)
 		if !ok {
 			return nil, false
 		}
-		stmts = append(stmts, cs...)
+		each(cs)
 	}
 	real.diags = append(real.diags, scratch.diags...)
-	return stmts, true
+	return chunks, true
 }
 
-// parseChunk lexes, parses and builds one chunk. Its lexer starts at the
+// byteOffsets sets the byte offsets in text of n spans (chunks or
+// defs), whose rune offsets are set and increasing: span k's rune
+// offsets are *start and *end, its byte offsets *bstart and *bend.
+func byteOffsets(text string, n int, span func(k int) (start, end, bstart, bend *int)) {
+	r, i := 0, 0 // a rune offset and its byte offset
+	seek := func(target int) int {
+		for r < target && i < len(text) {
+			_, n := utf8.DecodeRuneInString(text[i:])
+			i += n
+			r++
+		}
+		return i
+	}
+	for k := 0; k < n; k++ {
+		start, end, bstart, bend := span(k)
+		*bstart = seek(*start)
+		*bend = seek(*end)
+	}
+}
+
+// parseChunk lexes, parses and builds one chunk, whose text is text. Its lexer starts at the
 // chunk's line and column, so that positions are the file's. ok is false
 // at any syntax error.
-func parseChunk(input *antlr.InputStream, c chunk, b *builder) (stmts []Stmt, ok bool) {
-	lexer := parser.NewVVMLexer(antlr.NewInputStream(input.GetText(c.start, c.end-1)))
+func parseChunk(text string, c chunk, b *builder) (stmts []Stmt, ok bool) {
+	lexer := parser.NewVVMLexer(antlr.NewInputStream(text))
 	lexer.RemoveErrorListeners()
 	lexer.AddErrorListener(b)
 	sim, isSim := lexer.Interpreter.(*antlr.LexerATNSimulator)

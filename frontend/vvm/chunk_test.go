@@ -76,13 +76,13 @@ func TestChunkedParseIsTheSame(t *testing.T) {
 	chunked := 0
 	for name, src := range chunkSources(t) {
 		var rw, rc reporter
-		whole := parseFileChunked("t.vvm", src, &rw, math.MaxInt, chunkTokens)
+		whole, _ := parseFileChunked("t.vvm", src, &rw, math.MaxInt, chunkTokens, nil)
 		text := strings.TrimPrefix(string(src), "\uFEFF")
 		b := &builder{r: &reporter{}, file: "t.vvm"}
-		if _, ok := parseChunks(text, src, b, 0, 1); ok {
+		if _, ok := parseChunks(text, src, b, 0, 1, func([]Stmt) {}); ok {
 			chunked++
 		}
-		parts := parseFileChunked("t.vvm", src, &rc, 0, 1)
+		parts, _ := parseFileChunked("t.vvm", src, &rc, 0, 1, nil)
 		if w, c := Sprint(whole), Sprint(parts); w != c {
 			t.Errorf("%s: whole:\n%s\nchunked:\n%s", name, w, c)
 		}

@@ -37,7 +37,7 @@ func FuzzParse(f *testing.F) {
 		// Parsed chunk by chunk, a statement a chunk, the file has the
 		// same tree, positions and diagnostics.
 		var rc reporter
-		chunked := parseFileChunked("fuzz.vvm", []byte(src), &rc, 0, 1)
+		chunked, _ := parseFileChunked("fuzz.vvm", []byte(src), &rc, 0, 1, nil)
 		if w, c := Sprint(file), Sprint(chunked); w != c {
 			t.Fatalf("whole:\n%s\nchunked:\n%s", w, c)
 		}
@@ -46,6 +46,11 @@ func FuzzParse(f *testing.F) {
 		}
 		prog, diags := Check(frontend.File("fuzz.vvm", []byte(src)))
 		checkDiags(t, src, diags)
+		// Checked in two passes, a statement a chunk, it has the same
+		// diagnostics.
+		if _, two := check(frontend.File("fuzz.vvm", []byte(src)), true, 0, 1, nil); two.Error() != diags.Error() {
+			t.Fatalf("Check:\n%s\nin two passes:\n%s", diags.Error(), two.Error())
+		}
 		if prog == nil || prog.Main == nil || prog.Main.File == nil {
 			t.Fatal("Load returned no program")
 		}

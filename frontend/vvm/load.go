@@ -36,9 +36,20 @@ const RegistryBase = "https://vvm.dev/"
 // A module whose file has syntax errors is not resolved. Check never
 // panics (a panic would be a bug: it is reported as CodeInternal).
 func Check(in frontend.Input) (*Program, diag.List) {
+	return check(in, false, chunkMinBytes, chunkTokens, nil)
+}
+
+// check is Check, or with twoPass set what CheckHolding runs: the
+// modules parsed chunk by chunk are checked in two passes (twopass.go)
+// and the program returned holds no tree of them. minChunked and target
+// are parseFileChunked's, which the tests set to cut small programs;
+// atPeak, when not nil, is called once, where the check holds the most.
+func check(in frontend.Input, twoPass bool, minChunked, target int, atPeak func()) (*Program, diag.List) {
 	path := in.Entry().Name
-	l := &loader{read: in.Read, r: &reporter{}, modules: map[string]*Module{}}
+	l := &loader{read: in.Read, r: &reporter{}, modules: map[string]*Module{}, twoPass: twoPass, minChunked: minChunked, target: target}
 	prog := &Program{}
+	peak := atPeak
+	again := false
 	func() {
 		defer l.r.recoverPhase(path)
 		prog.Main = l.module(cleanPath(path), nil)
@@ -46,7 +57,14 @@ func Check(in frontend.Input) (*Program, diag.List) {
 		registry := map[string]*SkillImport{}
 		for _, m := range prog.Modules {
 			if m.File != nil && !m.broken {
-				resolveModule(m, registry, l.r)
+				var mpeak func()
+				if m == prog.Main {
+					mpeak, peak = peak, nil
+				}
+				if !resolveModule(m, registry, l.r, mpeak) {
+					again = true
+					return
+				}
 			}
 		}
 		names := make([]string, 0, len(registry))
@@ -58,6 +76,13 @@ func Check(in frontend.Input) (*Program, diag.List) {
 			prog.Skills = append(prog.Skills, registry[name])
 		}
 	}()
+	if again {
+		return check(in, false, minChunked, target, atPeak)
+	}
+	if peak != nil { // the entry module was not resolved
+		peak()
+	}
+	l.r.diags = withBuilderDiags(l.r.diags, l.parsed)
 	return prog, l.r.sorted()
 }
 
@@ -67,6 +92,10 @@ type loader struct {
 	r       *reporter
 	modules map[string]*Module // by canonical path
 	order   []*Module          // each after its imports
+
+	twoPass            bool      // summarize the modules parsed chunk by chunk (twopass.go)
+	minChunked, target int       // parseFileChunked's
+	parsed             []*Module // the modules read, in the order they were parsed
 }
 
 // module returns the module at path, loading it and its imports the
@@ -84,10 +113,21 @@ func (l *loader) module(path string, from *ImportStmt) *Module {
 		return m
 	}
 	before := l.r.syntaxErrors
-	m.File = parseFile(path, src, l.r)
+	var sum *summary
+	if l.twoPass {
+		sum = &summary{}
+	}
+	f, summarized := parseFileChunked(path, src, l.r, l.minChunked, l.target, sum)
+	m.File = f
+	l.parsed = append(l.parsed, m)
+	decls := f.Stmts
+	if summarized {
+		m.sum, decls = sum, sum.decls
+		sum.diagAt = len(l.r.diags)
+	}
 	m.broken = l.r.syntaxErrors > before
 	m.loading = true
-	for _, s := range m.File.Stmts {
+	for _, s := range decls {
 		imp, ok := s.(*ImportStmt)
 		if !ok {
 			continue

@@ -812,6 +812,7 @@ var Language = &frontend.Language{
 	Check: func(in frontend.Input) (any, diag.List) {
 		return Check(in)
 	},
+	CheckHolding: CheckHolding,
 	Lower: func(checked any) (*ir.Module, diag.List) {
 		return lowerVerified(checked.(*Program))
 	},

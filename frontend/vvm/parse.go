@@ -18,23 +18,34 @@ import (
 // parseFile parses src into a File, reporting to r: chunk by chunk if it
 // has chunkMinBytes or more (chunk.go), else whole.
 func parseFile(filename string, src []byte, r *reporter) *File {
-	return parseFileChunked(filename, src, r, chunkMinBytes, chunkTokens)
+	f, _ := parseFileChunked(filename, src, r, chunkMinBytes, chunkTokens, nil)
+	return f
 }
 
 // parseFileChunked is parseFile with the size from which a file is
 // parsed chunk by chunk and the fewest tokens of a chunk, for the tests
-// that compare the two ways.
-func parseFileChunked(filename string, src []byte, r *reporter, minChunked, target int) *File {
-	f := &File{Name: filename, Src: src}
+// that compare the two ways. Given a summary, a file parsed chunk by
+// chunk is summarized rather than kept, for a check in two passes
+// (twopass.go): the File has no Stmts, sum holds what the first pass
+// needs, and summarized is set. A file parsed whole (small, or with a
+// syntax error) is kept, sum left empty.
+func parseFileChunked(filename string, src []byte, r *reporter, minChunked, target int, sum *summary) (f *File, summarized bool) {
+	f = &File{Name: filename, Src: src}
 	b := &builder{r: r, file: filename}
 	func() {
 		defer r.recoverPhase(filename)
 		b.checkUTF8(src)
 		text := strings.TrimPrefix(string(src), "\uFEFF")
-		if stmts, ok := parseChunks(text, src, b, minChunked, target); ok {
-			f.Stmts = stmts
+		if sum != nil {
+			if summarizeChunks(text, src, b, minChunked, target, sum) {
+				summarized = true
+				return
+			}
+			*sum = summary{}
+		} else if _, ok := parseChunks(text, src, b, minChunked, target, func(cs []Stmt) { f.Stmts = append(f.Stmts, cs...) }); ok {
 			return
 		}
+		f.Stmts = nil
 		b = &builder{r: r, file: filename} // parseChunks may have used b
 		lexer := parser.NewVVMLexer(antlr.NewInputStream(text))
 		lexer.RemoveErrorListeners()
@@ -54,7 +65,7 @@ func parseFileChunked(filename string, src []byte, r *reporter, minChunked, targ
 		b.deep = ts.deep
 		f.Stmts = b.stmts(tree.AllStmt())
 	}()
-	return f
+	return f, summarized
 }
 
 // parseProgram parses the tokens in two stages (package sllparse): SLL,

@@ -36,26 +36,44 @@ type memberUse struct {
 }
 
 // resolveModule resolves m and validates it; registry is the program's
-// skill registry, which m's skill imports join.
-func resolveModule(m *Module, registry map[string]*SkillImport, r *reporter) {
+// skill registry, which m's skill imports join. atPeak, when not nil, is
+// called once where the resolution holds the most (for the tests of the
+// memory of a check): the module's statements (or, for a module checked
+// in two passes, its last chunk's) resolved and alive. ok is false when
+// a module checked in two passes turns out not to parse: the check must
+// start again in one pass.
+func resolveModule(m *Module, registry map[string]*SkillImport, r *reporter, atPeak func()) (ok bool) {
 	rs := &resolver{r: r, m: m, registry: registry}
 	m.Scope = newScope(nil, universe(), m)
 	m.Agents = newScope(nil, nil, m)
 	rs.scopes = append(rs.scopes, m.Scope)
-	rs.declareModule()
-	rs.stmts(m.File.Stmts, m.Scope)
+	if m.sum != nil {
+		if !rs.resolveTwoPasses(atPeak) {
+			return false
+		}
+	} else {
+		stmts := m.File.Stmts
+		rs.declareModule(stmts, func(bind func(*Ident, Node, bool)) { collectBindings(stmts, true, bind) })
+		rs.stmts(stmts, m.Scope)
+		if atPeak != nil {
+			atPeak()
+		}
+	}
 	rs.checkMembers()
-	rs.checkUnused()
+	rs.checkUnused(rs.scopes)
+	return true
 }
 
 // ── Declarations ──
 
 // declareModule declares the module's names: first its declarations,
-// hoisted (imports, agents, defs, inputs, exports), then every name its
-// top-level code binds; then it resolves the exports.
-func (rs *resolver) declareModule() {
+// hoisted (imports, agents, defs, inputs, exports: the statements of
+// decls of those kinds, in order), then every name its top-level code
+// binds, which bindings gives to bind in source order (collectBindings
+// of the module's statements); then it resolves the exports.
+func (rs *resolver) declareModule(decls []Stmt, bindings func(bind func(id *Ident, n Node, direct bool))) {
 	m, sc := rs.m, rs.m.Scope
-	for _, s := range m.File.Stmts {
+	for _, s := range decls {
 		switch s := s.(type) {
 		case *SkillImport:
 			rs.skillImport(s)
@@ -76,7 +94,7 @@ func (rs *resolver) declareModule() {
 			m.Exports = append(m.Exports, s)
 		}
 	}
-	collectBindings(m.File.Stmts, true, func(id *Ident, n Node, direct bool) { rs.bind(sc, id, n, direct) })
+	bindings(func(id *Ident, n Node, direct bool) { rs.bind(sc, id, n, direct) })
 	rs.declareExports()
 	if len(m.Inputs) > 0 && len(m.Exports) == 0 {
 		rs.r.warnf(m.Inputs[0].InputPos, CodeInputsNoExports, "the module has inputs but no exports: a caller gets nothing back")
@@ -459,7 +477,9 @@ func (rs *resolver) stmt(s Stmt, sc *Scope) {
 			if sc.branches == nil {
 				sc.branches = map[string]*ParallelStmt{}
 			}
-			sc.branches[b.Target.Name] = s
+			// What a hint reads of the block, not the block, which
+			// would keep its branches alive in a module scope.
+			sc.branches[b.Target.Name] = &ParallelStmt{ParallelPos: s.ParallelPos, As: s.As}
 		}
 		rs.checkParallel(s)
 	}

@@ -41,8 +41,9 @@ type Module struct {
 	Exports []*ExportStmt
 	Skills  []*SkillImport
 
-	broken  bool // its file has syntax errors: its tree has holes, it is not resolved, and importers do not check names against it
-	loading bool // being loaded: an import of it now is a cycle
+	sum     *summary // checked in two passes: the summary of pass 1 (File has no Stmts)
+	broken  bool     // its file has syntax errors: its tree has holes, it is not resolved, and importers do not check names against it
+	loading bool     // being loaded: an import of it now is a cycle
 }
 
 // export returns the module's export of name (an agent export if agent

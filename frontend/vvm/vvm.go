@@ -19,6 +19,11 @@
 //	           parsed and checked; names resolved (every Ident gets its
 //	           Symbol, every def and lambda its Scope and Captures, calls
 //	           their static target); the program-wide checks.
+//	CheckHolding  Check's diagnostics without the program: a large
+//	           module is checked in two passes, its top-level names
+//	           first, then each statement, parsed again and dropped
+//	           (twopass.go), so that memory stays a small multiple of
+//	           the input.
 //
 // Diagnostics are diag.Diagnostics with the codes of spec.md §15.2 and
 // spec-newer.md §15.2 (the Code constants below); warnings have Severity
