@@ -47,22 +47,26 @@ func gvn(m *ir.Module) {
 	forEachFunc(m, numberValues)
 }
 
-// exprKey identifies an expression. Operands beyond maxKeyArgs make an
-// instruction ineligible (no eligible op has more).
+// exprKey identifies an expression without a string attribute: the
+// common case, kept free of strings so that hashing it is cheap.
+// Operands beyond maxKeyArgs make an instruction ineligible (no eligible
+// op has more).
 type exprKey struct {
 	op    ir.Op
-	typ   ir.Type // the type attribute
-	res   ir.Type // the type of the result
 	lkind ir.LitKind
-	lint  int64
-	lnum  uint64 // the bits of a number literal: 0.0 and -0.0 differ
-	lstr  string
-	off   int64
-	sym   string
-	local string
+	typ   ir.Type // the type attribute: const, casts, load, func_ref
+	n     int64   // an integer literal; a load's offset
+	bits  uint64  // a number literal's bits (0.0 and -0.0 differ); a load's memory version
 	args  [maxKeyArgs]*ir.Value
-	mem   int      // the memory version a load reads
-	pos   diag.Pos // a builtin whose result may carry its position
+}
+
+// strKey is an expression with a string attribute: a string constant, a
+// symbol (func_ref, addr_of of data, a builtin's name) or a slot, and for
+// a builtin that may return an error value, its position.
+type strKey struct {
+	exprKey
+	str string
+	pos diag.Pos
 }
 
 const maxKeyArgs = 3
@@ -70,6 +74,11 @@ const maxKeyArgs = 3
 type numberer struct {
 	subst map[*ir.Value]*ir.Value
 	table map[exprKey]*ir.Value
+	strs  map[strKey]*ir.Value
+	// log and strLog list the keys added to the tables, innermost region
+	// last, so that leaving a region forgets what it added.
+	log    []exprKey
+	strLog []strKey
 	// writes caches, per structured op, whether its regions may write
 	// memory.
 	writes map[*ir.Instr]bool
@@ -81,6 +90,7 @@ func numberValues(f *ir.Func) {
 	n := &numberer{
 		subst:  map[*ir.Value]*ir.Value{},
 		table:  map[exprKey]*ir.Value{},
+		strs:   map[strKey]*ir.Value{},
 		writes: map[*ir.Instr]bool{},
 	}
 	n.region(f.Body, n.fresh())
@@ -92,24 +102,21 @@ func (n *numberer) fresh() int {
 }
 
 // region numbers the instructions of r, which starts at memory version
-// mem, deleting the redundant ones. Entries it adds to the table are
+// mem, deleting the redundant ones. Entries it adds to the tables are
 // removed before it returns.
 func (n *numberer) region(r *ir.Region, mem int) {
-	var added []exprKey
+	logged, strLogged := len(n.log), len(n.strLog)
 	keep := r.Instrs[:0]
 	for _, in := range r.Instrs {
-		for i, a := range in.Args {
-			if w, ok := n.subst[a]; ok {
-				in.Args[i] = w
+		if len(n.subst) > 0 {
+			for i, a := range in.Args {
+				if w, ok := n.subst[a]; ok {
+					in.Args[i] = w
+				}
 			}
 		}
-		if k, ok := n.key(in, mem); ok {
-			if v, seen := n.table[k]; seen {
-				n.subst[in.Results[0]] = v
-				continue
-			}
-			n.table[k] = in.Results[0]
-			added = append(added, k)
+		if n.redundant(in, mem) {
+			continue
 		}
 		switch in.Op {
 		case ir.OpIf, ir.OpSwitch, ir.OpBlock:
@@ -130,40 +137,70 @@ func (n *numberer) region(r *ir.Region, mem int) {
 	}
 	clear(r.Instrs[len(keep):])
 	r.Instrs = keep
-	for _, k := range added {
+	for _, k := range n.log[logged:] {
 		delete(n.table, k)
 	}
+	for _, k := range n.strLog[strLogged:] {
+		delete(n.strs, k)
+	}
+	n.log, n.strLog = n.log[:logged], n.strLog[:strLogged]
 }
 
-// key returns the expression in computes, if in is one GVN merges.
-func (n *numberer) key(in *ir.Instr, mem int) (exprKey, bool) {
+// redundant reports whether in computes an expression already available,
+// and then maps its result to that expression's value; otherwise it
+// makes in's expression, if GVN merges it, available.
+func (n *numberer) redundant(in *ir.Instr, mem int) bool {
 	if len(in.Results) != 1 || len(in.Args) > maxKeyArgs || len(in.Regions) > 0 {
-		return exprKey{}, false
+		return false
 	}
-	k := exprKey{op: in.Op, typ: in.Type, res: in.Results[0].Type}
+	k := exprKey{op: in.Op, typ: in.Type}
+	str, pos, hasStr := "", diag.Pos{}, false
 	switch in.Op {
 	case ir.OpLoad:
-		k.mem, k.off = mem, in.Int
+		k.n, k.bits = in.Int, uint64(mem)
 	case ir.OpDivS, ir.OpDivU, ir.OpRemS, ir.OpRemU:
 	case ir.OpBuiltin:
-		k.sym = in.Sym
-		if k.res == ir.Dyn {
-			k.pos = in.Pos
+		str, hasStr = in.Sym, true
+		if in.Results[0].Type == ir.Dyn {
+			pos = in.Pos
 		}
 	case ir.OpConst:
-		k.lkind, k.lint, k.lnum, k.lstr = in.Lit.Kind, in.Lit.Int, math.Float64bits(in.Lit.Num), in.Lit.Str
-	case ir.OpFuncRef, ir.OpAddrOf:
-		k.sym, k.local = in.Sym, in.Local
+		k.lkind, k.n, k.bits = in.Lit.Kind, in.Lit.Int, math.Float64bits(in.Lit.Num)
+		str, hasStr = in.Lit.Str, in.Lit.Str != ""
+	case ir.OpFuncRef:
+		str, hasStr = in.Sym, true
+	case ir.OpAddrOf:
+		str, hasStr = in.Sym, true
+		if in.Local != "" { // a slot, whose name may be a symbol's too
+			str, k.n = in.Local, 1
+		}
 	default:
 		if in.Info().Flags&ir.Pure == 0 {
-			return exprKey{}, false
+			return false
 		}
 	}
 	copy(k.args[:], in.Args)
 	if in.Info().Flags&ir.Commutative != 0 && len(in.Args) == 2 && in.Args[1].ID < in.Args[0].ID {
 		k.args[0], k.args[1] = in.Args[1], in.Args[0]
 	}
-	return k, true
+	res := in.Results[0]
+	if hasStr {
+		sk := strKey{k, str, pos}
+		if v, seen := n.strs[sk]; seen {
+			n.subst[res] = v
+			return true
+		}
+		n.strs[sk] = res
+		n.strLog = append(n.strLog, sk)
+		return false
+	}
+	if v, seen := n.table[k]; seen {
+		n.subst[res] = v
+		return true
+	}
+	n.table[k] = res
+	n.log = append(n.log, k)
+	return false
 }
 
 // mayWrite reports whether in may write memory: a store, copy, call,

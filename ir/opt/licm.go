@@ -58,6 +58,9 @@ type hoister struct {
 }
 
 func hoistLoops(f *ir.Func) {
+	if !hasLoop(f.Body) {
+		return
+	}
 	h := &hoister{
 		pre:       map[*ir.Instr]int{},
 		last:      map[*ir.Instr]int{},
@@ -65,7 +68,6 @@ func hoistLoops(f *ir.Func) {
 		from:      map[*ir.Instr]*ir.Instr{},
 		writes:    &numberer{writes: map[*ir.Instr]bool{}},
 	}
-	hasLoop := false
 	counter := 0
 	var number func(r *ir.Region)
 	number = func(r *ir.Region) {
@@ -76,7 +78,6 @@ func hoistLoops(f *ir.Func) {
 				number(sub)
 			}
 			if in.Op == ir.OpLoop {
-				hasLoop = true
 				h.last[in] = counter
 				for _, p := range in.Regions[0].Params {
 					h.paramLoop[p] = in
@@ -85,9 +86,22 @@ func hoistLoops(f *ir.Func) {
 		}
 	}
 	number(f.Body)
-	if hasLoop {
-		h.region(f.Body)
+	h.region(f.Body)
+}
+
+// hasLoop reports whether r holds a loop, at any depth.
+func hasLoop(r *ir.Region) bool {
+	for _, in := range r.Instrs {
+		if in.Op == ir.OpLoop {
+			return true
+		}
+		for _, sub := range in.Regions {
+			if hasLoop(sub) {
+				return true
+			}
+		}
 	}
+	return false
 }
 
 // region hoists out of every loop of r, at any depth, and places what
