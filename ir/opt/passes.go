@@ -86,7 +86,8 @@ var passes = [...]Pass{
 	// licm and gvn (issue 17) work on the cleaned-up, inlined functions:
 	// licm first, since what it moves out of nested loops meets, before
 	// the outer loop, the copies gvn then merges (i*n of an inner loop
-	// and of its parent); late-deadcode removes what gvn leaves unused.
+	// and of its parent); both before late-deadcode, so that the module
+	// leaving the pipeline is swept after every rewrite.
 	{Name: "licm", Func: licm, Level: 2,
 		Doc: "hoists loop-invariant computations out of loops: pure ops from anywhere, and loads, divisions and builtins only when certain to run first"},
 	{Name: "gvn", Func: gvn, Level: 2,
@@ -134,7 +135,7 @@ var passOrder = [...]Order{
 	{"late-constfold", "late-simplify"},
 	{"late-simplify", "late-deadcode"},
 	// licm and gvn work on inlined, simplified bodies; gvn merges what
-	// licm gathered before loops.
+	// licm gathered before loops; late-deadcode sweeps after them.
 	{"late-simplify", "licm"},
 	{"licm", "gvn"},
 	{"gvn", "late-deadcode"},
