@@ -73,38 +73,67 @@ const maxKeyArgs = 3
 
 type numberer struct {
 	subst map[*ir.Value]*ir.Value
-	table map[exprKey]*ir.Value
-	strs  map[strKey]*ir.Value
-	// log and strLog list the keys added to the tables, innermost region
-	// last, so that leaving a region forgets what it added.
-	log    []exprKey
-	strLog []strKey
-	// writes caches, per structured op, whether its regions may write
-	// memory.
-	writes map[*ir.Instr]bool
-	// memNext is the next fresh memory version.
-	memNext int
+	table map[exprKey]avail
+	strs  map[strKey]avail
+	// log and strLog record every change to the tables, innermost
+	// region last, so that leaving a region restores what it changed.
+	log    []undo[exprKey]
+	strLog []undo[strKey]
+	// effects caches, per structured op, whether its regions may write
+	// memory and whether they call.
+	effects map[*ir.Instr]effect
+	// next is the next fresh memory or call version.
+	next int
 }
+
+// avail is an available expression: the value computing it, and the
+// call version where it was computed.
+type avail struct {
+	v     *ir.Value
+	calls int
+}
+
+// undo is one change to a table: key k held prev (had) before.
+type undo[K comparable] struct {
+	k    K
+	prev avail
+	had  bool
+}
+
+// state is where the walk stands: the memory version (advanced by every
+// instruction that may write memory) and the call version (advanced by
+// every call).
+type state struct {
+	mem, calls int
+}
+
+// effect says what a structured op's regions may do.
+type effect uint8
+
+const (
+	fxWrites effect = 1 << iota
+	fxCalls
+)
 
 func numberValues(f *ir.Func) {
 	n := &numberer{
-		subst:  map[*ir.Value]*ir.Value{},
-		table:  map[exprKey]*ir.Value{},
-		strs:   map[strKey]*ir.Value{},
-		writes: map[*ir.Instr]bool{},
+		subst:   map[*ir.Value]*ir.Value{},
+		table:   map[exprKey]avail{},
+		strs:    map[strKey]avail{},
+		effects: map[*ir.Instr]effect{},
 	}
-	n.region(f.Body, n.fresh())
+	n.region(f.Body, state{n.fresh(), n.fresh()})
 }
 
 func (n *numberer) fresh() int {
-	n.memNext++
-	return n.memNext
+	n.next++
+	return n.next
 }
 
-// region numbers the instructions of r, which starts at memory version
-// mem, deleting the redundant ones. Entries it adds to the tables are
-// removed before it returns.
-func (n *numberer) region(r *ir.Region, mem int) {
+// region numbers the instructions of r, which starts in state st,
+// deleting the redundant ones. The changes it makes to the tables are
+// undone before it returns.
+func (n *numberer) region(r *ir.Region, st state) {
 	logged, strLogged := len(n.log), len(n.strLog)
 	keep := r.Instrs[:0]
 	for _, in := range r.Instrs {
@@ -115,33 +144,49 @@ func (n *numberer) region(r *ir.Region, mem int) {
 				}
 			}
 		}
-		if n.redundant(in, mem) {
+		if n.redundant(in, st) {
 			continue
 		}
+		fx := n.effect(in)
 		switch in.Op {
 		case ir.OpIf, ir.OpSwitch, ir.OpBlock:
 			for _, sub := range in.Regions {
-				n.region(sub, mem)
+				n.region(sub, st)
 			}
 		case ir.OpLoop:
-			inner := mem
-			if n.mayWrite(in) {
-				inner = n.fresh()
+			// A later iteration follows the body's writes and calls.
+			inner := st
+			if fx&fxWrites != 0 {
+				inner.mem = n.fresh()
+			}
+			if fx&fxCalls != 0 {
+				inner.calls = n.fresh()
 			}
 			n.region(in.Regions[0], inner)
 		}
-		if n.mayWrite(in) {
-			mem = n.fresh()
+		if fx&fxWrites != 0 {
+			st.mem = n.fresh()
+		}
+		if fx&fxCalls != 0 {
+			st.calls = n.fresh()
 		}
 		keep = append(keep, in)
 	}
 	clear(r.Instrs[len(keep):])
 	r.Instrs = keep
-	for _, k := range n.log[logged:] {
-		delete(n.table, k)
+	for i := len(n.log) - 1; i >= logged; i-- {
+		if u := n.log[i]; u.had {
+			n.table[u.k] = u.prev
+		} else {
+			delete(n.table, u.k)
+		}
 	}
-	for _, k := range n.strLog[strLogged:] {
-		delete(n.strs, k)
+	for i := len(n.strLog) - 1; i >= strLogged; i-- {
+		if u := n.strLog[i]; u.had {
+			n.strs[u.k] = u.prev
+		} else {
+			delete(n.strs, u.k)
+		}
 	}
 	n.log, n.strLog = n.log[:logged], n.strLog[:strLogged]
 }
@@ -149,7 +194,7 @@ func (n *numberer) region(r *ir.Region, mem int) {
 // redundant reports whether in computes an expression already available,
 // and then maps its result to that expression's value; otherwise it
 // makes in's expression, if GVN merges it, available.
-func (n *numberer) redundant(in *ir.Instr, mem int) bool {
+func (n *numberer) redundant(in *ir.Instr, st state) bool {
 	if len(in.Results) != 1 || len(in.Args) > maxKeyArgs || len(in.Regions) > 0 {
 		return false
 	}
@@ -157,7 +202,7 @@ func (n *numberer) redundant(in *ir.Instr, mem int) bool {
 	str, pos, hasStr := "", diag.Pos{}, false
 	switch in.Op {
 	case ir.OpLoad:
-		k.n, k.bits = in.Int, uint64(mem)
+		k.n, k.bits = in.Int, uint64(st.mem)
 	case ir.OpDivS, ir.OpDivU, ir.OpRemS, ir.OpRemU:
 	case ir.OpBuiltin:
 		str, hasStr = in.Sym, true
@@ -183,45 +228,59 @@ func (n *numberer) redundant(in *ir.Instr, mem int) bool {
 	if in.Info().Flags&ir.Commutative != 0 && len(in.Args) == 2 && in.Args[1].ID < in.Args[0].ID {
 		k.args[0], k.args[1] = in.Args[1], in.Args[0]
 	}
-	res := in.Results[0]
+	// A constant or function reference is loaded again where needed; any
+	// other value reused after a call lives across it, and the Forge
+	// backend saves and restores such a value around the call (a PUSH
+	// and a POP), which costs more than computing a cheap expression
+	// again. So an expression computed before a call is not reused
+	// after it: the later one is kept, and becomes the one to reuse.
+	anyCalls := in.Op == ir.OpConst || in.Op == ir.OpFuncRef
+	now := avail{in.Results[0], st.calls}
 	if hasStr {
-		sk := strKey{k, str, pos}
-		if v, seen := n.strs[sk]; seen {
-			n.subst[res] = v
-			return true
-		}
-		n.strs[sk] = res
-		n.strLog = append(n.strLog, sk)
-		return false
+		return lookup(n.strs, &n.strLog, strKey{k, str, pos}, now, anyCalls, n.subst)
 	}
-	if v, seen := n.table[k]; seen {
-		n.subst[res] = v
+	return lookup(n.table, &n.log, k, now, anyCalls, n.subst)
+}
+
+// lookup finds k in table: when it is available (computed in the call
+// version of now, or anyCalls), it maps now's value to it and reports
+// true; otherwise it makes now the value of k, logging the change.
+func lookup[K comparable](table map[K]avail, log *[]undo[K], k K, now avail, anyCalls bool, subst map[*ir.Value]*ir.Value) bool {
+	prev, had := table[k]
+	if had && (prev.calls == now.calls || anyCalls) {
+		subst[now.v] = prev.v
 		return true
 	}
-	n.table[k] = res
-	n.log = append(n.log, k)
+	table[k] = now
+	*log = append(*log, undo[K]{k, prev, had})
 	return false
 }
 
-// mayWrite reports whether in may write memory: a store, copy, call,
-// effect or asm block, or a structured op holding one.
-func (n *numberer) mayWrite(in *ir.Instr) bool {
+// effect reports what in may do that gvn cares about: write memory (a
+// store, copy, call, effect or asm block) and call, in itself or in its
+// regions.
+func (n *numberer) effect(in *ir.Instr) effect {
 	if len(in.Regions) == 0 {
-		return writesMemory(in)
+		var fx effect
+		if writesMemory(in) {
+			fx |= fxWrites
+		}
+		if in.Op == ir.OpCall || in.Op == ir.OpCallIndirect {
+			fx |= fxCalls
+		}
+		return fx
 	}
-	if w, ok := n.writes[in]; ok {
-		return w
+	if fx, ok := n.effects[in]; ok {
+		return fx
 	}
-	w := false
+	var fx effect
 	for _, sub := range in.Regions {
 		for _, x := range sub.Instrs {
-			if n.mayWrite(x) {
-				w = true
-			}
+			fx |= n.effect(x)
 		}
 	}
-	n.writes[in] = w
-	return w
+	n.effects[in] = fx
+	return fx
 }
 
 // writesMemory reports whether in, leaving its regions aside, may write

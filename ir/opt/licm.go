@@ -53,8 +53,8 @@ type hoister struct {
 	paramLoop map[*ir.Value]*ir.Instr
 	// from maps a moved instruction to the last loop it moved out of.
 	from map[*ir.Instr]*ir.Instr
-	// writes caches whether a structured op may write memory.
-	writes *numberer
+	// effects caches whether a structured op may write memory or call.
+	effects *numberer
 }
 
 func hoistLoops(f *ir.Func) {
@@ -66,7 +66,7 @@ func hoistLoops(f *ir.Func) {
 		last:      map[*ir.Instr]int{},
 		paramLoop: map[*ir.Value]*ir.Instr{},
 		from:      map[*ir.Instr]*ir.Instr{},
-		writes:    &numberer{writes: map[*ir.Instr]bool{}},
+		effects:   &numberer{effects: map[*ir.Instr]effect{}},
 	}
 	counter := 0
 	var number func(r *ir.Region)
@@ -154,7 +154,18 @@ func (h *hoister) loop(loop *ir.Instr) []*ir.Instr {
 		}
 		return true
 	}
-	readsOnly := !h.writes.mayWrite(loop)
+	fx := h.effects.effect(loop)
+	readsOnly := fx&fxWrites == 0
+	if fx&fxCalls != 0 {
+		// What moves out of a loop that calls lives across the calls,
+		// and the Forge backend saves and restores it around each
+		// (a PUSH and a POP), which costs more than the one or two
+		// ops that moving saves. Constants are loaded again after a
+		// call, so they still move.
+		invariant = func(in *ir.Instr) bool {
+			return (in.Op == ir.OpConst || in.Op == ir.OpFuncRef) && len(in.Args) == 0
+		}
+	}
 	// clear is whether every instruction of the body before the current
 	// one is transparent or moved.
 	clear := true
