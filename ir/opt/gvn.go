@@ -40,6 +40,13 @@ import (
 //     iterations follow its writes); an if, switch or block arm starts at
 //     the version before it. Load forwarding from stores is not done.
 //
+// Calls have a version of their own, kept the same way: an expression
+// computed before a call is not reused after it, since its value would
+// then live across the call, which the Forge backend pays for with a
+// save and a restore; the instruction after the call is kept and reused
+// from there on. Constants and function references, which the backend
+// loads again after a call, merge across calls.
+//
 // Loop parameters and the results of structured ops are never merged
 // with each other (that would need congruence over the loop's
 // back-edges; copyprop removes the trivial ones).

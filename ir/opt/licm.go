@@ -37,6 +37,9 @@ import "github.com/genesis-toolchain/genesis/ir"
 //     iterations would not have.
 //   - Effects, calls, stores, copies, asm blocks, get, set, and
 //     structured ops never move.
+//   - Out of a loop that calls, at any depth, only constants and
+//     function references move: anything else would live across the
+//     calls, which costs a save and a restore around each.
 func licm(m *ir.Module) {
 	forEachFunc(m, hoistLoops)
 }
