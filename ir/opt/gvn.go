@@ -2,6 +2,7 @@ package opt
 
 import (
 	"math"
+	"sync"
 
 	"github.com/genesis-toolchain/genesis/diag"
 	"github.com/genesis-toolchain/genesis/ir"
@@ -123,14 +124,25 @@ const (
 )
 
 func numberValues(f *ir.Func) {
-	n := &numberer{
+	n := numberers.Get().(*numberer)
+	n.region(f.Body, state{n.fresh(), n.fresh()})
+	// The tables are empty again (region undoes its changes); the maps
+	// keep their room for the next function.
+	clear(n.subst)
+	clear(n.effects)
+	numberers.Put(n)
+}
+
+// numberers recycles numberers, so that the maps of one function's
+// numbering serve the next without growing again from nothing.
+var numberers = sync.Pool{New: func() any {
+	return &numberer{
 		subst:   map[*ir.Value]*ir.Value{},
 		table:   map[exprKey]avail{},
 		strs:    map[strKey]avail{},
 		effects: map[*ir.Instr]effect{},
 	}
-	n.region(f.Body, state{n.fresh(), n.fresh()})
-}
+}}
 
 func (n *numberer) fresh() int {
 	n.next++

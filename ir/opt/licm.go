@@ -46,7 +46,7 @@ func licm(m *ir.Module) {
 
 // hoister holds what licm knows of one function.
 type hoister struct {
-	// pre numbers the instructions of the function in program order, as
+	// pre numbers the instructions inside loops in program order, as
 	// they stood before any moved; last is, for a loop, the largest
 	// number inside it. Moving instructions out of a loop keeps them
 	// inside every loop around it, so the numbers keep telling which
@@ -71,14 +71,19 @@ func hoistLoops(f *ir.Func) {
 		from:      map[*ir.Instr]*ir.Instr{},
 		effects:   &numberer{effects: map[*ir.Instr]effect{}},
 	}
+	// Only instructions inside loops are numbered: one outside every
+	// loop is invariant in all of them, as inside reports for an
+	// instruction without a number.
 	counter := 0
-	var number func(r *ir.Region)
-	number = func(r *ir.Region) {
+	var number func(r *ir.Region, inLoop bool)
+	number = func(r *ir.Region, inLoop bool) {
 		for _, in := range r.Instrs {
 			counter++
-			h.pre[in] = counter
+			if inLoop || in.Op == ir.OpLoop {
+				h.pre[in] = counter
+			}
 			for _, sub := range in.Regions {
-				number(sub)
+				number(sub, inLoop || in.Op == ir.OpLoop)
 			}
 			if in.Op == ir.OpLoop {
 				h.last[in] = counter
@@ -88,7 +93,7 @@ func hoistLoops(f *ir.Func) {
 			}
 		}
 	}
-	number(f.Body)
+	number(f.Body, false)
 	h.region(f.Body)
 }
 
