@@ -154,7 +154,9 @@ func (h *hoister) loop(loop *ir.Instr) []*ir.Instr {
 		h.from[in] = loop
 		moved = append(moved, in)
 	}
-	invariant := func(in *ir.Instr) bool {
+	// mayMove reports whether in may leave the loop as far as its
+	// operands go: whether it is invariant.
+	mayMove := func(in *ir.Instr) bool {
 		for _, a := range in.Args {
 			if h.inside(a, loop) {
 				return false
@@ -170,7 +172,7 @@ func (h *hoister) loop(loop *ir.Instr) []*ir.Instr {
 		// (a PUSH and a POP), which costs more than the one or two
 		// ops that moving saves. Constants are loaded again after a
 		// call, so they still move.
-		invariant = func(in *ir.Instr) bool {
+		mayMove = func(in *ir.Instr) bool {
 			return (in.Op == ir.OpConst || in.Op == ir.OpFuncRef) && len(in.Args) == 0
 		}
 	}
@@ -179,10 +181,10 @@ func (h *hoister) loop(loop *ir.Instr) []*ir.Instr {
 	clear := true
 	for _, in := range body.Instrs {
 		switch kind := classify(in); {
-		case kind == movable && invariant(in):
+		case kind == movable && mayMove(in):
 			hoist(in)
 			continue
-		case clear && invariant(in) && (kind == mayFault || kind == costly || kind == load && readsOnly):
+		case clear && mayMove(in) && (kind == mayFault || kind == costly || kind == load && readsOnly):
 			hoist(in)
 			continue
 		}
@@ -191,7 +193,7 @@ func (h *hoister) loop(loop *ir.Instr) []*ir.Instr {
 		}
 		for _, sub := range in.Regions {
 			if in.Op != ir.OpLoop {
-				h.nested(sub, loop, invariant, hoist)
+				h.nested(sub, mayMove, hoist)
 			}
 		}
 	}
@@ -201,12 +203,12 @@ func (h *hoister) loop(loop *ir.Instr) []*ir.Instr {
 	return moved
 }
 
-// nested hoists the pure invariant instructions of r, a region of an if,
-// switch or block of loop's body, at any depth but that of inner loops,
-// which were done before.
-func (h *hoister) nested(r *ir.Region, loop *ir.Instr, invariant func(*ir.Instr) bool, hoist func(*ir.Instr)) {
+// nested hoists the pure instructions of r, a region of an if, switch or
+// block of a loop's body, that mayMove allows, at any depth but that of
+// inner loops, which were done before.
+func (h *hoister) nested(r *ir.Region, mayMove func(*ir.Instr) bool, hoist func(*ir.Instr)) {
 	for _, in := range r.Instrs {
-		if classify(in) == movable && invariant(in) {
+		if classify(in) == movable && mayMove(in) {
 			hoist(in)
 			continue
 		}
@@ -214,7 +216,7 @@ func (h *hoister) nested(r *ir.Region, loop *ir.Instr, invariant func(*ir.Instr)
 			continue
 		}
 		for _, sub := range in.Regions {
-			h.nested(sub, loop, invariant, hoist)
+			h.nested(sub, mayMove, hoist)
 		}
 	}
 }
