@@ -83,6 +83,15 @@ var passes = [...]Pass{
 		Doc: "constfold again, with the call sites' constants"},
 	{Name: "late-simplify", Func: simplify, Level: 2,
 		Doc: "simplify again: inlined bodies are blocks whose return became a break"},
+	// licm and gvn (issue 17) work on the cleaned-up, inlined functions:
+	// licm first, since what it moves out of nested loops meets, before
+	// the outer loop, the copies gvn then merges (i*n of an inner loop
+	// and of its parent); both before late-deadcode, so that the module
+	// leaving the pipeline is swept after every rewrite.
+	{Name: "licm", Func: licm, Level: 2,
+		Doc: "hoists loop-invariant computations out of loops: pure ops from anywhere, and loads, divisions and builtins only when certain to run first"},
+	{Name: "gvn", Func: gvn, Level: 2,
+		Doc: "merges instructions that compute what a dominating one computed: pure ops, divisions, builtins, and loads with no write between"},
 	{Name: "late-deadcode", Func: deadcode, Level: 2,
 		Doc: "deadcode again, so the result holds nothing unused"},
 	// late-deadfuncs ends the pipeline: inline leaves callees with no
@@ -125,6 +134,11 @@ var passOrder = [...]Order{
 	{"late-copyprop", "late-constfold"},
 	{"late-constfold", "late-simplify"},
 	{"late-simplify", "late-deadcode"},
+	// licm and gvn work on inlined, simplified bodies; gvn merges what
+	// licm gathered before loops; late-deadcode sweeps after them.
+	{"late-simplify", "licm"},
+	{"licm", "gvn"},
+	{"gvn", "late-deadcode"},
 	// Calls disappear by inlining and with the code constfold and
 	// simplify delete: functions become unreachable only then.
 	{"inline", "late-deadfuncs"},
