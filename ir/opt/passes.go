@@ -83,6 +83,15 @@ var passes = [...]Pass{
 		Doc: "constfold again, with the call sites' constants"},
 	{Name: "late-simplify", Func: simplify, Level: 2,
 		Doc: "simplify again: inlined bodies are blocks whose return became a break"},
+	// strength needs the constants constfold found (inlined call sites'
+	// included) and leaves the constants it replaced to deadcode.
+	{Name: "strength", Func: strength, Level: 2,
+		Doc: "replaces multiplications, divisions and remainders by constants with shifts, masks and magic multiplications where the Forge tick costs say they are cheaper"},
+	// looprotate works on the loops simplify left (a loop without
+	// continue is a block by then) and before deadcode, which removes
+	// the loop parameters rotation leaves unused.
+	{Name: "looprotate", Func: looprotate, Level: 2,
+		Doc: "turns loops tested at the top into a guard and a loop tested at the bottom, one jump per iteration"},
 	{Name: "late-deadcode", Func: deadcode, Level: 2,
 		Doc: "deadcode again, so the result holds nothing unused"},
 	// late-deadfuncs ends the pipeline: inline leaves callees with no
@@ -125,6 +134,12 @@ var passOrder = [...]Order{
 	{"late-copyprop", "late-constfold"},
 	{"late-constfold", "late-simplify"},
 	{"late-simplify", "late-deadcode"},
+	// strength reduces by the constants constfold found; deadcode
+	// removes those it left unused. looprotate rotates simplified loops.
+	{"late-constfold", "strength"},
+	{"strength", "late-deadcode"},
+	{"late-simplify", "looprotate"},
+	{"looprotate", "late-deadcode"},
 	// Calls disappear by inlining and with the code constfold and
 	// simplify delete: functions become unreachable only then.
 	{"inline", "late-deadfuncs"},
