@@ -143,6 +143,9 @@ func (rt *rotator) rotate(loop *ir.Instr) []*ir.Instr {
 	if !copyable(header) {
 		return nil
 	}
+	if permutes(body, last) || foldsParam(header, body, last) {
+		return nil
+	}
 	ok, konst := rt.oneJump(header, exit.Args[0])
 	if !ok {
 		return nil
@@ -311,6 +314,14 @@ func foldGuard(header []*ir.Instr, c *ir.Value) bool {
 // constant operand is rewritten into the strict comparison with the
 // constant's neighbour, when that does not wrap: the constant returned
 // must then be added to the header.
+//
+// A loop whose exit passes no values and whose continue condition is an
+// lt or gt already costs one jump per iteration: its exit test lowers to
+// "JLT body; JMP exit", which the backend's peephole copies to the
+// bottom of the loop; rotating it still pays where the loop is entered,
+// when the guard folds. An exit test of eq, ne, a bool, or lt/gt, and an
+// exit passing values (the moves before its jump stop the peephole),
+// cost a second jump, which rotation saves.
 func (rt *rotator) oneJump(header []*ir.Instr, c *ir.Value) (bool, *ir.Instr) {
 	odd := true // the continue condition is not c
 	v := c
@@ -327,7 +338,9 @@ func (rt *rotator) oneJump(header []*ir.Instr, c *ir.Value) (bool, *ir.Instr) {
 		op = invertCmp[op]
 	}
 	switch op {
-	case ir.OpEq, ir.OpNe, ir.OpLtS, ir.OpLtU, ir.OpGtS, ir.OpGtU:
+	case ir.OpEq, ir.OpNe:
+		return true, nil
+	case ir.OpLtS, ir.OpLtU, ir.OpGtS, ir.OpGtU:
 		return true, nil
 	}
 	// Only a comparison of the header, which the rotation copies, is
@@ -337,6 +350,72 @@ func (rt *rotator) oneJump(header []*ir.Instr, c *ir.Value) (bool, *ir.Instr) {
 	}
 	konst := rt.strict(cmp)
 	return konst != nil, konst
+}
+
+// permutes reports whether the continue cont passes a parameter of the
+// loop body to another parameter (a swap: a, b = b, a + b). The
+// backend then needs moves before the jump back, and a bottom test
+// whose continue needs moves costs two jumps (to the moves, and back to
+// the head), no fewer than the loop tested at the top: such a loop is
+// left alone.
+func permutes(body *ir.Region, cont *ir.Instr) bool {
+	for i, a := range cont.Args {
+		for j, p := range body.Params {
+			if a == p && i != j {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// foldsParam reports whether the header, moved to the bottom, would
+// load or store at a constant offset from the next value of a loop
+// parameter (while *p != 0 { …; p = p + 1 }). The Forge backend folds
+// the constant of ptradd %p, 1 into the access (LOAD r, p, 1), which
+// keeps the old %p alive beside the new one: they no longer share a
+// register, and the continue needs a move, which costs a second jump.
+func foldsParam(header []*ir.Instr, body *ir.Region, cont *ir.Instr) bool {
+	next := map[*ir.Value]bool{}
+	for i, a := range cont.Args {
+		if i < len(body.Params) && a != body.Params[i] {
+			next[a] = true
+		}
+	}
+	params := map[*ir.Value]bool{}
+	for _, p := range body.Params {
+		params[p] = true
+	}
+	folds := false
+	ir.Walk(&ir.Region{Instrs: header}, func(in *ir.Instr) {
+		var addr *ir.Value
+		switch in.Op {
+		case ir.OpLoad:
+			addr = in.Args[0]
+		case ir.OpStore:
+			addr = in.Args[1]
+		default:
+			return
+		}
+		// In the header, the address is computed from a parameter; at
+		// the bottom, from its next value.
+		d := addr.Def
+		if params[addr] {
+			for i, p := range body.Params {
+				if p == addr && i < len(cont.Args) {
+					d = cont.Args[i].Def
+				}
+			}
+		}
+		if d != nil && d.Op == ir.OpPtrAdd && next[d.Results[0]] {
+			for k, a := range d.Args {
+				if _, ok := constInt(a); ok && params[d.Args[1-k]] {
+					folds = true
+				}
+			}
+		}
+	})
+	return folds
 }
 
 // inHeader reports whether in is one of the top-level instructions of

@@ -92,6 +92,11 @@ var passes = [...]Pass{
 	// the loop parameters rotation leaves unused.
 	{Name: "looprotate", Func: looprotate, Level: 2,
 		Doc: "turns loops tested at the top into a guard and a loop tested at the bottom, one jump per iteration"},
+	// ivsimplify follows looprotate, which moves the continues it adds
+	// an operand to, and strength, whose shifts it reads as the linear
+	// offsets they are; deadcode then removes the offsets it replaced.
+	{Name: "ivsimplify", Func: ivsimplify, Level: 2,
+		Doc: "steps addresses that are linear in a loop's induction variable as pointer loop parameters"},
 	{Name: "late-deadcode", Func: deadcode, Level: 2,
 		Doc: "deadcode again, so the result holds nothing unused"},
 	// late-deadfuncs ends the pipeline: inline leaves callees with no
@@ -140,6 +145,9 @@ var passOrder = [...]Order{
 	{"strength", "late-deadcode"},
 	{"late-simplify", "looprotate"},
 	{"looprotate", "late-deadcode"},
+	{"looprotate", "ivsimplify"},
+	{"strength", "ivsimplify"},
+	{"ivsimplify", "late-deadcode"},
 	// Calls disappear by inlining and with the code constfold and
 	// simplify delete: functions become unreachable only then.
 	{"inline", "late-deadfuncs"},

@@ -139,16 +139,64 @@ fn mix(h: u64, v: u64) -> u64 {
 		fmt.Fprintf(&b, "  let mut go: bool = true;\n  let mut k: u64 = 0;\n  while go {\n    k = k + 7;\n    go = k %% 64 != 0;\n    h = mix(h, k);\n  };\n")
 		b.WriteString("  return h;\n}\n\n")
 	}
+	b.WriteString(pointerChecks)
 	b.WriteString("fn main() -> void {\n")
 	for _, ty := range types {
 		fmt.Fprintf(&b, "  put_u64(check_%s(88172645463325252));\n", ty.name)
 	}
+	b.WriteString("  put_u64(check_ptr(3, 13));\n  put_u64(check_ptr(5, 1));\n  put_u64(check_ptr(7, 0));\n")
 	b.WriteString("}\n")
 	return b.String()
 }
 
+// pointerChecks indexes arrays the ways ivsimplify steps as pointers:
+// rows and columns of a matrix, an offset index, a loop counting down by
+// one and by two, a stride of three, bytes, and n = 0 and 1 (loops that
+// never run or run once).
+const pointerChecks = `fn check_ptr(seed: u64, n: u64) -> u64 {
+  let m: *mut u64 = 0x10000 as *mut u64;
+  let bytes: *mut u8 = 0x20000 as *mut u8;
+  let words: *mut u32 = 0x30000 as *mut u32;
+  let mut i: u64 = 0;
+  while i < n * n + 2 {
+    m[i] = i * seed + 7;
+    bytes[i] = (i * seed) as u8;
+    words[i * 3] = (i + seed) as u32;
+    i = i + 1;
+  };
+  let mut h: u64 = 1469598103934665603;
+  let mut r: u64 = 0;
+  while r < n {
+    let mut c: u64 = 0;
+    while c < n {
+      h = mix(h, m[r * n + c] + m[c * n + r] * 3 + (bytes[r + c + 1] as u64));
+      c = c + 1;
+    };
+    r = r + 1;
+  };
+  let mut k: u64 = n * n;
+  while k != 0 {
+    k = k - 1;
+    h = mix(h, m[k] ^ (words[k * 3] as u64));
+  };
+  let mut j: u64 = n * n + 1;
+  while j >= 2 {
+    h = mix(h, m[j - 2] + m[j]);
+    j = j - 2;
+  };
+  let mut t: u64 = 0;
+  while t <= n {
+    h = mix(h, (words[t * 3 + 3] as u64) + m[t + 1]);
+    t = t + 1;
+  };
+  return h;
+}
+
+`
+
 // TestLevelsDivision runs divisionProgram at -O0 and -O2: strength's
-// sequences and rotated loops through the Forge backend, on every type.
+// sequences, rotated loops and stepped pointers through the Forge
+// backend, on every type.
 func TestLevelsDivision(t *testing.T) {
 	src := divisionProgram()
 	p := difftest.Program{Name: "division.gen", Sources: []compiler.Source{{Name: "division.gen", Data: []byte(src)}}}
@@ -156,7 +204,7 @@ func TestLevelsDivision(t *testing.T) {
 		t.Fatalf("%s\n%s", msg, src)
 	}
 	o, _ := difftest.Forge(p, 2)
-	if o.Fault != "" || strings.Count(o.Stdout, "\n") != 8 {
-		t.Fatalf("the program does not print its 8 checksums: %s\n%s", o, src)
+	if o.Fault != "" || strings.Count(o.Stdout, "\n") != 11 {
+		t.Fatalf("the program does not print its 11 checksums: %s\n%s", o, src)
 	}
 }
