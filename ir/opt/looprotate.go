@@ -146,7 +146,8 @@ func (rt *rotator) rotate(loop *ir.Instr) []*ir.Instr {
 	if permutes(body, last) || foldsParam(header, body, last) {
 		return nil
 	}
-	ok, konst := rt.oneJump(header, exit.Args[0])
+	bare := len(exit.Regions[0].Instrs[0].Args) == 0 && !entersAlways(loop, header, exit.Args[0])
+	ok, konst := rt.oneJump(header, exit.Args[0], bare)
 	if !ok {
 		return nil
 	}
@@ -278,6 +279,47 @@ func (rt *rotator) rotate(loop *ir.Instr) []*ir.Instr {
 	return append(guardHeader, guard)
 }
 
+// entersAlways reports whether the exit condition c of loop is false on
+// entry, as far as constants tell: the header evaluated on the loop's
+// constant initial values (foldGuard's evaluation, without changing
+// anything).
+func entersAlways(loop *ir.Instr, header []*ir.Instr, c *ir.Value) bool {
+	known := map[*ir.Value]int64{}
+	val := func(v *ir.Value) (int64, bool) {
+		if x, ok := known[v]; ok {
+			return x, true
+		}
+		return constInt(v)
+	}
+	for i, p := range loop.Regions[0].Params {
+		if x, ok := constInt(loop.Args[i]); ok {
+			known[p] = x
+		}
+	}
+	for _, in := range header {
+		if len(in.Results) != 1 || len(in.Regions) > 0 || len(in.Args) == 0 || len(in.Args) > 2 {
+			continue
+		}
+		t := in.Results[0].Type
+		if !(t.IsInt() || t == ir.Bool) {
+			continue
+		}
+		a, ok := val(in.Args[0])
+		var b int64
+		if ok && len(in.Args) == 2 {
+			b, ok = val(in.Args[1])
+		}
+		if !ok {
+			continue
+		}
+		if x, ok := eval(in.Op, in.Args[0].Type, t, a, b); ok {
+			known[in.Results[0]] = ir.Normalize(t, x)
+		}
+	}
+	x, ok := val(c)
+	return ok && c.Type == ir.Bool && x == 0
+}
+
 // foldGuard folds the instructions of the guard's header whose
 // operands are all constants, in order, and reports whether the guard's
 // exit condition c is then the constant false: the loop always runs
@@ -318,11 +360,13 @@ func foldGuard(header []*ir.Instr, c *ir.Value) bool {
 // A loop whose exit passes no values and whose continue condition is an
 // lt or gt already costs one jump per iteration: its exit test lowers to
 // "JLT body; JMP exit", which the backend's peephole copies to the
-// bottom of the loop; rotating it still pays where the loop is entered,
-// when the guard folds. An exit test of eq, ne, a bool, or lt/gt, and an
-// exit passing values (the moves before its jump stop the peephole),
-// cost a second jump, which rotation saves.
-func (rt *rotator) oneJump(header []*ir.Instr, c *ir.Value) (bool, *ir.Instr) {
+// bottom of the loop. Rotating it pays only when the guard folds away
+// (the loop always runs once), saving the test where the loop is
+// entered; otherwise (bare) the guard costs what the top test did, plus
+// moves, and the loop is left alone. An exit test of eq, ne, a bool, or
+// lt/gt, and an exit passing values (the moves before its jump stop the
+// peephole), cost a second jump per iteration, which rotation saves.
+func (rt *rotator) oneJump(header []*ir.Instr, c *ir.Value, bare bool) (bool, *ir.Instr) {
 	odd := true // the continue condition is not c
 	v := c
 	for v.Def != nil && v.Def.Op == ir.OpNot && v.Def.Args[0].Type == ir.Bool {
@@ -341,7 +385,7 @@ func (rt *rotator) oneJump(header []*ir.Instr, c *ir.Value) (bool, *ir.Instr) {
 	case ir.OpEq, ir.OpNe:
 		return true, nil
 	case ir.OpLtS, ir.OpLtU, ir.OpGtS, ir.OpGtU:
-		return true, nil
+		return !bare, nil
 	}
 	// Only a comparison of the header, which the rotation copies, is
 	// rewritten (the constant goes into the header).
