@@ -54,6 +54,10 @@ type stepper struct {
 	// uses counts the uses of each value when the pass started; the
 	// values it creates have none counted, and at most one use.
 	uses map[*ir.Value]int
+	// inv memoizes invariant for the loop being stepped, lin linear for
+	// its induction variable being considered, so that shared operands
+	// are looked at once.
+	inv, lin map[*ir.Value]bool
 }
 
 // region steps the loops of r, inner loops first.
@@ -83,6 +87,16 @@ func (s *stepper) loop(loop *ir.Instr) []*ir.Instr {
 	body := loop.Regions[0]
 	var pre []*ir.Instr
 	stepped := 0
+	var addrs []*ir.Instr
+	ir.Walk(body, func(in *ir.Instr) {
+		if in.Op == ir.OpPtrAdd {
+			addrs = append(addrs, in)
+		}
+	})
+	if len(addrs) == 0 {
+		return nil
+	}
+	s.inv = map[*ir.Value]bool{}
 	for pi, k := range body.Params {
 		if k.Type != ir.I64 {
 			continue
@@ -91,14 +105,9 @@ func (s *stepper) loop(loop *ir.Instr) []*ir.Instr {
 		if step == nil {
 			continue
 		}
+		s.lin = map[*ir.Value]bool{}
 		// The addresses of the loop that are linear in k, each (base,
 		// offset) once.
-		var addrs []*ir.Instr
-		ir.Walk(body, func(in *ir.Instr) {
-			if in.Op == ir.OpPtrAdd {
-				addrs = append(addrs, in)
-			}
-		})
 		type key struct{ p, off *ir.Value }
 		done := map[key]*ir.Value{}
 		for _, in := range addrs {
@@ -244,6 +253,15 @@ func sameConst(v *ir.Value, x int64) bool {
 // loop and can be computed before it: defined outside it, or computed
 // inside it by pure, non-faulting operations of such values.
 func (s *stepper) invariant(loop *ir.Instr, v *ir.Value, depth int) bool {
+	if x, ok := s.inv[v]; ok {
+		return x
+	}
+	x := s.invariant1(loop, v, depth)
+	s.inv[v] = x
+	return x
+}
+
+func (s *stepper) invariant1(loop *ir.Instr, v *ir.Value, depth int) bool {
 	if !s.fl.definedIn(v, loop) {
 		return true
 	}
@@ -270,6 +288,15 @@ func (s *stepper) invariant(loop *ir.Instr, v *ir.Value, depth int) bool {
 // add, sub, neg, and mul and shl by a factor free of k, over k and
 // invariant values.
 func (s *stepper) linear(loop *ir.Instr, k, v *ir.Value, depth int) bool {
+	if x, ok := s.lin[v]; ok {
+		return x
+	}
+	x := s.linear1(loop, k, v, depth)
+	s.lin[v] = x
+	return x
+}
+
+func (s *stepper) linear1(loop *ir.Instr, k, v *ir.Value, depth int) bool {
 	if v == k || s.invariant(loop, v, 8) {
 		return v.Type == ir.I64
 	}
