@@ -83,8 +83,25 @@ var passes = [...]Pass{
 		Doc: "constfold again, with the call sites' constants"},
 	{Name: "late-simplify", Func: simplify, Level: 2,
 		Doc: "simplify again: inlined bodies are blocks whose return became a break"},
-	// licm and gvn (issue 17) work on the cleaned-up, inlined functions:
-	// licm first, since what it moves out of nested loops meets, before
+	// strength needs the constants constfold found (inlined call sites'
+	// included) and leaves the constants it replaced to deadcode.
+	{Name: "strength", Func: strength, Level: 2,
+		Doc: "replaces multiplications, divisions and remainders by constants with shifts, masks and magic multiplications where the Forge tick costs say they are cheaper"},
+	// looprotate works on the loops simplify left (a loop without
+	// continue is a block by then) and before deadcode, which removes
+	// the loop parameters rotation leaves unused.
+	{Name: "looprotate", Func: looprotate, Level: 2,
+		Doc: "turns loops tested at the top into a guard and a loop tested at the bottom, one jump per iteration"},
+	// ivsimplify follows looprotate, which moves the continues it adds
+	// an operand to, and strength, whose shifts it reads as the linear
+	// offsets they are; deadcode then removes the offsets it replaced.
+	{Name: "ivsimplify", Func: ivsimplify, Level: 2,
+		Doc: "steps addresses that are linear in a loop's induction variable as pointer loop parameters"},
+	// licm and gvn (issue 17) work on the cleaned-up, inlined functions,
+	// after rotation (a rotated loop's body runs at least once under its
+	// guard, which lets licm hoist what may fault) and the stepping of
+	// addresses (whose strides and duplicate shifts they gather and
+	// merge): licm first, since what it moves out of nested loops meets, before
 	// the outer loop, the copies gvn then merges (i*n of an inner loop
 	// and of its parent); both before late-deadcode, so that the module
 	// leaving the pipeline is swept after every rewrite.
@@ -134,9 +151,20 @@ var passOrder = [...]Order{
 	{"late-copyprop", "late-constfold"},
 	{"late-constfold", "late-simplify"},
 	{"late-simplify", "late-deadcode"},
+	// strength reduces by the constants constfold found; deadcode
+	// removes those it left unused. looprotate rotates simplified loops.
+	{"late-constfold", "strength"},
+	{"strength", "late-deadcode"},
+	{"late-simplify", "looprotate"},
+	{"looprotate", "late-deadcode"},
+	{"looprotate", "ivsimplify"},
+	{"strength", "ivsimplify"},
+	{"ivsimplify", "late-deadcode"},
 	// licm and gvn work on inlined, simplified bodies; gvn merges what
 	// licm gathered before loops; late-deadcode sweeps after them.
 	{"late-simplify", "licm"},
+	{"ivsimplify", "licm"},
+	{"looprotate", "licm"},
 	{"licm", "gvn"},
 	{"gvn", "late-deadcode"},
 	// Calls disappear by inlining and with the code constfold and
