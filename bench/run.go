@@ -4,9 +4,17 @@
 // sum += (i*i) % 7 loop, and a sieve of Eratosthenes over 1e7 bytes. See
 // docs/bench.md.
 //
+// It then measures the integer suite of issue 17 (suite.go): twelve
+// ordinary programs, each in Genesis (bench/corpus), C (bench/c) and Lua
+// (bench/lua, one file for Lua 5.4 and LuaJIT), on gcc -O2, Genesis on
+// forge, Go and native code, lua5.4, luajit and luajit -joff, with the
+// ratios to gcc, Forge's ticks and the geometric means.
+//
 // Run it from the module root (make bench does):
 //
-//	go run ./bench [-runs 5] [-strict]
+//	go run ./bench [-runs 5] [-suiteruns 3] [-strict] [-nolua]
+//	go run ./bench -suite            # the integer suite only
+//	go run ./bench -run matmul       # the suite's programs matching a regexp
 //
 // It builds bin/forge and bin/genesisc, assembles bench/programs/*.fasm
 // with forge asm, compiles bench/genesis/*.gen (each with print.gen) with

@@ -47,13 +47,13 @@ var suite = []suiteProgram{
 	{"strings", 200000, "24600000\n4600000\n1400000\n400000\n1049064\n", 40, "4920\n920\n280\n80\n72405077\n", "words, letter counts, upper case, search, word reversal over n·123 bytes"},
 	{"heapsort", 2000000, "0\n179\n463012682\n999999602\n440211686\n", 10000, "0\n353582\n452043633\n999986806\n624861264\n", "heapsort of n integers"},
 	{"lcs", 15000, "9803\n815698966\n", 200, "128\n972463342\n", "longest common subsequence of two n-letter strings, dynamic programming"},
-	{"dijkstra", 1200, "6671\n5117198055\n1440000\n", 30, "177\n87622\n900\n", "Dijkstra with a binary heap on an n×n grid"},
+	{"dijkstra", 1200, "33570\n26134132007\n1830404\n", 30, "1025\n481662\n1130\n", "Dijkstra with a binary heap on an n×n grid of heights"},
 	{"nqueens", 13, "73712\n", 6, "4\n", "n-queens by recursive backtracking"},
 	{"hash", 3000000, "3452051485\n3417753195\n75993393040\n", 1000, "3065368139\n2314469014\n65826436384\n", "djb2 and Adler-32 over n bytes, 16 passes"},
 }
 
 // The machine of the suite's Forge, native and Go runs: room for the
-// largest program's arrays (dijkstra: 69 MB at n = 1200) and recursion,
+// largest program's arrays (dijkstra: 58 MB at n = 1200) and recursion,
 // and a tick budget far above what any program uses (about 10^10).
 const (
 	suiteTicks  = "1000000000000"

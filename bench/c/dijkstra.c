@@ -1,6 +1,7 @@
 /* dijkstra.c: shortest paths on an n x n grid graph (each cell joined to
- * its four neighbours; entering a cell costs its weight, 1 to 9, drawn by
- * a Park-Miller generator) from the top-left cell, by Dijkstra's algorithm
+ * its four neighbours; cells have heights 0 to 99, drawn by a Park-Miller
+ * generator, and a step costs 1 plus the difference of the heights) from
+ * the top-left cell, by Dijkstra's algorithm
  * with a binary heap of (distance, cell) pairs and lazy deletion. Prints
  * the distance to the bottom-right cell, the sum of all distances and the
  * number of heap pops. n from argv (2 to 2,000, default 30). */
@@ -10,7 +11,7 @@
 
 /* The heap: entries i of hd (distance) and hv (cell), ordered by distance
  * then cell. */
-static uint32_t *hd, *hv, *dist;
+static uint32_t *hd, *hv, *dist, *height;
 static unsigned long size;
 
 static int less(unsigned long i, unsigned long j)
@@ -61,6 +62,12 @@ static void pop(void)
 	}
 }
 
+/* cost is the cost of the step between cells u and v. */
+static uint32_t cost(unsigned long u, unsigned long v)
+{
+	return height[u] > height[v] ? height[u] - height[v] + 1 : height[v] - height[u] + 1;
+}
+
 /* relax offers cell v the distance d, pushing it when it improves. */
 static void relax(unsigned long v, uint32_t d)
 {
@@ -76,16 +83,16 @@ int main(int argc, char **argv)
 	if (n < 2 || n > 2000)
 		n = 30;
 	unsigned long cells = n * n;
-	uint32_t *weight = malloc(cells * sizeof *weight);
+	height = malloc(cells * sizeof *height);
 	dist = malloc(cells * sizeof *dist);
 	hd = malloc((4 * cells + 1) * sizeof *hd);
 	hv = malloc((4 * cells + 1) * sizeof *hv);
-	if (weight == NULL || dist == NULL || hd == NULL || hv == NULL)
+	if (height == NULL || dist == NULL || hd == NULL || hv == NULL)
 		return 1;
 	uint64_t x = 3;
 	for (unsigned long i = 0; i < cells; i++) {
 		x = x * 48271 % 2147483647;
-		weight[i] = x % 9 + 1;
+		height[i] = x % 100;
 		dist[i] = 4294967295u;
 	}
 	dist[0] = 0;
@@ -100,19 +107,19 @@ int main(int argc, char **argv)
 			continue;
 		unsigned long r = v / n, c = v % n;
 		if (r > 0)
-			relax(v - n, d + weight[v - n]);
+			relax(v - n, d + cost(v, v - n));
 		if (r + 1 < n)
-			relax(v + n, d + weight[v + n]);
+			relax(v + n, d + cost(v, v + n));
 		if (c > 0)
-			relax(v - 1, d + weight[v - 1]);
+			relax(v - 1, d + cost(v, v - 1));
 		if (c + 1 < n)
-			relax(v + 1, d + weight[v + 1]);
+			relax(v + 1, d + cost(v, v + 1));
 	}
 	uint64_t total = 0;
 	for (unsigned long i = 0; i < cells; i++)
 		total += dist[i];
 	printf("%lu\n%lu\n%lu\n", (unsigned long)dist[cells - 1], (unsigned long)total, pops);
-	free(weight);
+	free(height);
 	free(dist);
 	free(hd);
 	free(hv);

@@ -1,16 +1,17 @@
 -- dijkstra.lua: shortest paths on an n x n grid graph (each cell joined to
--- its four neighbours; entering a cell costs its weight, 1 to 9, drawn by
--- a Park-Miller generator) from the top-left cell, by Dijkstra's algorithm
+-- its four neighbours; cells have heights 0 to 99, drawn by a Park-Miller
+-- generator, and a step costs 1 plus the difference of the heights) from
+-- the top-left cell, by Dijkstra's algorithm
 -- with a binary heap of (distance, cell) pairs and lazy deletion. Prints
 -- the distance to the bottom-right cell, the sum of all distances and the
 -- number of heap pops. n from arg (2 to 2,000, default 30). Runs on Lua
 -- 5.4 and LuaJIT alike. Cells and heap entries are numbered from 0 as in
--- the C and Genesis programs; cell v is weight[v + 1], heap entry i is
+-- the C and Genesis programs; cell v is height[v + 1], heap entry i is
 -- hd[i + 1], hv[i + 1].
 local n = tonumber(arg and arg[1]) or 30
 if n < 2 or n > 2000 then n = 30 end
 local cells = n * n
-local weight, dist, hd, hv = {}, {}, {}, {}
+local height, dist, hd, hv = {}, {}, {}, {}
 local size = 0
 
 local function less(i, j)
@@ -53,6 +54,13 @@ local function pop()
   end
 end
 
+-- cost is the cost of the step between cells u and v.
+local function cost(u, v)
+  local a, b = height[u + 1], height[v + 1]
+  if a > b then return a - b + 1 end
+  return b - a + 1
+end
+
 -- relax offers cell v the distance d, pushing it when it improves.
 local function relax(v, d)
   if d < dist[v + 1] then
@@ -64,7 +72,7 @@ end
 local x = 3
 for i = 1, cells do
   x = x * 48271 % 2147483647
-  weight[i] = x % 9 + 1
+  height[i] = x % 100
   dist[i] = 4294967295
 end
 dist[1] = 0
@@ -77,10 +85,10 @@ while size > 0 do
   if d == dist[v + 1] then
     local c = v % n
     local r = (v - c) / n
-    if r > 0 then relax(v - n, d + weight[v - n + 1]) end
-    if r + 1 < n then relax(v + n, d + weight[v + n + 1]) end
-    if c > 0 then relax(v - 1, d + weight[v]) end
-    if c + 1 < n then relax(v + 1, d + weight[v + 2]) end
+    if r > 0 then relax(v - n, d + cost(v, v - n)) end
+    if r + 1 < n then relax(v + n, d + cost(v, v + n)) end
+    if c > 0 then relax(v - 1, d + cost(v, v - 1)) end
+    if c + 1 < n then relax(v + 1, d + cost(v, v + 1)) end
   end
 end
 local total = 0
