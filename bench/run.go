@@ -15,6 +15,7 @@
 //	go run ./bench [-runs 5] [-suiteruns 3] [-strict] [-nolua]
 //	go run ./bench -suite            # the integer suite only
 //	go run ./bench -run matmul       # the suite's programs matching a regexp
+//	go run ./bench -suite -before /tmp/genesisc-old   # before and after, interleaved
 //
 // It builds bin/forge and bin/genesisc, assembles bench/programs/*.fasm
 // with forge asm, compiles bench/genesis/*.gen (each with print.gen) with
@@ -105,6 +106,7 @@ func main() {
 	noLua := flag.Bool("nolua", false, "skip Lua and LuaJIT even if they are installed")
 	suiteOnly := flag.Bool("suite", false, "measure only the integer suite (issue 17)")
 	suiteRuns := flag.Int("suiteruns", 3, "run each implementation of the integer suite this many times and keep the best")
+	before := flag.String("before", "", "also build the suite's Genesis programs with this genesisc binary and compare, interleaved (implies -suite)")
 	only := flag.String("run", "", "measure only the programs of the integer suite whose names match this regular expression (implies -suite)")
 	flag.Parse()
 	if *runs < 1 || *suiteRuns < 1 {
@@ -117,6 +119,17 @@ func main() {
 			fatalf("-run: %v", err)
 		}
 		onlyRE, *suiteOnly = re, true
+	}
+	if *before != "" {
+		if _, err := os.Stat(*before); err != nil {
+			fatalf("-before: %v", err)
+		}
+		abs, err := filepath.Abs(*before) // before chdirRoot moves
+		if err != nil {
+			fatalf("-before: %v", err)
+		}
+		*before = abs
+		*suiteOnly = true
 	}
 	if err := chdirRoot(); err != nil {
 		fatalf("%v", err)
@@ -143,7 +156,7 @@ func main() {
 	if *suiteOnly {
 		_, err := exec.LookPath("llc")
 		pass := runSuite(suiteOptions{forge: forge, genesisc: genesisc, goCmd: goCmd, out: out, runs: *suiteRuns,
-			only: onlyRE, noLua: *noLua, withNative: err == nil})
+			only: onlyRE, noLua: *noLua, withNative: err == nil, before: *before})
 		finish(pass, true, *strict)
 		return
 	}

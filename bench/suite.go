@@ -85,7 +85,8 @@ type suiteOptions struct {
 	runs                        int
 	only                        *regexp.Regexp // nil: every program
 	noLua                       bool
-	withNative                  bool // native code can be built (llc found)
+	withNative                  bool   // native code can be built (llc found)
+	before                      string // another genesisc to compare with ("": none)
 }
 
 // selectSuite returns the programs whose names match re (all with nil).
@@ -112,24 +113,33 @@ func runSuite(o suiteOptions) bool {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		fatalf("%v", err)
 	}
+	// Each Genesis program is built by genesisc for the three targets,
+	// and with -before also by the other genesisc, under the suffix
+	// "-before".
+	compilers := []struct{ genesisc, suffix string }{{o.genesisc, ""}}
+	if o.before != "" {
+		compilers = append(compilers, struct{ genesisc, suffix string }{o.before, "-before"})
+	}
 	printSrc := filepath.Join("bench", "genesis", "print.gen")
 	for _, p := range progs {
 		src := filepath.Join("bench", "corpus", p.name+".gen")
 		step("gcc", "-O2", "-o", filepath.Join(dir, p.name+"-c"), filepath.Join("bench", "c", p.name+".c"))
-		step(o.genesisc, "build", "-o", filepath.Join(dir, p.name+".frgp"), src, printSrc)
-		if o.withNative {
-			step(o.genesisc, "build", "--target", "native", "-o", filepath.Join(dir, p.name+"-native"), src, printSrc)
-		}
-		goSrc := filepath.Join(dir, p.name+"-go-src")
-		step(o.genesisc, "build", "--target", "go", "-o", goSrc, src, printSrc)
-		bin, err := filepath.Abs(filepath.Join(dir, p.name+"-go"))
-		if err != nil {
-			fatalf("%v", err)
-		}
-		cmd := exec.Command(o.goCmd, "build", "-o", bin, ".")
-		cmd.Dir = goSrc
-		if msg, err := cmd.CombinedOutput(); err != nil {
-			fatalf("go build in %s: %v\n%s", goSrc, err, msg)
+		for _, c := range compilers {
+			step(c.genesisc, "build", "-o", filepath.Join(dir, p.name+c.suffix+".frgp"), src, printSrc)
+			if o.withNative {
+				step(c.genesisc, "build", "--target", "native", "-o", filepath.Join(dir, p.name+c.suffix+"-native"), src, printSrc)
+			}
+			goSrc := filepath.Join(dir, p.name+c.suffix+"-go-src")
+			step(c.genesisc, "build", "--target", "go", "-o", goSrc, src, printSrc)
+			bin, err := filepath.Abs(filepath.Join(dir, p.name+c.suffix+"-go"))
+			if err != nil {
+				fatalf("%v", err)
+			}
+			cmd := exec.Command(o.goCmd, "build", "-o", bin, ".")
+			cmd.Dir = goSrc
+			if msg, err := cmd.CombinedOutput(); err != nil {
+				fatalf("go build in %s: %v\n%s", goSrc, err, msg)
+			}
 		}
 	}
 
@@ -139,16 +149,23 @@ func runSuite(o suiteOptions) bool {
 			return append([]string{filepath.Join(dir, p.name+suffix)}, args...)
 		}
 	}
-	impls := []suiteImpl{
-		{"gcc -O2", bin("-c"), false},
-		{"forge", func(p suiteProgram) []string {
-			return append(append([]string{o.forge, "exec", "--ticks", suiteTicks}, machine...), filepath.Join(dir, p.name+".frgp"))
-		}, true},
-		{"go", bin("-go", machine...), true},
+	forgeRun := func(suffix string) func(p suiteProgram) []string {
+		return func(p suiteProgram) []string {
+			return append(append([]string{o.forge, "exec", "--ticks", suiteTicks}, machine...), filepath.Join(dir, p.name+suffix+".frgp"))
+		}
 	}
-	if o.withNative {
-		impls = append(impls, suiteImpl{"native", bin("-native", machine...), true})
-	} else {
+	impls := []suiteImpl{{"gcc -O2", bin("-c"), false}}
+	for _, c := range compilers {
+		label := strings.TrimPrefix(c.suffix, "-")
+		if label != "" {
+			label = " " + label
+		}
+		impls = append(impls, suiteImpl{"forge" + label, forgeRun(c.suffix), true}, suiteImpl{"go" + label, bin(c.suffix+"-go", machine...), true})
+		if o.withNative {
+			impls = append(impls, suiteImpl{"native" + label, bin(c.suffix+"-native", machine...), true})
+		}
+	}
+	if !o.withNative {
 		fmt.Println("suite: no native column (llc not found; apt-get install -y llvm)")
 	}
 	luaFile := func(p suiteProgram) string { return filepath.Join("bench", "lua", p.name+".lua") }
@@ -177,14 +194,16 @@ func runSuite(o suiteOptions) bool {
 	// One untimed run reads each program's exact tick count.
 	ticks := map[string]uint64{}
 	for _, p := range progs {
-		frgp := filepath.Join(dir, p.name+".frgp")
-		argv := append(append([]string{o.forge, "exec", "--ticks", suiteTicks}, machine...),
-			"--result", filepath.Join(dir, p.name+".result.json"), frgp)
-		n, err := forgeTicksInput(argv, strconv.FormatUint(p.size, 10)+"\n", p.want, filepath.Join(dir, p.name+".result.json"))
-		if err != nil {
-			fatalf("suite, %s: %v", p.name, err)
+		for _, c := range compilers {
+			frgp := filepath.Join(dir, p.name+c.suffix+".frgp")
+			result := filepath.Join(dir, p.name+c.suffix+".result.json")
+			argv := append(append([]string{o.forge, "exec", "--ticks", suiteTicks}, machine...), "--result", result, frgp)
+			n, err := forgeTicksInput(argv, strconv.FormatUint(p.size, 10)+"\n", p.want, result)
+			if err != nil {
+				fatalf("suite, %s: %v", p.name, err)
+			}
+			ticks[p.name+c.suffix] = n
 		}
-		ticks[p.name] = n
 	}
 
 	fmt.Printf("\nThe integer suite (issue 17): %d programs, %d implementations, best of %d interleaved runs\n",
@@ -205,7 +224,11 @@ func runSuite(o suiteOptions) bool {
 		}
 		fmt.Printf("  round %d of %d done\n", r+1, o.runs)
 	}
-	return reportSuite(progs, impls, best, ticks)
+	pass := reportSuite(progs, impls, best, ticks)
+	if o.before != "" {
+		reportBefore(progs, impls, best, ticks, o.before)
+	}
+	return pass
 }
 
 // reportSuite prints the suite's tables and the verdicts of issue 17 and
@@ -348,4 +371,49 @@ func forgeTicksInput(argv []string, stdin, want, result string) (uint64, error) 
 		return 0, err
 	}
 	return readTicks(result)
+}
+
+// reportBefore prints the Genesis programs compiled by the genesisc of
+// -before against the same programs compiled by this one, from the same
+// interleaved rounds: CPU time after/before on each target and Forge's
+// ticks, with the geometric means and the change of the suite's total
+// ticks.
+func reportBefore(progs []suiteProgram, impls []suiteImpl, best map[string]time.Duration, ticks map[string]uint64, before string) {
+	targets := []string{"forge", "go"}
+	for _, im := range impls {
+		if im.name == "native" {
+			targets = append(targets, "native")
+		}
+	}
+	fmt.Printf("\nBefore (%s) and after (this genesisc), the same interleaved rounds:\n\n", before)
+	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprint(tw, "program\t")
+	for _, t := range targets {
+		fmt.Fprintf(tw, "%[1]s before\t%[1]s after\t%[1]s after/before\t", t)
+	}
+	fmt.Fprint(tw, "ticks before\tticks after\tticks after/before\t\n")
+	logSum := map[string]float64{}
+	var tb, ta uint64
+	for _, p := range progs {
+		fmt.Fprintf(tw, "%s\t", p.name)
+		for _, t := range targets {
+			b, a := best[p.name+"/"+t+" before"], best[p.name+"/"+t]
+			r := ratio(a, b)
+			logSum[t] += math.Log(r)
+			fmt.Fprintf(tw, "%s\t%s\t%.3f\t", ms(b), ms(a), r)
+		}
+		b, a := ticks[p.name+"-before"], ticks[p.name]
+		tb, ta = tb+b, ta+a
+		r := float64(a) / float64(b)
+		logSum["ticks"] += math.Log(r)
+		fmt.Fprintf(tw, "%d\t%d\t%.3f\t\n", b, a, r)
+	}
+	fmt.Fprint(tw, "geometric mean\t")
+	for _, t := range targets {
+		fmt.Fprintf(tw, "\t\t%.3f\t", math.Exp(logSum[t]/float64(len(progs))))
+	}
+	fmt.Fprintf(tw, "%d\t%d\t%.3f\t\n", tb, ta, math.Exp(logSum["ticks"]/float64(len(progs))))
+	tw.Flush()
+	fmt.Printf("\nTotal ticks of the suite: %d before, %d after: %+.1f %%  (issue 17: at least 35 %% fewer)\n",
+		tb, ta, 100*(float64(ta)/float64(tb)-1))
 }
