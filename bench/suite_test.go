@@ -16,8 +16,8 @@ import (
 // Machine at its small size, given on standard input as the harness
 // gives it, and checks its answer: the answer gcc -O2, Lua 5.4 and
 // LuaJIT's versions print at that size (go run ./bench checks all of
-// them at the benchmark's size). With no input the programs run at the
-// same small size, their default.
+// them at the benchmark's size). With no input, or input that is not a
+// number, the programs run at the same small size, their default.
 func TestSuite(t *testing.T) {
 	if len(suite) < 12 {
 		t.Errorf("the suite has %d programs; issue 17 asks for at least 12", len(suite))
@@ -36,6 +36,7 @@ func TestSuite(t *testing.T) {
 			}{
 				{"size on standard input", []byte(strconv.FormatUint(p.small, 10) + "\n")},
 				{"no input (the default size)", nil},
+				{"input that is not a size (the default)", []byte("size?\n")},
 			} {
 				got, err := runWithInput(img, in.stdin)
 				if err != nil {
