@@ -33,10 +33,10 @@ type suiteProgram struct {
 	description string
 }
 
-// suite is the integer suite. The sizes make each program run 0.1–0.25 s
-// compiled by gcc -O2 on the machine of docs/bench.md; nsieve, strings
-// and lcs are held below that by Lua (memory of a table per number or
-// byte, and run time), which runs the same size.
+// suite is the integer suite. The sizes make each program run 0.1–0.35 s
+// compiled by gcc -O2 on the machine of docs/bench.md, but nsieve (0.09
+// s), which Lua, running the same size, holds back: its table of
+// booleans would take 1 GB at n = 12.
 var suite = []suiteProgram{
 	{"fannkuch", 10, "73196\n38\n", 7, "228\n16\n", "fannkuch-redux(n): checksum and most flips over all permutations"},
 	{"nsieve", 11, "20480000\n1299069\n10240000\n679461\n5120000\n356244\n", 2, "40000\n4203\n20000\n2262\n10000\n1229\n", "nsieve-bits(n): primes up to 2^n·10^4, 2^(n-1)·10^4, 2^(n-2)·10^4"},
