@@ -67,9 +67,15 @@ fuzz:
 	done
 
 # bench: Forge against gcc -O2 and Lua 5.4 on the same three programs, and
-# the Genesis ones on every target of genesisc (forge, native, Go) against C.
+# the Genesis ones on every target of genesisc (forge, native, Go) against C;
+# then the integer suite of issue 17 (twelve programs: gcc -O2, Genesis on
+# forge, Go and native, lua5.4, luajit, luajit -joff). gcc, lua5.4 and
+# luajit are installed when missing; make test needs none of them.
+BENCH_PKGS = $(shell command -v gcc >/dev/null || echo gcc) \
+	$(shell command -v lua5.4 >/dev/null || echo lua5.4) \
+	$(shell command -v luajit >/dev/null || echo luajit)
 bench:
-	@command -v lua5.4 >/dev/null || (apt-get update -qq && apt-get install -y -qq lua5.4 >/dev/null)
+	@test -z "$(strip $(BENCH_PKGS))" || (apt-get update -qq && apt-get install -y -qq $(BENCH_PKGS) >/dev/null)
 	$(GO) run ./bench
 
 # pgo: refresh the profile that guides the Go compiler when it builds

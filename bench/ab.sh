@@ -9,7 +9,10 @@
 # (bin/genesisc, built here), then the two binaries run it alternately,
 # RUNS times each (default 7); the figure is the best user+system CPU
 # time of each, and the ratio new/old. Only ratios from one run of the
-# script mean anything on a shared machine.
+# script mean anything on a shared machine. The programs of bench/corpus
+# (the integer suite) run at the suite's benchmark size, taken from
+# bench/suite.go and given on standard input as go run ./bench gives it;
+# the others get an empty standard input.
 set -euo pipefail
 old=$1 new=$2 runs=${3:-7}
 dir=$(mktemp -d)
@@ -28,9 +31,16 @@ for f in bench/genesis/*.gen bench/corpus/*.gen; do
   "$dir/genesisc" build -o "$dir/$n.frgp" "$f" bench/genesis/print.gen
   progs+=("$n")
 done
+# size NAME prints the suite's benchmark size of program NAME, or nothing.
+size() {
+  awk -v n="\"$1\"," '$1 == "{" n { sub(",", "", $2); print $2 }' bench/suite.go
+}
+for n in "${progs[@]}"; do
+  case $n in gen-*) size "${n#gen-}" >"$dir/$n.in" ;; *) : >"$dir/$n.in" ;; esac
+done
 cpu() { # prints user+system seconds of one run (bash's time: milliseconds)
   local TIMEFORMAT='%3U %3S'
-  { time "$1" exec --ticks 10000000000 --memory 16777216 --stack 65536 "$2" >/dev/null; } 2>"$dir/t"
+  { time "$1" exec --ticks 1000000000000 --memory 134217728 --stack 1048576 "$2" <"${2%.frgp}.in" >/dev/null; } 2>"$dir/t"
   awk '{printf "%.3f\n", $1 + $2}' "$dir/t"
 }
 printf '%-16s %9s %9s %7s\n' program old new new/old

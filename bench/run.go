@@ -4,9 +4,18 @@
 // sum += (i*i) % 7 loop, and a sieve of Eratosthenes over 1e7 bytes. See
 // docs/bench.md.
 //
+// It then measures the integer suite of issue 17 (suite.go): twelve
+// ordinary programs, each in Genesis (bench/corpus), C (bench/c) and Lua
+// (bench/lua, one file for Lua 5.4 and LuaJIT), on gcc -O2, Genesis on
+// forge, Go and native code, lua5.4, luajit and luajit -joff, with the
+// ratios to gcc, Forge's ticks and the geometric means.
+//
 // Run it from the module root (make bench does):
 //
-//	go run ./bench [-runs 5] [-strict]
+//	go run ./bench [-runs 5] [-suiteruns 3] [-strict] [-nolua]
+//	go run ./bench -suite            # the integer suite only
+//	go run ./bench -run matmul       # the suite's programs matching a regexp
+//	go run ./bench -suite -before /tmp/genesisc-old   # before and after, interleaved
 //
 // It builds bin/forge and bin/genesisc, assembles bench/programs/*.fasm
 // with forge asm, compiles bench/genesis/*.gen (each with print.gen) with
@@ -35,6 +44,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -93,10 +103,33 @@ type impl struct {
 func main() {
 	runs := flag.Int("runs", 5, "run each implementation this many times and keep the best")
 	strict := flag.Bool("strict", false, "exit with status 1 when a target is missed")
-	noLua := flag.Bool("nolua", false, "skip Lua even if it is installed")
+	noLua := flag.Bool("nolua", false, "skip Lua and LuaJIT even if they are installed")
+	suiteOnly := flag.Bool("suite", false, "measure only the integer suite (issue 17)")
+	suiteRuns := flag.Int("suiteruns", 3, "run each implementation of the integer suite this many times and keep the best")
+	before := flag.String("before", "", "also build the suite's Genesis programs with this genesisc binary and compare, interleaved (implies -suite)")
+	only := flag.String("run", "", "measure only the programs of the integer suite whose names match this regular expression (implies -suite)")
 	flag.Parse()
-	if *runs < 1 {
-		fatalf("-runs must be at least 1")
+	if *runs < 1 || *suiteRuns < 1 {
+		fatalf("-runs and -suiteruns must be at least 1")
+	}
+	var onlyRE *regexp.Regexp
+	if *only != "" {
+		re, err := regexp.Compile(*only)
+		if err != nil {
+			fatalf("-run: %v", err)
+		}
+		onlyRE, *suiteOnly = re, true
+	}
+	if *before != "" {
+		if _, err := os.Stat(*before); err != nil {
+			fatalf("-before: %v", err)
+		}
+		abs, err := filepath.Abs(*before) // before chdirRoot moves
+		if err != nil {
+			fatalf("-before: %v", err)
+		}
+		*before = abs
+		*suiteOnly = true
 	}
 	if err := chdirRoot(); err != nil {
 		fatalf("%v", err)
@@ -119,6 +152,13 @@ func main() {
 	step(goCmd, "build", "-tags", "urfave_cli_no_docs", "-o", genesisc, "./cmd/genesisc")
 	if _, err := exec.LookPath("gcc"); err != nil {
 		fatalf("gcc not found: install it (apt-get install -y gcc)")
+	}
+	if *suiteOnly {
+		_, err := exec.LookPath("llc")
+		pass := runSuite(suiteOptions{forge: forge, genesisc: genesisc, goCmd: goCmd, out: out, runs: *suiteRuns,
+			only: onlyRE, noLua: *noLua, withNative: err == nil, before: *before})
+		finish(pass, true, *strict)
+		return
 	}
 	for _, p := range programs {
 		step(forge, "asm", "-o", filepath.Join(out, p.name+".frgp"), filepath.Join("bench", "programs", p.name+".fasm"))
@@ -226,14 +266,22 @@ func main() {
 		fmt.Printf(", Lua %s", ms(best[nullProgram.name+"/Lua"]))
 	}
 	fmt.Printf(", Forge %s, Genesis %s.\n", ms(best[nullProgram.name+"/Forge"]), ms(best[nullProgram.name+"/Genesis"]))
+	pass = runSuite(suiteOptions{forge: forge, genesisc: genesisc, goCmd: goCmd, out: out, runs: *suiteRuns,
+		noLua: *noLua, withNative: withNative}) && pass
+	finish(pass, lua != "", *strict)
+}
+
+// finish prints the overall verdict; with strict, a missed target makes
+// the exit status 1.
+func finish(pass, withLua, strict bool) {
 	switch {
-	case pass && lua != "":
+	case pass && withLua:
 		fmt.Println("\nbench: PASS")
 	case pass:
 		fmt.Println("\nbench: PASS against C; Lua not measured")
 	default:
 		fmt.Println("\nbench: FAIL")
-		if *strict {
+		if strict {
 			os.Exit(1)
 		}
 	}
@@ -470,6 +518,12 @@ func forgeTicks(forge, frgp, result, want string) (uint64, error) {
 	if _, err := measure(argv, want); err != nil {
 		return 0, err
 	}
+	return readTicks(result)
+}
+
+// readTicks returns the ticks of a halted run from the result file of
+// forge exec.
+func readTicks(result string) (uint64, error) {
 	b, err := os.ReadFile(result)
 	if err != nil {
 		return 0, err
