@@ -129,7 +129,13 @@ func (r *Run) fromJournal(e *effect) *jrec {
 			return &jrec{effect: e.kind, request: request, reply: *sh.resume}
 		}
 		if r.mode == JournalReplay {
-			e.suspend("step " + id + " is pending")
+			// The replay ends as the run it replays did: suspended,
+			// waiting for what the step asked (Wait's message).
+			msg := "step " + id + " is pending"
+			if w, ok := request.Get("request"); ok && e.kind == "wait" {
+				msg = "waiting for " + w.String()
+			}
+			e.suspend(msg)
 		}
 		return nil // ask again
 	}

@@ -130,8 +130,16 @@ func TestAgentSuspendResume(t *testing.T) {
 	tools, journal := filepath.Join(dir, "tools.json"), filepath.Join(dir, "run.journal")
 	writeTestFile(t, tools, `{"initiate_payment": "PENDING", "ship": "shipped", "refund": "refunded"}`)
 	common := []string{"exec", "--tools", "mock:" + tools, "--journal", journal, "--input", "order_id=o-1"}
-	if code, stdout, stderr := forgeCmd(append(common, prog)...); code != 3 || !strings.Contains(stdout, `"status":"suspended"`) {
+	key, proofFile := filepath.Join(dir, "key"), filepath.Join(dir, "suspended.proof")
+	if code, _, stderr := forgeCmd("keygen", "-o", key); code != 0 {
+		t.Fatalf("keygen: exit %d: %s", code, stderr)
+	}
+	if code, stdout, stderr := forgeCmd(append(common, "--proof", proofFile, "--key", key, prog)...); code != 3 || !strings.Contains(stdout, `"status":"suspended"`) {
 		t.Fatalf("first run: exit %d, want 3 (suspended)\n%s%s", code, stdout, stderr)
+	}
+	// A run that ended suspended, its machine waiting, is proven too.
+	if code, stdout, stderr := forgeCmd("check-proof", "--proof", proofFile, "--journal", journal, "--input", "order_id=o-1", prog); code != 0 || !strings.Contains(stdout, "the run ended suspended") {
+		t.Errorf("check-proof of the suspended run: exit %d\n%s%s", code, stdout, stderr)
 	}
 	code, stdout, stderr := forgeCmd(append(common, "--resume", "--payload", `{"status": "paid"}`, prog)...)
 	if code != 0 || !strings.Contains(stdout, `"status":"success"`) || !strings.Contains(stdout, `"shipped"`) {

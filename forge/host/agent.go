@@ -47,7 +47,7 @@ type forward struct{ r *agentRun }
 func (f *forward) Send(ch uint8, msg []byte) { f.r.Send(ch, msg) }
 
 func (f *forward) HostCall(m *vm.Machine, imm uint32) (uint64, vm.Fault) {
-	return f.r.values.HostCall(m, imm)
+	return f.r.HostCall(m, imm)
 }
 
 // Default limits of an agent run on the Forge Machine. The machine's
@@ -135,6 +135,10 @@ type AgentStats struct {
 	// TraceHash is the machine's trace hash when the run was traced and
 	// its machine halted or faulted.
 	TraceHash *[32]byte
+	// Effects counts the effect requests the host answered (and stop);
+	// HostCalls the builtins called, and HostCallTicks the ticks they
+	// cost, HCALL's own included (make bench reports them).
+	Effects, HostCalls, HostCallTicks uint64
 }
 
 // RunOptions configure one run of an agent program.
@@ -163,12 +167,12 @@ func (a *Agent) Run(h *runtime.Host, ropts runtime.RunOptions, opts AgentOptions
 		ropts.ProgramHash = a.Meta.ProgramHash
 	}
 	ropts.Sequential = true
-	s := &agentRun{a: a}
+	stats := &AgentStats{}
+	s := &agentRun{a: a, stats: stats}
 	if opts.Trace {
 		// Only a proof needs the hashes of what entered and left.
 		s.in, s.out = NewMessageHash(), NewMessageHash()
 	}
-	stats := &AgentStats{}
 	res := h.Execute(ropts, func(r *runtime.Run) runtime.Value {
 		return s.main(r, opts)
 	})
@@ -177,7 +181,7 @@ func (a *Agent) Run(h *runtime.Host, ropts runtime.RunOptions, opts AgentOptions
 		if s.m.State() == vm.Faulted {
 			stats.Fault = s.m.Fault()
 		}
-		if th, ok := s.m.TraceHash(); ok {
+		if th, ok := s.m.TraceHashBlocked(); ok {
 			stats.TraceHash = &th
 		}
 		if !opts.Trace && s.pool != nil {
@@ -203,6 +207,7 @@ func (a *Agent) Run(h *runtime.Host, ropts runtime.RunOptions, opts AgentOptions
 type agentRun struct {
 	a      *Agent
 	m      *vm.Machine
+	stats  *AgentStats
 	pool   *pooled
 	cur    *runtime.Run // the run (or branch) whose effects are serviced now
 	values *ValueHost
@@ -215,6 +220,15 @@ type agentRun struct {
 	// interrupted, innermost last: their registers are roots of the
 	// value store's collections.
 	saved []vm.Saved
+}
+
+// HostCall runs a builtin (vm.HostCalls), counting the calls and their
+// ticks for the run's figures.
+func (s *agentRun) HostCall(m *vm.Machine, imm uint32) (uint64, vm.Fault) {
+	t, f := s.values.HostCall(m, imm)
+	s.stats.HostCalls++
+	s.stats.HostCallTicks += t + hcallCost
+	return t, f
 }
 
 // Send receives what the program sends (vm.Sender).
@@ -389,6 +403,7 @@ func (s *agentRun) service(r *runtime.Run, ch uint8) {
 		s.protocol(r, "%s request names site %d of %d", req.Op, req.Site, len(s.a.sites))
 	}
 	st := s.a.sites[req.Site].At(req.Iters...)
+	s.stats.Effects++
 	arg := func(i int) runtime.Value { return s.get(r, req.Args[i], req.Op.String()+"'s operand") }
 	out := runtime.Unit()
 	switch req.Op {
@@ -501,3 +516,6 @@ func (s *agentRun) get(r *runtime.Run, h uint64, what string) runtime.Value {
 	}
 	return v
 }
+
+// hcallCost is HCALL's own cost, which every builtin pays.
+var hcallCost = bytecode.Lookup(bytecode.HCALL).Cost

@@ -275,6 +275,16 @@ func (m *Machine) Memory() []byte { return m.mem }
 // SP returns the stack pointer.
 func (m *Machine) SP() uint64 { return m.sp }
 
+// TraceHashBlocked is TraceHash for a machine that is BLOCKED too: a host
+// may end a run whose program waits on a channel, as the agent host does
+// when the run stops at an effect, and prove it.
+func (m *Machine) TraceHashBlocked() ([32]byte, bool) {
+	if m.tracer != nil && m.state == Blocked {
+		return m.tracer.sum(m), true
+	}
+	return m.TraceHash()
+}
+
 // TraceHash returns the trace hash of a machine created with Config.Trace
 // once it has stopped (HALTED or FAULTED), and false otherwise.
 func (m *Machine) TraceHash() ([32]byte, bool) {
