@@ -104,7 +104,7 @@ func TestGenesisPrograms(t *testing.T) {
 	for _, p := range programs {
 		t.Run(p.name, func(t *testing.T) {
 			var out output
-			m := vm.New(genesisImage(t, p.name), vm.Config{Ticks: testTicks, Memory: testMemory, Stack: testStack}, &out)
+			m := vm.New(genesisImage(t, "genesis", p.name), vm.Config{Ticks: testTicks, Memory: testMemory, Stack: testStack}, &out)
 			if st := m.Run(); st != vm.Halted {
 				t.Fatalf("%v %v at pc %#x after %d ticks", st, m.Fault(), m.PC(), m.Ticks())
 			}
@@ -118,11 +118,12 @@ func TestGenesisPrograms(t *testing.T) {
 	}
 }
 
-// genesisImage compiles bench/genesis/NAME.gen with print.gen.
-func genesisImage(t testing.TB, name string) *vm.Image {
+// genesisImage compiles bench/DIR/NAME.gen with print.gen at -O2, as
+// the harness does.
+func genesisImage(t testing.TB, dir, name string) *vm.Image {
 	t.Helper()
 	srcs, diags := compiler.ReadSources([]string{
-		filepath.Join("genesis", name+".gen"), filepath.Join("genesis", "print.gen"),
+		filepath.Join(dir, name+".gen"), filepath.Join("genesis", "print.gen"),
 	})
 	if diags.HasErrors() {
 		t.Fatal(diags)

@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/genesis-toolchain/genesis/compiler"
 	"github.com/genesis-toolchain/genesis/forge/vm"
 )
 
@@ -29,7 +28,7 @@ func TestSuite(t *testing.T) {
 					t.Errorf("the suite's program %s has no %s: %v", p.name, f, err)
 				}
 			}
-			img := suiteImage(t, p.name)
+			img := genesisImage(t, "corpus", p.name)
 			for _, in := range []struct {
 				what  string
 				stdin []byte
@@ -50,26 +49,6 @@ func TestSuite(t *testing.T) {
 	}
 }
 
-// suiteImage compiles bench/corpus/NAME.gen with print.gen at -O2, as the
-// harness does.
-func suiteImage(t testing.TB, name string) *vm.Image {
-	t.Helper()
-	srcs, diags := compiler.ReadSources([]string{
-		filepath.Join("corpus", name+".gen"), filepath.Join("genesis", "print.gen"),
-	})
-	if diags.HasErrors() {
-		t.Fatal(diags)
-	}
-	res, diags := compiler.Build(srcs, compiler.Options{OptLevel: 2})
-	if diags.HasErrors() {
-		t.Fatalf("%s", diags.Render(compiler.SourceMap(srcs)))
-	}
-	img, err := vm.NewImage(res.Program)
-	if err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
-	return img
-}
 
 // runWithInput runs img on a fresh machine, delivering stdin as one
 // message on standard input and then the end of input, as forge exec

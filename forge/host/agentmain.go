@@ -46,10 +46,10 @@ func (c *AgentCommand) Main(args []string, stdout, stderr io.Writer) int {
 		if c.Limits != nil {
 			return
 		}
-		fs.Var(tickFlag{&lim.Ticks}, "ticks", "the machine's tick budget: the run ends budget_exceeded (limit.ticks) rather than use more than `N` ticks")
-		fs.Var(sizeFlag{&lim.Memory}, "memory", "the machine's memory quota in `BYTES` (code, data, frames, stack; suffixes K, M, G); values live in the host, bounded by --max-memory")
-		fs.Var(sizeFlag{&lim.Stack}, "stack", "the machine stack in `BYTES` (suffixes K, M, G)")
-		fs.Var(sizeFlag{&lim.Output}, "output", "the output quota in `BYTES` of the frames the program sends (suffixes K, M, G)")
+		fs.Var(countFlag{&lim.Ticks, parseTicks}, "ticks", "the machine's tick budget: the run ends budget_exceeded (limit.ticks) rather than use more than `N` ticks")
+		fs.Var(countFlag{&lim.Memory, ParseSize}, "memory", "the machine's memory quota in `BYTES` (code, data, frames, stack; suffixes K, M, G); values live in the host, bounded by --max-memory")
+		fs.Var(countFlag{&lim.Stack, ParseSize}, "stack", "the machine stack in `BYTES` (suffixes K, M, G)")
+		fs.Var(countFlag{&lim.Output, ParseSize}, "output", "the output quota in `BYTES` of the frames the program sends (suffixes K, M, G)")
 	}
 	var stats *AgentStats
 	var last *runtime.Result
@@ -76,18 +76,22 @@ func (c *AgentCommand) Main(args []string, stdout, stderr io.Writer) int {
 	return code
 }
 
-// sizeFlag is a flag holding a size in bytes (ParseSize).
-type sizeFlag struct{ v *uint64 }
+// countFlag is a flag holding a count that parse reads (ParseSize for
+// sizes, parseTicks for tick counts).
+type countFlag struct {
+	v     *uint64
+	parse func(string) (uint64, error)
+}
 
-func (f sizeFlag) String() string {
+func (f countFlag) String() string {
 	if f.v == nil {
 		return ""
 	}
 	return strconv.FormatUint(*f.v, 10)
 }
 
-func (f sizeFlag) Set(s string) error {
-	n, err := ParseSize(s)
+func (f countFlag) Set(s string) error {
+	n, err := f.parse(s)
 	if err != nil {
 		return err
 	}
@@ -95,23 +99,13 @@ func (f sizeFlag) Set(s string) error {
 	return nil
 }
 
-// tickFlag is a flag holding a tick count.
-type tickFlag struct{ v *uint64 }
-
-func (f tickFlag) String() string {
-	if f.v == nil {
-		return ""
-	}
-	return strconv.FormatUint(*f.v, 10)
-}
-
-func (f tickFlag) Set(s string) error {
+// parseTicks parses a tick count: a decimal integer, underscores allowed.
+func parseTicks(s string) (uint64, error) {
 	n, err := strconv.ParseUint(strings.ReplaceAll(s, "_", ""), 10, 64)
 	if err != nil {
-		return fmt.Errorf("%q is not a tick count", s)
+		return 0, fmt.Errorf("%q is not a tick count", s)
 	}
-	*f.v = n
-	return nil
+	return n, nil
 }
 
 // ParseSize parses a byte count: a decimal integer, optionally followed by
