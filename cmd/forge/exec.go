@@ -27,7 +27,12 @@ func (e *env) execCommand() *cli.Command {
 			"does not load or the command line is wrong, 1 a file could not be written.\n\n" +
 			"--result writes how the run ended as JSON; --journal records every delivery so that\n" +
 			"'forge replay' can reproduce the run; --proof signs an execution proof with --key\n" +
-			"(made by 'forge keygen') that 'forge check-proof' verifies.",
+			"(made by 'forge keygen') that 'forge check-proof' verifies.\n\n" +
+			"An agent program (built by genesisc from VVM, Grimoire, nano-vm or a plan) takes\n" +
+			"the flags of 'genesisc run' (--llm, --tools, --input, --journal, --resume, --replay,\n" +
+			"--trace, --result, --repeat, the --max-* limits, ...) besides --ticks, --memory,\n" +
+			"--stack, --output, --proof and --key, and exits as genesisc run does (0 success,\n" +
+			"3 suspended, 1 another status): docs/forge-cli.md, \"Agent programs\".",
 		Flags: append(limitFlags(),
 			&cli.StringFlag{Name: "stdin", Usage: "read channel 2 from `FILE` instead of standard input"},
 			&cli.StringFlag{Name: "result", Usage: "write the result as JSON to `FILE`"},
