@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/genesis-toolchain/genesis/forge/vm"
 	"github.com/genesis-toolchain/genesis/runtime"
 )
 
@@ -47,7 +48,7 @@ func (c *AgentCommand) Main(args []string, stdout, stderr io.Writer) int {
 			return
 		}
 		fs.Var(countFlag{&lim.Ticks, parseTicks}, "ticks", "the machine's tick budget: the run ends budget_exceeded (limit.ticks) rather than use more than `N` ticks")
-		fs.Var(countFlag{&lim.Memory, ParseSize}, "memory", "the machine's memory quota in `BYTES` (code, data, frames, stack; suffixes K, M, G); values live in the host, bounded by --max-memory")
+		fs.Var(countFlag{&lim.Memory, parseMemory}, "memory", "the machine's memory quota in `BYTES` (code, data, frames, stack; suffixes K, M, G); values live in the host, bounded by --max-memory")
 		fs.Var(countFlag{&lim.Stack, ParseSize}, "stack", "the machine stack in `BYTES` (suffixes K, M, G)")
 		fs.Var(countFlag{&lim.Output, ParseSize}, "output", "the output quota in `BYTES` of the frames the program sends (suffixes K, M, G)")
 	}
@@ -97,6 +98,16 @@ func (f countFlag) Set(s string) error {
 	}
 	*f.v = n
 	return nil
+}
+
+// parseMemory parses a memory quota: a size (ParseSize) no machine may
+// exceed (vm.MaxMemory).
+func parseMemory(s string) (uint64, error) {
+	n, err := ParseSize(s)
+	if err == nil && n > vm.MaxMemory {
+		err = fmt.Errorf("%d bytes is more than a machine may have (%d)", n, uint64(vm.MaxMemory))
+	}
+	return n, err
 }
 
 // parseTicks parses a tick count: a decimal integer, underscores allowed.
