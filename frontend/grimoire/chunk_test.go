@@ -77,12 +77,12 @@ func TestParseChunkedIsWhole(t *testing.T) {
     do b1(1)
     halt "done"
 `,
-		"errors.spell": "spell E\n  on manual:\n    x = 1\n    y = (\n    emit a()\n  on hourly:\n    emit b()\n    emit c(\n",
-		"builder.spell": "spell B\n  on manual:\n    emit a(n=1)\n    x = 2 with foo=1\n    emit b(n=2)\n    y = 3 with bar=2\n  on hourly:\n    emit c(x=bps(1, 2))\n    emit d()\n",
+		"errors.spell":          "spell E\n  on manual:\n    x = 1\n    y = (\n    emit a()\n  on hourly:\n    emit b()\n    emit c(\n",
+		"builder.spell":         "spell B\n  on manual:\n    emit a(n=1)\n    x = 2 with foo=1\n    emit b(n=2)\n    y = 3 with bar=2\n  on hourly:\n    emit c(x=bps(1, 2))\n    emit d()\n",
 		"unknown_trigger.spell": "spell U\n  on manual:\n    emit a()\n    emit b()\n  on nothing:\n    emit c()\n    emit d()\n",
-		"skeleton_error.spell": "spell S\n  on manual:\n    emit a()\n    emit b()\n  params limit\n",
-		"on_left_margin.spell": "spell M\non manual:\n  emit a()\n  emit b()\non hourly:\n  emit c()\n",
-		"big.spell": string(inputlimits.SpellProgram(20000)),
+		"skeleton_error.spell":  "spell S\n  on manual:\n    emit a()\n    emit b()\n  params limit\n",
+		"on_left_margin.spell":  "spell M\non manual:\n  emit a()\n  emit b()\non hourly:\n  emit c()\n",
+		"big.spell":             string(inputlimits.SpellProgram(20000)),
 	}
 	for n, src := range made {
 		names = append(names, n)

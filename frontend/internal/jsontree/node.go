@@ -43,9 +43,14 @@ func (k Kind) String() string {
 // is: its source position and its JSON path from the root, such as
 // $.steps[2].next_step, which every diagnostic about it names.
 type Node struct {
-	Kind   Kind
-	Bool   bool // Bool
-	IsInt  bool // Number: integral and within int64
+	Kind  Kind
+	Bool  bool // Bool
+	IsInt bool // Number: integral and within int64
+	// plain marks a JSON String written without escapes on one line: its
+	// code point i is at column Pos.Col+1+i (Pos is the opening quote),
+	// and runePos is nil. Most strings are plain, and a table of columns
+	// or a closure for each would hold more than the document's text.
+	plain  bool
 	Pos    diag.Pos
 	Path   string
 	Num    float64 // Number
@@ -54,11 +59,6 @@ type Node struct {
 	Items  []*Node // Array
 	Fields []Field // Object, in source order
 
-	// plain marks a JSON String written without escapes on one line: its
-	// code point i is at column Pos.Col+1+i (Pos is the opening quote),
-	// and runePos is nil. Most strings are plain, and a table of columns
-	// or a closure for each would hold more than the document's text.
-	plain bool
 	// runePos gives, for a String, the source position of the code point
 	// at the given index of Text; nil means Pos for every index (unless
 	// plain).
