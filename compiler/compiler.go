@@ -365,11 +365,15 @@ const (
 	checkLimitPerByte = 64
 	checkLimitGenesis = 14
 	checkLimitVVM     = 16
+	checkLimitNanoVM  = 32
 )
 
 // checkLimits is the heap limit of a check per byte of source, by the
 // extension of the source, for the languages checked in two passes.
-var checkLimits = map[string]int64{".gen": checkLimitGenesis, ".vvm": checkLimitVVM}
+var checkLimits = map[string]int64{
+	".gen": checkLimitGenesis, ".vvm": checkLimitVVM,
+	".json": checkLimitNanoVM, ".yaml": checkLimitNanoVM, ".yml": checkLimitNanoVM,
+}
 
 // CheckHeapLimit returns the soft limit on the Go heap (for
 // runtime/debug.SetMemoryLimit) under which a process should Check
