@@ -354,13 +354,19 @@ func HeapLimit(srcs []Source) int64 {
 // check of VVM holds the summary of its modules' top-level names and a
 // chunk of statements (vvm.CheckHolding), about 3 bytes per byte, but
 // its first pass holds the text of a module as runes besides (4 bytes
-// per byte) while it cuts it into chunks: checkLimitVVM. The other
-// languages' checks hold their checked tree (TestCheckMemory bounds
-// them at maxCheckHeldPerByte) and get checkLimitPerByte, where without
-// a limit the heap of genesisc (which collects at 400 % growth) reached
-// five times what was live (docs/genesis.md, docs/vvm.md, "Limits";
-// docs/decisions.md, "A check in two passes", "VVM checked in two
-// passes").
+// per byte) while it cuts it into chunks: checkLimitVVM. A check of
+// nano-vm holds the document's tree, its steps and its diagnostics,
+// about 20 bytes per byte: checkLimitNanoVM. The other languages'
+// checks hold their checked tree (TestCheckMemory bounds them at
+// maxCheckHeldPerByte) and get checkLimitPerByte, where without a limit
+// the heap of genesisc (which collects at 400 % growth) reached five
+// times what was live; a spell's check peaks while its tokens are all
+// alive, about 46 bytes per byte (its trigger bodies are parsed a chunk
+// at a time: grimoire.ParseFile). TestCheckPeak measures the resident
+// memory of a check in a child process against these limits
+// (docs/genesis.md, docs/vvm.md, docs/grimoire.md, docs/nanovm.md,
+// "Limits"; docs/decisions.md, "A check in two passes", "VVM checked in
+// two passes", "Grimoire and nano-vm checks in bounded memory").
 const (
 	checkLimitPerByte = 64
 	checkLimitGenesis = 14
@@ -369,7 +375,8 @@ const (
 )
 
 // checkLimits is the heap limit of a check per byte of source, by the
-// extension of the source, for the languages checked in two passes.
+// extension of the source, for the languages whose check holds less than
+// its whole checked tree with room to spare.
 var checkLimits = map[string]int64{
 	".gen": checkLimitGenesis, ".vvm": checkLimitVVM,
 	".json": checkLimitNanoVM, ".yaml": checkLimitNanoVM, ".yml": checkLimitNanoVM,
@@ -379,7 +386,8 @@ var checkLimits = map[string]int64{
 // runtime/debug.SetMemoryLimit) under which a process should Check
 // srcs: heapLimitBase plus, per byte of them, the largest of their
 // languages' figures: checkLimitGenesis bytes for Genesis,
-// checkLimitVVM for VVM and checkLimitPerByte for every other kind,
+// checkLimitVVM for VVM, checkLimitNanoVM for JSON and YAML (nano-vm
+// programs and plans) and checkLimitPerByte for every other kind,
 // whatever their size (a small input's limit is mostly the base, which
 // the heap of a small check does not reach). As with HeapLimit, a check
 // that needs more live memory still runs, with the collector running
