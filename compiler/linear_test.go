@@ -189,6 +189,13 @@ const maxCheckHeldPerByte = 40
 // CheckHeapLimit gives the collector checkLimitNanoVM above it.
 const maxCheckHeldNanoVM = 21
 
+// maxCheckHeldGrimoire bounds what Check holds live at its peak, per
+// byte of a spell: the checked tree (measured: 22.8). The parse holds
+// less besides it, a spell's tokens compact (grimoire.ParseFile), so this
+// is the peak of the whole check (TestCheckPeak). CheckHeapLimit gives
+// the collector checkLimitGrimoire above it.
+const maxCheckHeldGrimoire = 26
+
 // maxCheckHeldGenesis bounds what Check holds live at its peak, per byte
 // of Genesis: the declarations, the signatures of the IR and a few
 // chunks of bodies (genesis.CheckHolding; measured: 4.8, where the whole
@@ -220,6 +227,9 @@ func TestCheckMemory(t *testing.T) {
 	if checkLimitGenesis < 3*maxCheckHeldGenesis/2 {
 		t.Errorf("the heap limit of a check of Genesis, %d bytes a byte, leaves the collector too little room above what a check holds, %d", checkLimitGenesis, maxCheckHeldGenesis)
 	}
+	if checkLimitGrimoire < 3*maxCheckHeldGrimoire/2 {
+		t.Errorf("the heap limit of a check of Grimoire, %d bytes a byte, leaves the collector too little room above what a check holds, %d", checkLimitGrimoire, maxCheckHeldGrimoire)
+	}
 	if checkLimitNanoVM < 3*maxCheckHeldNanoVM/2 {
 		t.Errorf("the heap limit of a check of nano-vm, %d bytes a byte, leaves the collector too little room above what a check holds, %d", checkLimitNanoVM, maxCheckHeldNanoVM)
 	}
@@ -245,7 +255,7 @@ func TestCheckMemory(t *testing.T) {
 	}{
 		{"x.gen", inputlimits.GenesisProgram, 550, maxCheckHeldGenesis},
 		{"x.vvm", inputlimits.VVMProgram, 400, maxCheckHeldVVM},
-		{"x.spell", inputlimits.SpellProgram, 400, maxCheckHeldPerByte},
+		{"x.spell", inputlimits.SpellProgram, 400, maxCheckHeldGrimoire},
 		{"x.json", inputlimits.NanoVMProgram, 100, maxCheckHeldNanoVM},
 		{"x.ir", printed(EmitIR, 5), 160, maxCheckHeldPerByte},
 		{"x.fasm", printed(EmitAsm, 3), 60, maxCheckHeldPerByte},
@@ -285,8 +295,9 @@ func TestCheckMemory(t *testing.T) {
 
 // TestCheckHeapLimit checks the soft heap limit of a check: 64 MiB plus,
 // per byte of input of every size, checkLimitGenesis bytes for Genesis,
-// checkLimitVVM for VVM and checkLimitPerByte for any other kind (or a
-// mix, the most of its languages').
+// checkLimitVVM for VVM, checkLimitGrimoire for Grimoire,
+// checkLimitNanoVM for JSON and YAML and checkLimitPerByte for any other
+// kind (or a mix, the most of its languages').
 func TestCheckHeapLimit(t *testing.T) {
 	for _, c := range []struct {
 		srcs    []Source
@@ -299,10 +310,12 @@ func TestCheckHeapLimit(t *testing.T) {
 		{[]Source{{Name: "a.VVM", Data: make([]byte, 7)}}, checkLimitVVM},
 		{[]Source{{Name: "a.json", Data: make([]byte, 1)}}, checkLimitNanoVM},
 		{[]Source{{Name: "a.YML", Data: make([]byte, 9)}}, checkLimitNanoVM},
-		{[]Source{{Name: "a.spell", Data: make([]byte, 9)}}, checkLimitPerByte},
+		{[]Source{{Name: "a.spell", Data: make([]byte, 9)}}, checkLimitGrimoire},
+		{[]Source{{Name: "a.ir", Data: make([]byte, 9)}}, checkLimitPerByte},
 		{[]Source{{Name: "a.json", Data: make([]byte, 10)}, {Name: "b.gen", Data: make([]byte, 20)}}, checkLimitNanoVM},
 		{[]Source{{Name: "a.gen", Data: make([]byte, 10)}, {Name: "b.vvm", Data: make([]byte, 20)}}, checkLimitVVM},
-		{[]Source{{Name: "a.vvm", Data: make([]byte, 10)}, {Name: "b.spell", Data: make([]byte, 20)}}, checkLimitPerByte},
+		{[]Source{{Name: "a.vvm", Data: make([]byte, 10)}, {Name: "b.fasm", Data: make([]byte, 20)}}, checkLimitPerByte},
+		{[]Source{{Name: "a.vvm", Data: make([]byte, 10)}, {Name: "b.spell", Data: make([]byte, 20)}}, checkLimitGrimoire},
 	} {
 		n := int64(0)
 		for _, s := range c.srcs {

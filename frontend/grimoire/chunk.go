@@ -1,6 +1,8 @@
 package grimoire
 
 import (
+	"math"
+
 	"github.com/antlr4-go/antlr/v4"
 
 	"github.com/genesis-toolchain/genesis/diag"
@@ -32,7 +34,9 @@ type chunkedBlock struct {
 // the spell is parsed with the body of each large trigger cut down to its
 // first statement (the skeleton), then the trigger's other statements a
 // chunk at a time, each chunk's parse tree turned into statements and
-// dropped, with the tokens it used. It reports ok only when nothing went
+// dropped. The tokens are read once and kept compact (compactTokens):
+// ANTLR's tokens of the whole file would hold 30 bytes a byte. It
+// reports ok only when nothing went
 // wrong that parseWhole would report differently: any lexical, indentation
 // or nesting error, any syntax error, a chunk the statements rule does
 // not read to its end, or a trigger the builder drops makes it give up,
@@ -53,41 +57,28 @@ func parseChunked(filename string, src []byte) (spell *Spell, diags diag.List, o
 	lexer := parser.NewGrimoireLexer(input)
 	lexer.RemoveErrorListeners()
 	lexer.AddErrorListener(b)
-	indented := newTokenSource(lexer, input, b.indentError)
-	stream := antlr.NewCommonTokenStream(indented, antlr.TokenDefaultChannel)
-	stream.Fill()
-	if len(b.diags) > 0 || b.syntaxErrors > 0 || source.TooDeep(stream.GetAllTokens(), depthClass) != nil {
+	toks, ok := lexCompact(newTokenSource(lexer, input, b.indentError))
+	if !ok || len(b.diags) > 0 || b.syntaxErrors > 0 {
 		return nil, nil, false
 	}
-	var toks []antlr.Token
-	for _, t := range stream.GetAllTokens() {
-		if t.GetChannel() == antlr.TokenDefaultChannel {
-			toks = append(toks, t)
-		}
-	}
-	stream = nil // its tokens die as the chunks are parsed
-	if len(toks) == 0 || toks[len(toks)-1].GetTokenType() != antlr.TokenEOF {
-		return nil, nil, false
-	}
-	eof := toks[len(toks)-1]
-	blocks, triggers, found := chunkedBlocks(toks)
+	blocks, triggers, found := chunkedBlocks(toks.typ)
 	if !found {
 		return nil, nil, false
 	}
-	parse := func(part []antlr.Token) *parser.GrimoireParser {
-		return parser.NewGrimoireParser(antlr.NewCommonTokenStream(&sliceSource{GrimoireLexer: lexer, toks: part, eof: eof}, antlr.TokenDefaultChannel))
+	parse := func(ranges ...[2]int) *parser.GrimoireParser {
+		return parser.NewGrimoireParser(antlr.NewCommonTokenStream(&sliceSource{GrimoireLexer: lexer, toks: toks, ranges: ranges}, antlr.TokenDefaultChannel))
 	}
 
 	// The skeleton: every block cut down to its INDENT, first statement
 	// and DEDENT.
-	var skeleton []antlr.Token
+	var skeleton [][2]int
 	prev := 0
 	for _, blk := range blocks {
-		skeleton = append(skeleton, toks[prev:blk.splits[0]]...)
+		skeleton = append(skeleton, [2]int{prev, blk.splits[0]})
 		prev = blk.dedent
 	}
-	skeleton = append(skeleton, toks[prev:]...)
-	p := parse(skeleton)
+	skeleton = append(skeleton, [2]int{prev, len(toks.toks)})
+	p := parse(skeleton...)
 	tree, parsed := sllparse.Try(p, p.Spell)
 	if !parsed || p.GetTokenStream().LA(1) != antlr.TokenEOF {
 		return nil, nil, false
@@ -97,13 +88,7 @@ func parseChunked(filename string, src []byte) (spell *Spell, diags diag.List, o
 	if len(s.Triggers) != len(triggers) {
 		return nil, nil, false
 	}
-	tree, p, skeleton = nil, nil, nil
-	prev = 0
-	for _, blk := range blocks {
-		clear(toks[prev:blk.splits[0]])
-		prev = blk.dedent
-	}
-	clear(toks[prev : len(toks)-1])
+	tree, p = nil, nil
 
 	for i, k := range triggers {
 		if k < 0 {
@@ -121,20 +106,99 @@ func parseChunked(filename string, src []byte) (spell *Spell, diags diag.List, o
 					break
 				}
 			}
-			p := parse(toks[start:end])
+			p := parse([2]int{start, end})
 			stmts, parsed := sllparse.Try(p, p.Statements)
 			if !parsed || p.GetTokenStream().LA(1) != antlr.TokenEOF {
 				return nil, nil, false
 			}
 			t.Body = append(t.Body, b.statements(stmts)...)
-			clear(toks[start:end])
 			at = next
 		}
-		clear(toks[blk.indent : blk.indent+1])
-		clear(toks[blk.dedent : blk.dedent+1])
 	}
 	b.misplacedWith(s)
 	return s, b.sorted(), true
+}
+
+// compactTokens are the tokens of a spell, as the parser would see them,
+// in 24 bytes each rather than an ANTLR token's 120 or so: the tokens of
+// a chunk are made again from them (sliceSource) when it is parsed.
+type compactTokens struct {
+	source *antlr.TokenSourceCharStreamPair
+	toks   []compactToken
+	// texts are the texts of the tokens the token source makes (INDENT,
+	// DEDENT, NEWLINE), which are not the text of the input between
+	// their start and stop.
+	texts []string
+}
+
+type compactToken struct {
+	typ, line, col, start, stop int32
+	text                        int32 // index in texts, or -1
+}
+
+// typ returns the type of token i, EOF past the end.
+func (c *compactTokens) typ(i int) int {
+	if i < 0 || i >= len(c.toks) {
+		return antlr.TokenEOF
+	}
+	return int(c.toks[i].typ)
+}
+
+// token makes token i again.
+func (c *compactTokens) token(i int) antlr.Token {
+	t := c.toks[i]
+	text := ""
+	if t.text >= 0 {
+		text = c.texts[t.text]
+	}
+	return antlr.CommonTokenFactoryDEFAULT.Create(c.source, int(t.typ), text, antlr.TokenDefaultChannel,
+		int(t.start), int(t.stop), int(t.line), int(t.col))
+}
+
+// lexCompact reads every token of src, through EOF, checking their
+// nesting as parseWhole does (source.TooDeep), and keeps them compact.
+// ok is false when they nest too deep, or a token does not fit.
+func lexCompact(src *tokenSource) (toks *compactTokens, ok bool) {
+	toks = &compactTokens{}
+	textIndex := map[string]int32{}
+	scan := source.DepthScan{Classify: depthClass}
+	var prev antlr.Token
+	for {
+		t := src.NextToken()
+		if prev != nil && scan.Scan(prev, t.GetTokenType()) != nil {
+			return nil, false
+		}
+		prev = t
+		if toks.source == nil {
+			toks.source = t.GetSource()
+		}
+		if t.GetChannel() == antlr.TokenDefaultChannel {
+			if t.GetSource() != toks.source || t.GetStart() > math.MaxInt32 || t.GetStop() > math.MaxInt32 {
+				return nil, false
+			}
+			c := compactToken{typ: int32(t.GetTokenType()), line: int32(t.GetLine()), col: int32(t.GetColumn()),
+				start: int32(t.GetStart()), stop: int32(t.GetStop()), text: -1}
+			switch t.GetTokenType() {
+			case parser.GrimoireParserINDENT, parser.GrimoireParserDEDENT, parser.GrimoireLexerNEWLINE:
+				text := t.GetText()
+				k, seen := textIndex[text]
+				if !seen {
+					k = int32(len(toks.texts))
+					textIndex[text] = k
+					toks.texts = append(toks.texts, text)
+				}
+				c.text = k
+			}
+			toks.toks = append(toks.toks, c)
+		}
+		if t.GetTokenType() == antlr.TokenEOF {
+			break
+		}
+	}
+	if scan.Scan(prev, 0) != nil || toks.typ(len(toks.toks)-1) != antlr.TokenEOF {
+		return nil, false
+	}
+	return toks, true
 }
 
 // chunkedBlocks finds the bodies of triggers in the indentation syntax
@@ -143,13 +207,7 @@ func parseChunked(filename string, src []byte) (spell *Spell, diags diag.List, o
 // in blocks, or -1 for a trigger whose body is parsed with the skeleton.
 // found is false for a spell in the brace syntax, or whose tokens it
 // cannot follow (unbalanced brackets or blocks), where parseWhole does.
-func chunkedBlocks(toks []antlr.Token) (blocks []chunkedBlock, triggers []int, found bool) {
-	typ := func(i int) int {
-		if i < len(toks) {
-			return toks[i].GetTokenType()
-		}
-		return antlr.TokenEOF
-	}
+func chunkedBlocks(typ func(i int) int) (blocks []chunkedBlock, triggers []int, found bool) {
 	// SPELL name, then INDENT (items one block deep) or NEWLINE (items
 	// at the left margin); the brace syntax is not chunked.
 	if typ(0) != parser.GrimoireLexerSPELL {
@@ -164,7 +222,7 @@ func chunkedBlocks(toks []antlr.Token) (blocks []chunkedBlock, triggers []int, f
 		return nil, nil, false
 	}
 	depth, brackets := 0, 0
-	for i := 0; i < len(toks); i++ {
+	for i := 0; typ(i) != antlr.TokenEOF; i++ {
 		switch typ(i) {
 		case parser.GrimoireParserINDENT:
 			depth++
@@ -179,7 +237,7 @@ func chunkedBlocks(toks []antlr.Token) (blocks []chunkedBlock, triggers []int, f
 			if depth != itemDepth || brackets != 0 || !start {
 				continue
 			}
-			blk, end, ok := triggerBlock(toks, i, typ)
+			blk, end, ok := triggerBlock(i, typ)
 			if !ok {
 				return nil, nil, false
 			}
@@ -203,7 +261,7 @@ func chunkedBlocks(toks []antlr.Token) (blocks []chunkedBlock, triggers []int, f
 // one statement, and the index of the DEDENT that closes it. A trigger
 // with another body gives a nil block; ok is false when the tokens do
 // not balance.
-func triggerBlock(toks []antlr.Token, on int, typ func(int) int) (blk *chunkedBlock, end int, ok bool) {
+func triggerBlock(on int, typ func(int) int) (blk *chunkedBlock, end int, ok bool) {
 	brackets := 0
 	i := on + 1
 	for ; ; i++ {
@@ -275,21 +333,28 @@ func triggerBlock(toks []antlr.Token, on int, typ func(int) int) (blk *chunkedBl
 	}
 }
 
-// sliceSource hands a parser a list of tokens, then EOF. The other
-// methods of a token source are the spell's lexer's.
+// sliceSource hands a parser the tokens of some ranges of a spell's
+// compact tokens, made again one at a time, then EOF. The other methods
+// of a token source are the spell's lexer's.
 type sliceSource struct {
 	*parser.GrimoireLexer
-	toks []antlr.Token
-	eof  antlr.Token
-	next int
+	toks   *compactTokens
+	ranges [][2]int // [start, end) indexes into toks, in order
+	next   int      // the next token of ranges[0]
 }
 
-// NextToken returns the next token of the list, or EOF past its end.
+// NextToken returns the next token of the ranges, or EOF past their end.
 func (s *sliceSource) NextToken() antlr.Token {
-	if s.next >= len(s.toks) {
-		return s.eof
+	for len(s.ranges) > 0 {
+		r := s.ranges[0]
+		if s.next < r[0] {
+			s.next = r[0]
+		}
+		if s.next < r[1] {
+			s.next++
+			return s.toks.token(s.next - 1)
+		}
+		s.ranges = s.ranges[1:]
 	}
-	t := s.toks[s.next]
-	s.next++
-	return t
+	return s.toks.token(len(s.toks.toks) - 1)
 }
