@@ -22,11 +22,11 @@ var chunkTokens = 2048
 
 // A chunkedBlock is the body of a trigger in the indentation syntax,
 // INDENT statement (NEWLINE statement)+ DEDENT, as indexes into the
-// tokens of the spell: the INDENT, the NEWLINE tokens that separate its
-// statements, and the DEDENT that closes it.
+// tokens of the spell: the NEWLINE tokens that separate its statements,
+// and the DEDENT that closes it.
 type chunkedBlock struct {
-	indent, dedent int
-	splits         []int
+	dedent int
+	splits []int
 }
 
 // parseChunked parses a spell as parseWhole does, but without the parse
@@ -289,7 +289,7 @@ func triggerBlock(on int, typ func(int) int) (blk *chunkedBlock, end int, ok boo
 			return nil, 0, true
 		}
 	}
-	b := chunkedBlock{indent: i + 1}
+	var b chunkedBlock
 	depth := 0
 	for j := i + 2; ; j++ {
 		switch typ(j) {
