@@ -354,29 +354,43 @@ func HeapLimit(srcs []Source) int64 {
 // check of VVM holds the summary of its modules' top-level names and a
 // chunk of statements (vvm.CheckHolding), about 3 bytes per byte, but
 // its first pass holds the text of a module as runes besides (4 bytes
-// per byte) while it cuts it into chunks: checkLimitVVM. The other
-// languages' checks hold their checked tree (TestCheckMemory bounds
-// them at maxCheckHeldPerByte) and get checkLimitPerByte, where without
-// a limit the heap of genesisc (which collects at 400 % growth) reached
-// five times what was live (docs/genesis.md, docs/vvm.md, "Limits";
+// per byte) while it cuts it into chunks: checkLimitVVM. A check of
+// Grimoire holds its checked tree, about 23 bytes per byte, and its
+// parse little besides (the trigger bodies are parsed a chunk at a time,
+// the tokens kept compact: grimoire.ParseFile): checkLimitGrimoire. A
+// check of nano-vm holds the document's tree, its steps and its
+// diagnostics, about 20 bytes per byte: checkLimitNanoVM. The IR and
+// Forge assembly hold their checked program (TestCheckMemory bounds them
+// at maxCheckHeldPerByte) and get checkLimitPerByte, where without a
+// limit the heap of genesisc (which collects at 400 % growth) reached
+// five times what was live. TestCheckPeak measures the resident memory
+// of a check in a child process against these limits (docs/genesis.md,
+// docs/vvm.md, docs/grimoire.md, docs/nanovm.md, "Limits";
 // docs/decisions.md, "A check in two passes", "VVM checked in two
-// passes").
+// passes", "Grimoire and nano-vm checks in bounded memory").
 const (
-	checkLimitPerByte = 64
-	checkLimitGenesis = 14
-	checkLimitVVM     = 16
+	checkLimitPerByte  = 64
+	checkLimitGenesis  = 14
+	checkLimitVVM      = 16
+	checkLimitNanoVM   = 32
+	checkLimitGrimoire = 40
 )
 
 // checkLimits is the heap limit of a check per byte of source, by the
-// extension of the source, for the languages checked in two passes.
-var checkLimits = map[string]int64{".gen": checkLimitGenesis, ".vvm": checkLimitVVM}
+// extension of the source, for every language but the IR and Forge
+// assembly.
+var checkLimits = map[string]int64{
+	".gen": checkLimitGenesis, ".vvm": checkLimitVVM,
+	".spell": checkLimitGrimoire, ".json": checkLimitNanoVM, ".yaml": checkLimitNanoVM, ".yml": checkLimitNanoVM,
+}
 
 // CheckHeapLimit returns the soft limit on the Go heap (for
 // runtime/debug.SetMemoryLimit) under which a process should Check
 // srcs: heapLimitBase plus, per byte of them, the largest of their
 // languages' figures: checkLimitGenesis bytes for Genesis,
-// checkLimitVVM for VVM and checkLimitPerByte for every other kind,
-// whatever their size (a small input's limit is mostly the base, which
+// checkLimitVVM for VVM, checkLimitGrimoire for Grimoire,
+// checkLimitNanoVM for JSON and YAML (nano-vm programs and plans) and
+// checkLimitPerByte for every other kind, whatever their size (a small input's limit is mostly the base, which
 // the heap of a small check does not reach). As with HeapLimit, a check
 // that needs more live memory still runs, with the collector running
 // more often.

@@ -182,6 +182,20 @@ func TestBuildMemory(t *testing.T) {
 // checkLimitPerByte, which must leave it room above this.
 const maxCheckHeldPerByte = 40
 
+// maxCheckHeldNanoVM bounds what Check holds live at its peak, per byte
+// of a nano-vm program: the document's tree, the decoded steps and their
+// conditions, and the diagnostics (measured: 19.4, where a step's two
+// maps and a table of columns for every string made it 30).
+// CheckHeapLimit gives the collector checkLimitNanoVM above it.
+const maxCheckHeldNanoVM = 21
+
+// maxCheckHeldGrimoire bounds what Check holds live at its peak, per
+// byte of a spell: the checked tree (measured: 22.8). The parse holds
+// less besides it, a spell's tokens compact (grimoire.ParseFile), so this
+// is the peak of the whole check (TestCheckPeak). CheckHeapLimit gives
+// the collector checkLimitGrimoire above it.
+const maxCheckHeldGrimoire = 26
+
 // maxCheckHeldGenesis bounds what Check holds live at its peak, per byte
 // of Genesis: the declarations, the signatures of the IR and a few
 // chunks of bodies (genesis.CheckHolding; measured: 4.8, where the whole
@@ -203,13 +217,21 @@ const maxCheckHeldVVM = 5
 // docs/grimoire.md, docs/nanovm.md, docs/ir.md and docs/fasm.md state
 // ("Limits"): what it allocates in all, what it holds at its peak
 // (maxCheckHeldPerByte: no IR module of a whole program, for Genesis no
-// more than one function's), and that nothing stays live after.
+// more than one function's), and that nothing stays live after. What it
+// holds is measured once the frontend is done; a frontend may hold more
+// while it parses (a spell's tokens), which TestCheckPeak bounds.
 func TestCheckMemory(t *testing.T) {
 	if checkLimitPerByte < 3*maxCheckHeldPerByte/2 {
 		t.Errorf("the heap limit of a check, %d bytes a byte, leaves the collector too little room above what a check holds, %d", checkLimitPerByte, maxCheckHeldPerByte)
 	}
 	if checkLimitGenesis < 3*maxCheckHeldGenesis/2 {
 		t.Errorf("the heap limit of a check of Genesis, %d bytes a byte, leaves the collector too little room above what a check holds, %d", checkLimitGenesis, maxCheckHeldGenesis)
+	}
+	if checkLimitGrimoire < 3*maxCheckHeldGrimoire/2 {
+		t.Errorf("the heap limit of a check of Grimoire, %d bytes a byte, leaves the collector too little room above what a check holds, %d", checkLimitGrimoire, maxCheckHeldGrimoire)
+	}
+	if checkLimitNanoVM < 3*maxCheckHeldNanoVM/2 {
+		t.Errorf("the heap limit of a check of nano-vm, %d bytes a byte, leaves the collector too little room above what a check holds, %d", checkLimitNanoVM, maxCheckHeldNanoVM)
 	}
 	if checkLimitVVM < 3*(maxCheckHeldVVM+4)/2 {
 		t.Errorf("the heap limit of a check of VVM, %d bytes a byte, leaves the collector too little room above what a check holds, %d, and the runes of a module's text, 4", checkLimitVVM, maxCheckHeldVVM)
@@ -233,8 +255,8 @@ func TestCheckMemory(t *testing.T) {
 	}{
 		{"x.gen", inputlimits.GenesisProgram, 550, maxCheckHeldGenesis},
 		{"x.vvm", inputlimits.VVMProgram, 400, maxCheckHeldVVM},
-		{"x.spell", inputlimits.SpellProgram, 400, maxCheckHeldPerByte},
-		{"x.json", inputlimits.NanoVMProgram, 100, maxCheckHeldPerByte},
+		{"x.spell", inputlimits.SpellProgram, 400, maxCheckHeldGrimoire},
+		{"x.json", inputlimits.NanoVMProgram, 100, maxCheckHeldNanoVM},
 		{"x.ir", printed(EmitIR, 5), 160, maxCheckHeldPerByte},
 		{"x.fasm", printed(EmitAsm, 3), 60, maxCheckHeldPerByte},
 	} {
@@ -273,8 +295,9 @@ func TestCheckMemory(t *testing.T) {
 
 // TestCheckHeapLimit checks the soft heap limit of a check: 64 MiB plus,
 // per byte of input of every size, checkLimitGenesis bytes for Genesis,
-// checkLimitVVM for VVM and checkLimitPerByte for any other kind (or a
-// mix, the most of its languages').
+// checkLimitVVM for VVM, checkLimitGrimoire for Grimoire,
+// checkLimitNanoVM for JSON and YAML and checkLimitPerByte for any other
+// kind (or a mix, the most of its languages').
 func TestCheckHeapLimit(t *testing.T) {
 	for _, c := range []struct {
 		srcs    []Source
@@ -285,9 +308,14 @@ func TestCheckHeapLimit(t *testing.T) {
 		{[]Source{{Name: "a.gen", Data: make([]byte, 3000)}, {Name: "b.GEN", Data: make([]byte, 5000)}}, checkLimitGenesis},
 		{[]Source{{Name: "a.vvm", Data: make([]byte, largeInput)}}, checkLimitVVM},
 		{[]Source{{Name: "a.VVM", Data: make([]byte, 7)}}, checkLimitVVM},
-		{[]Source{{Name: "a.json", Data: make([]byte, 1)}}, checkLimitPerByte},
+		{[]Source{{Name: "a.json", Data: make([]byte, 1)}}, checkLimitNanoVM},
+		{[]Source{{Name: "a.YML", Data: make([]byte, 9)}}, checkLimitNanoVM},
+		{[]Source{{Name: "a.spell", Data: make([]byte, 9)}}, checkLimitGrimoire},
+		{[]Source{{Name: "a.ir", Data: make([]byte, 9)}}, checkLimitPerByte},
+		{[]Source{{Name: "a.json", Data: make([]byte, 10)}, {Name: "b.gen", Data: make([]byte, 20)}}, checkLimitNanoVM},
 		{[]Source{{Name: "a.gen", Data: make([]byte, 10)}, {Name: "b.vvm", Data: make([]byte, 20)}}, checkLimitVVM},
-		{[]Source{{Name: "a.vvm", Data: make([]byte, 10)}, {Name: "b.spell", Data: make([]byte, 20)}}, checkLimitPerByte},
+		{[]Source{{Name: "a.vvm", Data: make([]byte, 10)}, {Name: "b.fasm", Data: make([]byte, 20)}}, checkLimitPerByte},
+		{[]Source{{Name: "a.vvm", Data: make([]byte, 10)}, {Name: "b.spell", Data: make([]byte, 20)}}, checkLimitGrimoire},
 	} {
 		n := int64(0)
 		for _, s := range c.srcs {

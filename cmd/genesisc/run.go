@@ -151,12 +151,16 @@ func check(c *cli.Context, stderr io.Writer) error {
 		return exitError{exitUsage}
 	}
 	srcs, diags := compiler.ReadSources(names)
-	if !diags.HasErrors() {
-		withHeapLimit(compiler.CheckHeapLimit(srcs), func() {
+	// The report is rendered under the limit too: lifted as soon as the
+	// check returns, it would let the heap grow from what the check left
+	// (four times the live heap of its last collection, with GOGC 400)
+	// while the diagnostics are rendered.
+	withHeapLimit(compiler.CheckHeapLimit(srcs), func() {
+		if !diags.HasErrors() {
 			diags = append(diags, compiler.Check(srcs)...)
-		})
-	}
-	fmt.Fprint(stderr, diags.Render(compiler.DiagSources(srcs, diags)))
+		}
+		fmt.Fprint(stderr, diags.Render(compiler.DiagSources(srcs, diags)))
+	})
 	if diags.HasErrors() {
 		return exitError{exitDiag}
 	}

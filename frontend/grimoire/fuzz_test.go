@@ -4,6 +4,8 @@ import (
 	"io/fs"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/genesis-toolchain/genesis/frontend"
 
 	"github.com/genesis-toolchain/genesis/diag"
@@ -11,8 +13,9 @@ import (
 
 // FuzzParse checks that no source makes ParseFile, CheckSpell, Check or Sprint
 // panic (the phases recover and report CodeInternal, which this target
-// treats as a failure) or loop, and that a spell that parses has a
-// position on every node. The seed corpus, every spell of the corpus copy
+// treats as a failure) or loop, that a spell that parses has a
+// position on every node, and that a parse in chunks, when it succeeds,
+// gives what the whole parse gives (chunks of 3 tokens). The seed corpus, every spell of the corpus copy
 // and of the golden cases, runs in plain go test.
 func FuzzParse(f *testing.F) {
 	names, srcs := testSpells(f)
@@ -52,6 +55,13 @@ func FuzzParse(f *testing.F) {
 				return nil, fs.ErrNotExist
 			}})
 		noInternal(t, diags)
+		defer func(size int) { chunkTokens = size }(chunkTokens)
+		chunkTokens = 3
+		if s, ds, ok := parseChunked("fuzz.spell", []byte(src)); ok {
+			if whole, chunked := parsed(parseWhole("fuzz.spell", []byte(src))), parsed(s, ds); whole != chunked {
+				t.Fatalf("the parse in chunks differs from the whole parse:\n%s", cmp.Diff(whole, chunked))
+			}
+		}
 	})
 }
 

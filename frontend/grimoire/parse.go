@@ -17,6 +17,17 @@ import (
 // may be called from several goroutines at once. filename is only used
 // in positions.
 func ParseFile(filename string, src []byte) (*Spell, diag.List) {
+	if len(src) >= chunkedParseMin {
+		if s, ds, ok := parseChunked(filename, src); ok {
+			return s, ds
+		}
+	}
+	return parseWhole(filename, src)
+}
+
+// parseWhole parses a spell in one piece: its tokens and its parse tree
+// whole, then the AST. It reports every error, with recovery.
+func parseWhole(filename string, src []byte) (*Spell, diag.List) {
 	b := &builder{file: filename, errLines: map[int]bool{}}
 	s := &Spell{File: filename, SpellPos: diag.Pos{File: filename, Line: 1, Col: 1}}
 	func() {

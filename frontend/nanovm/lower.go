@@ -406,7 +406,7 @@ func (l *lowerer) successor(s *Step, resumed bool) {
 		if e.kind == toFail {
 			at := e.field.Pos
 			if resumed {
-				at = s.keys["next_step"]
+				at = s.keyPos("next_step")
 			}
 			l.stop(s.ID, at, []*ir.Value{l.k}, statusFailed, l.newError(kindUnknownStep, l.b.StringValue(e.why)))
 			return
@@ -799,7 +799,7 @@ func (l *lowerer) condition(s *Step) {
 		b.Effect(ir.OpTrace, s.ID, []*ir.Value{l.k}, b.StringValue("skipped"), res[0])
 		// The evaluated path has the output_key's and max_stalled_steps's
 		// values for its identities; this one has their keys.
-		l.storeOutputAt(s, b.UnitValue(), s.keys["output_key"])
+		l.storeOutputAt(s, b.UnitValue(), s.keyPos("output_key"))
 		l.stallCheckAt(s, l.stalledKeyPos())
 		l.successor(s, false)
 	}, nil)

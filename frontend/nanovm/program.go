@@ -84,13 +84,26 @@ type Step struct {
 	// succeeds with allowed_outputs[0], or "".
 	OnTimeoutFallback bool
 
-	fields map[string]*Node
-	keys   map[string]diag.Pos // where each key is
-	valid  bool                // id and type decoded
+	valid bool // id and type decoded
 }
 
-// Field returns the node of a field of the step's object, or nil.
-func (s *Step) Field(key string) *Node { return s.fields[key] }
+// Field returns the node of a field of the step's object, or nil. The
+// keys of an object are unique (jsontree.Field), so the object's fields
+// are looked up in place: a map per step would hold more than the step's
+// text (docs/decisions.md, "Grimoire and nano-vm checks in bounded
+// memory").
+func (s *Step) Field(key string) *Node { return s.Node.Get(key) }
+
+// keyPos returns where the key of a field of the step's object is, or the
+// zero position when the object has no such key.
+func (s *Step) keyPos(key string) diag.Pos {
+	for _, f := range s.Node.Fields {
+		if f.Key == key {
+			return f.KeyPos
+		}
+	}
+	return diag.Pos{}
+}
 
 // StepByID returns the top-level step with the given id, or nil.
 func (p *Program) StepByID(id string) *Step { return p.byID[id] }
@@ -278,11 +291,7 @@ func (d *decoder) step(n *Node, index int, parent *Step) *Step {
 		d.r.errorf(n, CodeSchema, "a step is an object, not %s", n.Describe())
 		return nil
 	}
-	s := &Step{Node: n, Index: index, Parent: parent, OnError: Fail, MaxRetries: 3, fields: map[string]*Node{}, keys: map[string]diag.Pos{}}
-	for _, f := range n.Fields {
-		s.fields[f.Key] = f.Value
-		s.keys[f.Key] = f.KeyPos
-	}
+	s := &Step{Node: n, Index: index, Parent: parent, OnError: Fail, MaxRetries: 3}
 	idNode, typeNode := n.Get("id"), n.Get("type")
 	okID := false
 	if idNode == nil {

@@ -123,6 +123,7 @@ func (p *jsonParser) value(path string) *Node {
 	case c == '"':
 		n := &Node{Kind: String, Pos: pos, Path: path}
 		n.Text, n.runePos = p.str(path)
+		n.plain = n.runePos == nil
 		return n
 	case c == '-' || (c >= '0' && c <= '9'):
 		return p.number(path)
@@ -237,13 +238,29 @@ func (p *jsonParser) array(path string) *Node {
 	}
 }
 
+// keepColumns, set by a test, makes every string keep its table of
+// columns, so that the positions of plain strings can be compared with
+// it.
+var keepColumns = false
+
 // str reads a string literal and returns its value and the source
-// position of each of its code points.
+// position of each of its code points, or nil for a plain string (one
+// without escapes, each code point a column: see Node.plain).
 func (p *jsonParser) str(path string) (string, func(int) diag.Pos) {
 	p.advance() // "
 	var buf []byte
 	var cols []int32 // the source column of each code point of buf
 	line := p.line
+	// plain: no escape yet and each code point one column, the one after
+	// the last's: then cols is not kept, and the string is plain (Node).
+	plain, first, k := !keepColumns, p.col, 0 // k: the code points of buf
+	unplain := func() {
+		plain = false
+		cols = make([]int32, 0, k+1)
+		for i := range k {
+			cols = append(cols, int32(first+i))
+		}
+	}
 	for {
 		if p.off >= len(p.src) {
 			p.fail(path, "unterminated string")
@@ -253,6 +270,12 @@ func (p *jsonParser) str(path string) (string, func(int) diag.Pos) {
 		case c == '"':
 			end := p.col // an index past the end maps to the closing quote
 			p.advance()
+			if plain && end != first+k {
+				unplain()
+			}
+			if plain {
+				return string(buf), nil
+			}
 			file := p.file
 			return string(buf), func(i int) diag.Pos {
 				if i >= len(cols) {
@@ -264,6 +287,9 @@ func (p *jsonParser) str(path string) (string, func(int) diag.Pos) {
 			p.fail(path, "control character %q in a string (write it as an escape)", rune(c))
 		case c == '\\':
 			col := p.col
+			if plain {
+				unplain()
+			}
 			p.advance()
 			if p.off >= len(p.src) {
 				p.fail(path, "unterminated string")
@@ -315,7 +341,13 @@ func (p *jsonParser) str(path string) (string, func(int) diag.Pos) {
 			cols = append(cols, int32(col))
 		default:
 			r, n := utf8.DecodeRune(p.src[p.off:])
-			cols = append(cols, int32(p.col))
+			if plain && p.col != first+k {
+				unplain()
+			}
+			if !plain {
+				cols = append(cols, int32(p.col))
+			}
+			k++
 			buf = utf8.AppendRune(buf, r)
 			for range n {
 				p.advance()

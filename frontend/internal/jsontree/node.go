@@ -43,19 +43,25 @@ func (k Kind) String() string {
 // is: its source position and its JSON path from the root, such as
 // $.steps[2].next_step, which every diagnostic about it names.
 type Node struct {
-	Kind   Kind
+	Kind  Kind
+	Bool  bool // Bool
+	IsInt bool // Number: integral and within int64
+	// plain marks a JSON String written without escapes on one line: its
+	// code point i is at column Pos.Col+1+i (Pos is the opening quote),
+	// and runePos is nil. Most strings are plain, and a table of columns
+	// or a closure for each would hold more than the document's text.
+	plain  bool
 	Pos    diag.Pos
 	Path   string
-	Bool   bool    // Bool
 	Num    float64 // Number
 	Int    int64   // Number, when IsInt
-	IsInt  bool    // Number: integral and within int64
 	Text   string  // String: the value; Number: the literal as written
 	Items  []*Node // Array
 	Fields []Field // Object, in source order
 
 	// runePos gives, for a String, the source position of the code point
-	// at the given index of Text; nil means Pos for every index.
+	// at the given index of Text; nil means Pos for every index (unless
+	// plain).
 	runePos func(i int) diag.Pos
 }
 
@@ -85,7 +91,15 @@ func (n *Node) Get(key string) *Node {
 // string node's value: exact for JSON and for single-line YAML scalars
 // without escapes, otherwise the node's own position.
 func (n *Node) RunePos(i int) diag.Pos {
-	if n.runePos == nil || i < 0 {
+	if i < 0 {
+		return n.Pos
+	}
+	if n.plain {
+		p := n.Pos
+		p.Col += 1 + min(i, utf8.RuneCountInString(n.Text))
+		return p
+	}
+	if n.runePos == nil {
 		return n.Pos
 	}
 	return n.runePos(i)
