@@ -280,13 +280,13 @@ func (r *Run) agentToolCall(ctx context.Context, st Step, callID string, defs []
 	if fn := (*r.h.tools.Load())[call.Name]; fn != nil {
 		v, err = fn(withCall(ctx, c), args)
 	} else {
-		err = &CallError{Kind: "unknown_tool", Message: "no tool " + strconv.Quote(call.Name) + " is registered or provided (genesisc run --tools)"}
+		err = &CallError{Kind: "unknown_tool", Message: "no tool " + strconv.Quote(call.Name) + " is registered or provided (" + toolProviderNames(r.h.cfg.Tools) + ")"}
 		for _, p := range r.h.cfg.Tools {
 			v, err = p.CallTool(ctx, c, call.Name, args)
 			if err != ErrUnknownTool {
 				break
 			}
-			err = &CallError{Kind: "unknown_tool", Message: "no tool " + strconv.Quote(call.Name) + " is registered or provided (genesisc run --tools)"}
+			err = &CallError{Kind: "unknown_tool", Message: "no tool " + strconv.Quote(call.Name) + " is registered or provided (" + toolProviderNames(r.h.cfg.Tools) + ")"}
 		}
 	}
 	if err != nil {
