@@ -80,6 +80,10 @@ const MCPStartTimeout = 60 * time.Second
 // its standard input is closed before killing its process group.
 const MCPCloseTimeout = 2 * time.Second
 
+// mcpMaxToolPages bounds the pages of a server's tools list (a server
+// that hands out cursors forever).
+const mcpMaxToolPages = 1000
+
 // mcpImplementation is how the runtime introduces itself to MCP servers.
 var mcpImplementation = &mcp.Implementation{Name: "genesis-runtime", Version: "1"}
 
@@ -145,15 +149,29 @@ func (m *MCPTools) start(ctx context.Context) error {
 	}
 	m.tools = map[string]bool{}
 	m.names = nil
-	for t, err := range s.Tools(ctx, nil) {
+	// ListTools page by page: the runtime is built with the Go version a
+	// generated program's module declares, which has no range over
+	// functions (ClientSession.Tools).
+	params := &mcp.ListToolsParams{}
+	for pages := 0; ; pages++ {
+		res, err := s.ListTools(ctx, params)
+		if err == nil && pages >= mcpMaxToolPages {
+			err = errors.New("more than " + strconv.Itoa(mcpMaxToolPages) + " pages of tools")
+		}
 		if err != nil {
 			m.stopLocked()
 			return m.errorf("listing its tools: %v", startErr(ctx, err))
 		}
-		if !m.tools[t.Name] {
-			m.tools[t.Name] = true
-			m.names = append(m.names, t.Name)
+		for _, t := range res.Tools {
+			if t != nil && !m.tools[t.Name] {
+				m.tools[t.Name] = true
+				m.names = append(m.names, t.Name)
+			}
 		}
+		if res.NextCursor == "" {
+			break
+		}
+		params.Cursor = res.NextCursor
 	}
 	sort.Strings(m.names)
 	return nil
