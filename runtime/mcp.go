@@ -61,8 +61,9 @@ type MCPTools struct {
 	cmd     *exec.Cmd   // the server process of the session (stdio)
 	stderr  *tailWriter // the server's standard error, its end (stdio)
 	closed  bool
-	tools   map[string]bool
+	tools   map[string]*mcp.Tool
 	names   []string // sorted
+	server  string   // the server's name (its initialize result)
 }
 
 // MCPIdempotencyKeyMeta is the _meta key of a tools/call request that
@@ -147,7 +148,10 @@ func (m *MCPTools) start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	m.tools = map[string]bool{}
+	m.tools = map[string]*mcp.Tool{}
+	if ir := s.InitializeResult(); ir != nil && ir.ServerInfo != nil {
+		m.server = ir.ServerInfo.Name
+	}
 	m.names = nil
 	// ListTools page by page: the runtime is built with the Go version a
 	// generated program's module declares, which has no range over
@@ -163,8 +167,8 @@ func (m *MCPTools) start(ctx context.Context) error {
 			return m.errorf("listing its tools: %v", startErr(ctx, err))
 		}
 		for _, t := range res.Tools {
-			if t != nil && !m.tools[t.Name] {
-				m.tools[t.Name] = true
+			if t != nil && m.tools[t.Name] == nil {
+				m.tools[t.Name] = t
 				m.names = append(m.names, t.Name)
 			}
 		}
@@ -234,6 +238,59 @@ func (m *MCPTools) Tools() []string { return append([]string(nil), m.names...) }
 // String returns the provider as --tools names it.
 func (m *MCPTools) String() string { return m.spec }
 
+// Named reports whether name names this server: its own name (the
+// serverInfo of its initialize result), the --tools value, or for
+// mcp:COMMAND the base name of the command's first word, without an
+// "mcp-server-" or "server-" prefix (mcp:npx -y
+// @modelcontextprotocol/server-filesystem DIR is "filesystem", as is
+// mcp:mcp-server-filesystem DIR).
+func (m *MCPTools) Named(name string) bool {
+	if name == m.server || name == m.spec {
+		return true
+	}
+	cmdline, ok := strings.CutPrefix(m.spec, "mcp:")
+	if !ok {
+		return false
+	}
+	for _, w := range strings.Fields(cmdline) {
+		if w == "npx" || w == "-y" || strings.HasPrefix(w, "--") || strings.HasPrefix(w, "-") {
+			continue
+		}
+		base := strings.Trim(w, `"'`)
+		if i := strings.LastIndexByte(base, '/'); i >= 0 {
+			base = base[i+1:]
+		}
+		if i := strings.LastIndexByte(base, '@'); i > 0 {
+			base = base[:i] // a version
+		}
+		base = strings.TrimPrefix(strings.TrimPrefix(base, "mcp-server-"), "server-")
+		return name == base
+	}
+	return false
+}
+
+// DescribeTool returns the description and input schema the server gave
+// for its tool name.
+func (m *MCPTools) DescribeTool(name string) (string, Value, bool) {
+	t := m.tools[name]
+	if t == nil {
+		return "", Value{}, false
+	}
+	params := Object(Field{"type", String("object")})
+	if t.InputSchema != nil {
+		if data, err := json.Marshal(t.InputSchema); err == nil {
+			if v, err := ParseJSON(data); err == nil && v.k == KindObject {
+				params = v
+			}
+		}
+	}
+	desc := t.Description
+	if desc == "" {
+		desc = "The tool " + strconv.Quote(name) + "."
+	}
+	return desc, params, true
+}
+
 // Close ends the session and the server. It is safe to call more than
 // once; calls after it fail (kind "unavailable").
 func (m *MCPTools) Close() error {
@@ -246,7 +303,7 @@ func (m *MCPTools) Close() error {
 
 // CallTool calls the tool name with args (an object).
 func (m *MCPTools) CallTool(ctx context.Context, c *Call, name string, args Value) (Value, error) {
-	if !m.tools[name] {
+	if m.tools[name] == nil {
 		return Value{}, ErrUnknownTool
 	}
 	if c != nil && c.Timeout > 0 {

@@ -233,3 +233,76 @@ func TestMCPToolsSpecs(t *testing.T) {
 		t.Errorf("a server that exits at once: %v", err)
 	}
 }
+
+// toolsLLM is a model that calls the tool "add" once and answers with
+// the tools it was offered.
+type toolsLLM struct{}
+
+func (toolsLLM) TakesTools() bool { return true }
+
+func (toolsLLM) Complete(ctx context.Context, _ *Call, req *LLMRequest) (LLMResponse, error) {
+	var names []string
+	for _, d := range req.Tools {
+		names = append(names, d.Name+": "+d.Description+" "+d.Parameters.String())
+	}
+	sum := req.CallTool(ctx, ToolCall{Name: "add", Args: Object(Field{"a", Int(1)}, Field{"b", Int(2)})})
+	return LLMResponse{Value: Object(Field{"offered", String(strings.Join(names, "\n"))}, Field{"sum", sum})}, nil
+}
+
+// TestMCPAgentTools: an agent's skill or a Grimoire advisor's allowed
+// tool that an MCP server provides is offered with the server's
+// description and schema, and served by it; an advisor's "mcp" offers
+// every tool of the server of that name, and a name no server has is
+// dropped.
+func TestMCPAgentTools(t *testing.T) {
+	m := memoryMCP(t)
+	h := NewHost(Config{LLM: toolsLLM{}, Tools: []ToolProvider{m}})
+	var trace strings.Builder
+	res := h.Execute(RunOptions{Trace: &trace}, func(r *Run) Value {
+		return List(
+			r.LLM(siteA.At(1), String("p"), Object(Field{"skills", List(String("add"))})),
+			r.LLM(siteA.At(2), String("p"), Object(Field{"allowed_tools", List(String("add"))}, Field{"mcp", List(String("runtime-test"), String("github"))})),
+		)
+	})
+	skill := res.Output.Index(0)
+	if got := ObjGet(skill, String("sum")).String(); got != `{"sum":3}` {
+		t.Errorf("the skill add, served by the MCP server: %s", resultJSON(res))
+	}
+	offered := ObjGet(skill, String("offered")).Str()
+	if !strings.HasPrefix(offered, "add: Adds a and b. {") || !strings.Contains(offered, `"a":{"type":"number"}`) {
+		t.Errorf("the skill add offered as %q, want the server's description and schema", offered)
+	}
+	all := ObjGet(res.Output.Index(1), String("offered")).Str()
+	var names []string
+	for _, line := range strings.Split(all, "\n") {
+		names = append(names, strings.SplitN(line, ":", 2)[0])
+	}
+	if got, want := strings.Join(names, " "), "add die fail greet meta parts pid slow"; got != want {
+		t.Errorf("mcp runtime-test offered %q, want %q", got, want)
+	}
+	if !strings.Contains(trace.String(), `mcp \"github\": no MCP server of the run`) {
+		t.Errorf("the unknown server is not reported dropped:\n%s", trace.String())
+	}
+}
+
+func TestMCPToolsNamed(t *testing.T) {
+	for _, c := range []struct {
+		spec, name string
+		want       bool
+	}{
+		{"mcp:npx -y @modelcontextprotocol/server-filesystem@2026.8.31 /tmp", "filesystem", true},
+		{`mcp:"/x/.bin/mcp-server-filesystem" /tmp`, "filesystem", true},
+		{"mcp:github-mcp stdio", "github-mcp", true},
+		{"mcp:npx -y @modelcontextprotocol/server-filesystem /tmp", "tmp", false},
+		{"mcp+http://localhost:8080/mcp", "mcp+http://localhost:8080/mcp", true},
+		{"mcp+http://localhost:8080/mcp", "localhost", false},
+	} {
+		m := &MCPTools{spec: c.spec, server: "secure-filesystem-server"}
+		if got := m.Named(c.name); got != c.want {
+			t.Errorf("%s named %q: %v, want %v", c.spec, c.name, got, c.want)
+		}
+		if !m.Named("secure-filesystem-server") {
+			t.Errorf("%s is not named by its serverInfo", c.spec)
+		}
+	}
+}
