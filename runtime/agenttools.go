@@ -223,8 +223,8 @@ func (r *Run) offerTools(st Step, id string, req *LLMRequest, options Value, pol
 		return // the call fails with kind config: nothing to drop
 	}
 	defs, dropped := agentTools(options)
-	defs, dropped = r.routeTools(defs, dropped, options)
-	if len(defs) == 0 && len(dropped) == 0 {
+	defs, unrouted := r.routeTools(defs, options)
+	if len(defs) == 0 && len(dropped) == 0 && len(unrouted) == 0 {
 		return
 	}
 	names := make([]Value, len(defs))
@@ -245,6 +245,14 @@ func (r *Run) offerTools(st Step, id string, req *LLMRequest, options Value, pol
 		}
 		r.Advisory(st, "tools_dropped", Object(Field{"tools", List(ds...)},
 			Field{"reason", String("permissions the run cannot grant")}))
+	}
+	if len(unrouted) > 0 {
+		ds := make([]Value, len(unrouted))
+		for i, d := range unrouted {
+			ds[i] = String("mcp " + strconv.Quote(d))
+		}
+		r.Advisory(st, "tools_dropped", Object(Field{"tools", List(ds...)},
+			Field{"reason", String("no MCP server of the run (--tools mcp:…) has these names")}))
 	}
 	if len(defs) == 0 {
 		return
@@ -269,9 +277,9 @@ func (r *Run) offerTools(st Step, id string, req *LLMRequest, options Value, pol
 // providers know: a skill or allowed tool that a provider describes
 // (ToolDescriber) gets its description and argument schema, and each name
 // in the options' "mcp" (a Grimoire advisor's MCP servers) offers every
-// tool of the --tools MCP servers of that name (MCPTools.Named); a name
-// no server has is dropped with the reason.
-func (r *Run) routeTools(defs []ToolDef, dropped []string, options Value) ([]ToolDef, []string) {
+// tool of the --tools MCP servers of that name (MCPTools.Named); the
+// names no server has are returned.
+func (r *Run) routeTools(defs []ToolDef, options Value) (_ []ToolDef, unrouted []string) {
 	for i := range defs {
 		if !defs[i].named {
 			continue
@@ -307,10 +315,10 @@ func (r *Run) routeTools(defs []ToolDef, dropped []string, options Value) ([]Too
 			}
 		}
 		if !found {
-			dropped = append(dropped, "mcp "+strconv.Quote(name)+": no MCP server of the run (--tools mcp:…) has that name")
+			unrouted = append(unrouted, name)
 		}
 	}
-	return defs, dropped
+	return defs, unrouted
 }
 
 // agentToolCall serves one tool call of the model: checks it against the

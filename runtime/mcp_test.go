@@ -280,7 +280,7 @@ func TestMCPAgentTools(t *testing.T) {
 	if got, want := strings.Join(names, " "), "add die fail greet meta parts pid slow"; got != want {
 		t.Errorf("mcp runtime-test offered %q, want %q", got, want)
 	}
-	if !strings.Contains(trace.String(), `mcp \"github\": no MCP server of the run`) {
+	if !strings.Contains(trace.String(), `"data":{"tools":["mcp \"github\""],"reason":"no MCP server of the run`) {
 		t.Errorf("the unknown server is not reported dropped:\n%s", trace.String())
 	}
 }
