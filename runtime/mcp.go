@@ -120,6 +120,9 @@ func newMCPTools(spec string) (*MCPTools, error) {
 			cmd := exec.Command("/bin/sh", "-c", cmdline)
 			killGroup(cmd)
 			cmd.Cancel = nil // the session's Close ends it (stopLocked)
+			// A process the server left holding its standard error must
+			// not hold up the wait for the server's exit.
+			cmd.WaitDelay = execDrainDelay
 			m.stderr = &tailWriter{}
 			cmd.Stderr = m.stderr
 			m.cmd = cmd
