@@ -306,3 +306,24 @@ func TestMCPToolsNamed(t *testing.T) {
 		}
 	}
 }
+
+// TestMCPToolsConcurrent: parallel branches share one session.
+func TestMCPToolsConcurrent(t *testing.T) {
+	m := memoryMCP(t)
+	errs := make(chan string, 16)
+	for i := 0; i < 16; i++ {
+		go func() {
+			v, err := m.CallTool(context.Background(), nil, "add", Object(Field{"a", Int(int64(i))}, Field{"b", Int(1)}))
+			if want := `{"sum":` + strconv.Itoa(i+1) + `}`; err != nil || v.String() != want {
+				errs <- v.String() + " " + want
+				return
+			}
+			errs <- ""
+		}()
+	}
+	for i := 0; i < 16; i++ {
+		if e := <-errs; e != "" {
+			t.Error(e)
+		}
+	}
+}
