@@ -7,7 +7,7 @@ GO      ?= go
 BUILDFLAGS ?= -tags=urfave_cli_no_docs
 BIN     := bin
 
-.PHONY: all build demo test vet fuzz bench pgo generate clean
+.PHONY: all build demo test vet fuzz bench pgo generate clean mcp-servers
 
 all: build demo
 
@@ -45,8 +45,22 @@ demo: build
 	$(BIN)/forge check-proof --proof $(BIN)/demo/refund.proof --journal $(BIN)/demo/refund.journal \
 	    --input user_input="I bought it yesterday" $(BIN)/demo/refund.frgp
 
-test: vet
+test: vet mcp-servers
 	$(GO) test -count=1 -timeout 20m ./...
+
+# mcp-servers: the official MCP reference servers (npm registry) that the
+# MCP tools tests run against, installed into .cache/npm (not globally)
+# when node and npm are present. Without them, or without the registry,
+# those tests skip and say why; the rest of `make test` is unaffected.
+MCP_SERVERS := @modelcontextprotocol/server-filesystem@2026.8.31
+MCP_CACHE   := .cache/npm
+mcp-servers:
+	@if ! command -v node >/dev/null || ! command -v npm >/dev/null; then \
+	    echo "mcp-servers: node or npm is missing: the MCP reference server tests will skip"; \
+	elif [ ! -x $(MCP_CACHE)/node_modules/.bin/mcp-server-filesystem ]; then \
+	    npm install --prefix $(MCP_CACHE) --no-audit --no-fund --no-save --loglevel=error $(MCP_SERVERS) \
+	    || echo "mcp-servers: npm install failed: the MCP reference server tests will skip"; \
+	fi
 
 vet:
 	$(GO) vet ./...
@@ -89,4 +103,4 @@ generate:
 	bash scripts/antlr-generate.sh
 
 clean:
-	rm -rf $(BIN)
+	rm -rf $(BIN) $(MCP_CACHE)

@@ -51,6 +51,24 @@ type ToolDef struct {
 	Parameters  Value // a JSON schema object of its arguments
 
 	globs []string // read, write, execute: the paths allowed
+	named bool     // a skill or allowed tool: a provider may describe it
+}
+
+// ToolDescriber is implemented by tool providers that know their tools'
+// descriptions and argument schemas (MCPTools): a skill or allowed tool
+// they provide is offered to the model with them.
+type ToolDescriber interface {
+	DescribeTool(name string) (description string, parameters Value, ok bool)
+}
+
+// hasTool reports whether defs has a tool name.
+func hasTool(defs []ToolDef, name string) bool {
+	for _, d := range defs {
+		if d.Name == name {
+			return true
+		}
+	}
+	return false
 }
 
 // ToolCall is one call of a tool by the model.
@@ -78,13 +96,18 @@ func agentTools(options Value) (defs []ToolDef, dropped []string) {
 		return nil, nil
 	}
 	anyArgs := Object(Field{"type", String("object")})
-	if skills, ok := options.Get("skills"); ok && skills.k == KindList {
+	// skills (VVM) and allowed_tools (a Grimoire advisor's) name tools.
+	for _, key := range []string{"skills", "allowed_tools"} {
+		skills, ok := options.Get(key)
+		if !ok || skills.k != KindList {
+			continue
+		}
 		for _, s := range skills.Elems() {
 			name, ok := s.AsString()
-			if !ok || name == "" {
+			if !ok || name == "" || hasTool(defs, name) {
 				continue
 			}
-			defs = append(defs, ToolDef{Name: name, Description: "The skill " + strconv.Quote(name) + ".", Parameters: anyArgs})
+			defs = append(defs, ToolDef{Name: name, Description: "The skill " + strconv.Quote(name) + ".", Parameters: anyArgs, named: true})
 		}
 	}
 	perms, ok := options.Get("permissions")
@@ -200,7 +223,8 @@ func (r *Run) offerTools(st Step, id string, req *LLMRequest, options Value, pol
 		return // the call fails with kind config: nothing to drop
 	}
 	defs, dropped := agentTools(options)
-	if len(defs) == 0 && len(dropped) == 0 {
+	defs, unrouted := r.routeTools(defs, options)
+	if len(defs) == 0 && len(dropped) == 0 && len(unrouted) == 0 {
 		return
 	}
 	names := make([]Value, len(defs))
@@ -222,6 +246,14 @@ func (r *Run) offerTools(st Step, id string, req *LLMRequest, options Value, pol
 		r.Advisory(st, "tools_dropped", Object(Field{"tools", List(ds...)},
 			Field{"reason", String("permissions the run cannot grant")}))
 	}
+	if len(unrouted) > 0 {
+		ds := make([]Value, len(unrouted))
+		for i, d := range unrouted {
+			ds[i] = String("mcp " + strconv.Quote(d))
+		}
+		r.Advisory(st, "tools_dropped", Object(Field{"tools", List(ds...)},
+			Field{"reason", String("no MCP server of the run (--tools mcp:…) has these names")}))
+	}
 	if len(defs) == 0 {
 		return
 	}
@@ -239,6 +271,54 @@ func (r *Run) offerTools(st Step, id string, req *LLMRequest, options Value, pol
 		r.Advisory(st, "tool_call", Object(data...))
 		return v
 	}
+}
+
+// routeTools completes the tools an llm call offers with what the tool
+// providers know: a skill or allowed tool that a provider describes
+// (ToolDescriber) gets its description and argument schema, and each name
+// in the options' "mcp" (a Grimoire advisor's MCP servers) offers every
+// tool of the --tools MCP servers of that name (MCPTools.Named); the
+// names no server has are returned.
+func (r *Run) routeTools(defs []ToolDef, options Value) (_ []ToolDef, unrouted []string) {
+	for i := range defs {
+		if !defs[i].named {
+			continue
+		}
+		for _, p := range r.h.cfg.Tools {
+			if d, ok := p.(ToolDescriber); ok {
+				if desc, params, ok := d.DescribeTool(defs[i].Name); ok {
+					defs[i].Description, defs[i].Parameters = desc, params
+					break
+				}
+			}
+		}
+	}
+	servers, _ := options.Get("mcp")
+	for _, s := range servers.Elems() {
+		name, ok := s.AsString()
+		if !ok || name == "" {
+			continue
+		}
+		found := false
+		for _, p := range r.h.cfg.Tools {
+			m, ok := p.(*MCPTools)
+			if !ok || !m.Named(name) {
+				continue
+			}
+			found = true
+			for _, tool := range m.Tools() {
+				if hasTool(defs, tool) {
+					continue
+				}
+				desc, params, _ := m.DescribeTool(tool)
+				defs = append(defs, ToolDef{Name: tool, Description: desc, Parameters: params, named: true})
+			}
+		}
+		if !found {
+			unrouted = append(unrouted, name)
+		}
+	}
+	return defs, unrouted
 }
 
 // agentToolCall serves one tool call of the model: checks it against the
@@ -280,13 +360,13 @@ func (r *Run) agentToolCall(ctx context.Context, st Step, callID string, defs []
 	if fn := (*r.h.tools.Load())[call.Name]; fn != nil {
 		v, err = fn(withCall(ctx, c), args)
 	} else {
-		err = &CallError{Kind: "unknown_tool", Message: "no tool " + strconv.Quote(call.Name) + " is registered or provided (genesisc run --tools)"}
+		err = &CallError{Kind: "unknown_tool", Message: "no tool " + strconv.Quote(call.Name) + " is registered or provided (" + toolProviderNames(r.h.cfg.Tools) + ")"}
 		for _, p := range r.h.cfg.Tools {
 			v, err = p.CallTool(ctx, c, call.Name, args)
 			if err != ErrUnknownTool {
 				break
 			}
-			err = &CallError{Kind: "unknown_tool", Message: "no tool " + strconv.Quote(call.Name) + " is registered or provided (genesisc run --tools)"}
+			err = &CallError{Kind: "unknown_tool", Message: "no tool " + strconv.Quote(call.Name) + " is registered or provided (" + toolProviderNames(r.h.cfg.Tools) + ")"}
 		}
 	}
 	if err != nil {

@@ -20,7 +20,13 @@ import (
 //	                             $GENESIS_MODELS)
 //	--model NAME                 every LLM call uses the provider model
 //	                             NAME, whatever the program names
-//	--tools mock:FILE|exec:CMD   the tool provider
+//	--tools SPEC                 a tool provider, repeatable (asked in
+//	                             order: the first that has a tool serves
+//	                             it): mock:FILE, exec:CMD, mcp:COMMAND
+//	                             ARGS… (an MCP server over stdio) or
+//	                             mcp+http(s)://HOST:PORT/PATH (streamable
+//	                             HTTP); MCP servers start before the run
+//	                             and are closed when the command ends
 //	--input KEY=VALUE            an input field, repeatable; a VALUE that
 //	                             parses as JSON is that JSON, else a string
 //	--trace FILE                 the JSON Lines trace
@@ -96,6 +102,16 @@ func MainWith(args []string, program string, flags func(*flag.FlagSet), run func
 	return mainIO(args, program, flags, run, stdout, stderr)
 }
 
+// stringsFlag collects a repeated string flag in order.
+type stringsFlag []string
+
+func (f *stringsFlag) String() string { return strings.Join(*f, " ") }
+
+func (f *stringsFlag) Set(s string) error {
+	*f = append(*f, s)
+	return nil
+}
+
 // inputFlags collects repeated --input flags in order.
 type inputFlags []Field
 
@@ -121,24 +137,25 @@ func mainIO(args []string, program string, flags func(*flag.FlagSet), run func(*
 		flags(fs)
 	}
 	var (
-		inputs                          inputFlags
-		llm, tools, trace, journal, res string
-		models, model                   string
-		state                           string
-		payload, source                 string
-		resume, replay, narrate         bool
-		overwrite                       bool
-		repeat                          int
-		params                          inputFlags
-		trigger, event, eventPayload    string
-		mode                            string
-		yes                             bool
-		realClock                       bool
+		inputs                       inputFlags
+		llm, trace, journal, res     string
+		tools                        stringsFlag
+		models, model                string
+		state                        string
+		payload, source              string
+		resume, replay, narrate      bool
+		overwrite                    bool
+		repeat                       int
+		params                       inputFlags
+		trigger, event, eventPayload string
+		mode                         string
+		yes                          bool
+		realClock                    bool
 	)
 	fs.StringVar(&llm, "llm", "", "the LLM provider: mock:FILE or openai:URL")
 	fs.StringVar(&models, "models", "", "the model alias `FILE` (JSON; default $GENESIS_MODELS)")
 	fs.StringVar(&model, "model", "", "every LLM call uses the provider model `NAME`")
-	fs.StringVar(&tools, "tools", "", "the tool provider: mock:FILE or exec:CMD")
+	fs.Var(&tools, "tools", "a tool provider, repeatable: mock:FILE, exec:CMD, mcp:COMMAND ARGS… or mcp+http(s)://HOST:PORT/PATH")
 	fs.Var(&inputs, "input", "an input field KEY=VALUE (repeatable; VALUE is JSON or a string)")
 	fs.StringVar(&trace, "trace", "", "write the JSON Lines trace to `FILE`")
 	fs.StringVar(&journal, "journal", "", "the effect journal `FILE`")
@@ -229,13 +246,23 @@ func mainIO(args []string, program string, flags func(*flag.FlagSet), run func(*
 	} else if models != "" || model != "" {
 		return usage("--models and --model choose the models of an --llm provider: give one (--llm openai:URL)")
 	}
-	if tools != "" {
-		p, err := ParseTools(tools)
-		if err != nil {
+	for _, spec := range tools {
+		if err := CheckTools(spec); err != nil {
+			closeTools(cfg.Tools)
 			return usage("--tools: %v", err)
 		}
-		cfg.Tools = []ToolProvider{p}
 	}
+	for _, spec := range tools {
+		p, err := ParseTools(spec)
+		if err != nil {
+			closeTools(cfg.Tools)
+			return fail(fmt.Errorf("--tools: %v", err))
+		}
+		cfg.Tools = append(cfg.Tools, p)
+	}
+	// MCP servers end with the command (and, killed, with its process:
+	// their process group and Pdeathsig, as exec: tools).
+	defer closeTools(cfg.Tools)
 	if state != "" {
 		s, err := OpenSQLiteStore(state)
 		if err != nil {

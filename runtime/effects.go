@@ -71,7 +71,7 @@ func (r *Run) toolAttempt(fn ToolFunc, name string, args Value, pol RetryPolicy)
 		}
 		return v, err
 	}
-	return Value{}, &CallError{Kind: "unknown_tool", Message: "no tool " + strconv.Quote(name) + " is registered or provided"}
+	return Value{}, &CallError{Kind: "unknown_tool", Message: "no tool " + strconv.Quote(name) + " is registered or provided (" + toolProviderNames(r.h.cfg.Tools) + ")"}
 }
 
 // Emit is the effect emit: the event name with payload. It goes to the

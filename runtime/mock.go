@@ -232,8 +232,12 @@ func (m *MockLLM) observeTool(*Call, string) {}
 type MockTools struct {
 	entries []mockEntry
 	byName  map[string]int
-	def     int // index of __default__, or -1
+	def     int    // index of __default__, or -1
+	name    string // as --tools named it ("" when not from ParseTools)
 }
+
+// String returns the provider as --tools names it.
+func (m *MockTools) String() string { return m.name }
 
 // ParseMockTools parses a mock tools file.
 func ParseMockTools(data []byte) (*MockTools, error) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"strconv"
@@ -39,6 +40,9 @@ type ExecTools struct {
 // its process group is killed (a process that left the group can still
 // hold them).
 const execDrainDelay = time.Second
+
+// String returns the provider as --tools names it.
+func (e *ExecTools) String() string { return "exec:" + e.Command }
 
 // CallTool runs the command for one call.
 func (e *ExecTools) CallTool(ctx context.Context, c *Call, name string, args Value) (Value, error) {
@@ -152,18 +156,72 @@ func lastLine(s string) string {
 
 // ParseTools returns the tool provider of a flag value:
 //
-//	mock:FILE   a mock tools file (parsed now, once)
-//	exec:CMD    a command run for every call (ExecTools)
+//	mock:FILE                  a mock tools file (parsed now, once)
+//	exec:CMD                   a command run for every call (ExecTools)
+//	mcp:COMMAND ARGS…          an MCP server run as a child process, over
+//	                           its standard input and output (MCPTools)
+//	mcp+http://HOST:PORT/PATH  an MCP server over streamable HTTP (and
+//	                           mcp+https://…)
+//
+// An MCP server is started (or reached) and its tools listed now, within
+// ctx; the provider is an io.Closer that ends it.
 func ParseTools(spec string) (ToolProvider, error) {
-	kind, arg, ok := strings.Cut(spec, ":")
-	if !ok || arg == "" {
-		return nil, errors.New("tools: expected mock:FILE or exec:CMD, got " + strconv.Quote(spec))
+	return ParseToolsContext(context.Background(), spec)
+}
+
+// ParseToolsContext is ParseTools within ctx.
+func ParseToolsContext(ctx context.Context, spec string) (ToolProvider, error) {
+	if err := CheckTools(spec); err != nil {
+		return nil, err
 	}
+	kind, arg, _ := strings.Cut(spec, ":")
 	switch kind {
 	case "mock":
-		return LoadMockTools(arg)
+		m, err := LoadMockTools(arg)
+		if err != nil {
+			return nil, err
+		}
+		m.name = spec
+		return m, nil
 	case "exec":
 		return &ExecTools{Command: arg}, nil
 	}
-	return nil, errors.New("tools: unknown kind " + strconv.Quote(kind) + " (mock or exec)")
+	return ConnectMCP(ctx, spec)
+}
+
+// CheckTools checks a flag value as ParseTools would, without starting
+// anything: a mock file is parsed, an MCP spec only checked.
+func CheckTools(spec string) error {
+	kind, arg, ok := strings.Cut(spec, ":")
+	if !ok || arg == "" {
+		return errors.New("tools: expected mock:FILE, exec:CMD, mcp:COMMAND or mcp+http://HOST:PORT/PATH, got " + strconv.Quote(spec))
+	}
+	switch kind {
+	case "mock":
+		_, err := LoadMockTools(arg)
+		return err
+	case "exec":
+		return nil
+	case "mcp", "mcp+http", "mcp+https":
+		_, err := newMCPTools(spec)
+		return err
+	}
+	return errors.New("tools: unknown kind " + strconv.Quote(kind) + " (mock, exec, mcp, mcp+http or mcp+https)")
+}
+
+// toolProviderNames names the providers of ps, for the message of a tool
+// none of them has: what --tools gave, or the Go type.
+func toolProviderNames(ps []ToolProvider) string {
+	if len(ps) == 0 {
+		return "no tool providers (genesisc run --tools)"
+	}
+	names := make([]string, len(ps))
+	for i, p := range ps {
+		if s, ok := p.(fmt.Stringer); ok && s.String() != "" {
+			names[i] = s.String()
+		} else {
+			names[i] = fmt.Sprintf("%T", p)
+		}
+	}
+	return "asked: " + strings.Join(names, ", ")
 }

@@ -19,6 +19,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv("GENESIS_RUNTIME_TEST_TOOL") == "1" {
 		os.Exit(toolMain())
 	}
+	if os.Getenv("GENESIS_RUNTIME_TEST_MCP") == "1" {
+		os.Exit(mcpServerMain())
+	}
 	os.Exit(m.Run())
 }
 

@@ -71,6 +71,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv("GENESISC_TEST_MAIN") == "1" {
 		os.Exit(run(os.Args, os.Stdout, os.Stderr))
 	}
+	if os.Getenv("GENESISC_TEST_MCP") == "1" {
+		os.Exit(mcpServerMain())
+	}
 	dir, err := os.MkdirTemp("", "genesis-run-cache-")
 	if err != nil {
 		panic(err)

@@ -153,7 +153,9 @@ func TestRunMalformedProviderIsUsage(t *testing.T) {
 		{[]string{"--llm", "claude:https://x"}, `unknown kind "claude"`},
 		{[]string{"--llm", "mock:llm.json", "--models", "bad-models.json"}, `models.sonnet: expected a model identifier`},
 		{[]string{"--model", "gpt-4o"}, `--models and --model choose the models of an --llm provider`},
-		{[]string{"--tools", "exec:"}, `--tools: tools: expected mock:FILE or exec:CMD`},
+		{[]string{"--tools", "exec:"}, `--tools: tools: expected mock:FILE, exec:CMD, mcp:COMMAND or mcp+http://HOST:PORT/PATH`},
+		{[]string{"--tools", "mcp+ftp://x/y"}, `--tools: tools: unknown kind "mcp+ftp" (mock, exec, mcp, mcp+http or mcp+https)`},
+		{[]string{"--tools", "mock:llm.json", "--tools", "mcp:"}, `--tools: tools: expected mock:FILE, exec:CMD, mcp:COMMAND or mcp+http://HOST:PORT/PATH, got "mcp:"`},
 	} {
 		code, _, errs := genesisc(t, dir, append(append([]string{"run"}, tc.args...), "p.json")...)
 		if code != 2 || !strings.Contains(errs, tc.want) || strings.Contains(errs, "building") {

@@ -31,7 +31,7 @@ func runCommand(stdout, stderr io.Writer) *cli.Command {
 	return &cli.Command{
 		Name:  "run",
 		Usage: "compile and run a program: an agent program through Go, Genesis or Forge assembly on the Forge Machine",
-		UsageText: "genesisc run [--llm mock:FILE|openai:URL [--models FILE] [--model NAME]] [--tools mock:FILE|exec:CMD] [--input KEY=VALUE]... [--trace FILE] [--journal FILE [--resume [--payload JSON] | --replay | --overwrite]] [--result FILE] [--repeat N] [--state FILE] [--narrate] [--trigger KIND] [--event NAME [--event-payload JSON]] [--param KEY=VALUE]... [--mode simulate|cast] [--yes] [--real-clock] [--max-steps N] [--max-tokens N] [--max-cost USD] [--max-wall DURATION] [--max-memory SIZE] [--max-trace SIZE] [--cache-max SIZE] FILE\n" +
+		UsageText: "genesisc run [--llm mock:FILE|openai:URL [--models FILE] [--model NAME]] [--tools mock:FILE|exec:CMD|mcp:COMMAND|mcp+http://HOST:PORT/PATH]... [--input KEY=VALUE]... [--trace FILE] [--journal FILE [--resume [--payload JSON] | --replay | --overwrite]] [--result FILE] [--repeat N] [--state FILE] [--narrate] [--trigger KIND] [--event NAME [--event-payload JSON]] [--param KEY=VALUE]... [--mode simulate|cast] [--yes] [--real-clock] [--max-steps N] [--max-tokens N] [--max-cost USD] [--max-wall DURATION] [--max-memory SIZE] [--max-trace SIZE] [--cache-max SIZE] FILE\n" +
 			"genesisc run [--result FILE] FILE.gen... | FILE.fasm",
 		Description: "Compiles FILE through the Go backend, builds the program with the Go toolchain\n" +
 			"(go in PATH, or $GENESIS_GO) into a cache ($GENESIS_CACHE, default the user cache\n" +
@@ -55,7 +55,7 @@ func runCommand(stdout, stderr io.Writer) *cli.Command {
 			&cli.StringFlag{Name: "llm", Usage: "the LLM provider: mock:FILE or openai:URL"},
 			&cli.StringFlag{Name: "models", Usage: "the model alias `FILE` mapping the program's model names to the provider's (JSON; default $GENESIS_MODELS; docs/runtime.md, Model names)"},
 			&cli.StringFlag{Name: "model", Usage: "every LLM call uses the provider model `NAME`, whatever the program names"},
-			&cli.StringFlag{Name: "tools", Usage: "the tool provider: mock:FILE or exec:CMD"},
+			&cli.StringSliceFlag{Name: "tools", Usage: "a tool provider, repeatable (the first that has a tool serves it): mock:FILE, exec:CMD, mcp:COMMAND ARGS… or mcp+http(s)://HOST:PORT/PATH"},
 			&cli.StringSliceFlag{Name: "input", Usage: "an input field `KEY=VALUE` (repeatable; VALUE is JSON or a string)"},
 			&cli.StringFlag{Name: "trace", Usage: "write the JSON Lines trace to `FILE`"},
 			&cli.StringFlag{Name: "journal", Usage: "the effect journal `FILE`"},
@@ -124,10 +124,13 @@ func runCommand(stdout, stderr io.Writer) *cli.Command {
 // flags of genesisc run that are its own (runtime.Main's).
 func programArgs(c *cli.Context) []string {
 	var args []string
-	for _, name := range append([]string{"llm", "models", "model", "tools", "trace", "journal", "payload", "source", "result", "state", "trigger", "event", "event-payload", "mode"}, limitFlagNames...) {
+	for _, name := range append([]string{"llm", "models", "model", "trace", "journal", "payload", "source", "result", "state", "trigger", "event", "event-payload", "mode"}, limitFlagNames...) {
 		if c.IsSet(name) {
 			args = append(args, "--"+name, c.String(name))
 		}
+	}
+	for _, t := range c.StringSlice("tools") {
+		args = append(args, "--tools", t)
 	}
 	for _, in := range c.StringSlice("input") {
 		args = append(args, "--input", in)
@@ -182,8 +185,9 @@ func checkProviders(c *cli.Context, stderr io.Writer) error {
 		fmt.Fprintln(stderr, "genesisc run: --models and --model choose the models of an --llm provider: give one (--llm openai:URL)")
 		return exitError{exitUsage}
 	}
-	if spec := c.String("tools"); spec != "" {
-		if _, err := runtime.ParseTools(spec); err != nil {
+	for _, spec := range c.StringSlice("tools") {
+		// Checked, not started: an MCP server starts with the program.
+		if err := runtime.CheckTools(spec); err != nil {
 			fmt.Fprintf(stderr, "genesisc run: --tools: %v\n", err)
 			return exitError{exitUsage}
 		}

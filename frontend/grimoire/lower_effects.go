@@ -109,9 +109,26 @@ func (fl *funcLowerer) advisorNamed(name string) *Advisor {
 }
 
 // advisorOptions builds the llm options of an advisor: its model, system
-// prompt and timeout (the statement's wins).
+// prompt and timeout (the statement's wins), and the tools it may call:
+// allowed_tools (tool names) and mcp (MCP server names), which the
+// runtime offers the model from its tool providers (docs/runtime.md, "MCP
+// tools").
 func (fl *funcLowerer) advisorOptions(adv *Advisor, timeout Expr) *ir.Value {
 	opts := fl.b.Builtin("obj.new")
+	words := func(key string, ws []*Word) {
+		if len(ws) == 0 {
+			return
+		}
+		vs := make([]*ir.Value, len(ws))
+		for i, w := range ws {
+			vs[i] = fl.str(w.Text)
+		}
+		opts = fl.set(opts, key, fl.list(vs...))
+	}
+	if adv != nil {
+		words("allowed_tools", adv.AllowedTools)
+		words("mcp", adv.MCP)
+	}
 	if adv != nil && adv.Model != nil {
 		opts = fl.set(opts, "model", fl.expr(adv.Model))
 	}
