@@ -58,7 +58,7 @@ mcp-servers:
 	@if ! command -v node >/dev/null || ! command -v npm >/dev/null; then \
 	    echo "mcp-servers: node or npm is missing: the MCP reference server tests will skip"; \
 	elif [ ! -x $(MCP_CACHE)/node_modules/.bin/mcp-server-filesystem ]; then \
-	    npm install --prefix $(MCP_CACHE) --no-audit --no-fund --no-save --loglevel=error $(MCP_SERVERS) \
+	    timeout 180 npm install --prefix $(MCP_CACHE) --no-audit --no-fund --no-save --loglevel=error --fetch-retries=1 --fetch-timeout=30000 $(MCP_SERVERS) \
 	    || echo "mcp-servers: npm install failed: the MCP reference server tests will skip"; \
 	fi
 
