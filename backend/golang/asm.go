@@ -104,7 +104,7 @@ func (fg *funcGen) asmInst(in *ir.Instr, x memlayout.AsmInst) {
 		fg.printf("r%d = r%d %s r%d", x.A, x.B, binop[x.Op], x.C)
 	case bytecode.DIV, bytecode.MOD, bytecode.DIVS, bytecode.MODS:
 		fg.printf("if r%d == 0 {", x.C)
-		fg.printf("\tm.faultCode(%d, 0)", memlayout.FaultDivideByZero)
+		fg.printf("\tpanic(fault{%d, 0})", memlayout.FaultDivideByZero)
 		fg.printf("}")
 		op := "/"
 		if x.Op == bytecode.MOD || x.Op == bytecode.MODS {

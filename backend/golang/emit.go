@@ -443,7 +443,14 @@ func (fg *funcGen) instr(in *ir.Instr, yieldTo *owner) {
 		}
 	case ir.OpDivS, ir.OpDivU, ir.OpRemS, ir.OpRemU:
 		fg.printf("if %s == 0 {", a(1))
-		fg.printf("\tm.fault(\"divide_by_zero\", %q)", "division by zero at "+in.Pos.String())
+		if fg.g.standalone {
+			// A panic (main recovers it) tells Go the branch does not
+			// come back: a call to m.fault would keep every value live
+			// across it out of the registers of the loop around it.
+			fg.printf("\tpanic(fault{%d, 0})", memlayout.FaultDivideByZero)
+		} else {
+			fg.printf("\tm.fault(\"divide_by_zero\", %q)", "division by zero at "+in.Pos.String())
+		}
 		fg.printf("}")
 		op := "/"
 		if in.Op == ir.OpRemS || in.Op == ir.OpRemU {

@@ -101,7 +101,7 @@ func (g *generator) standaloneProgram(layout *memlayout.Layout) []byte {
 	} else {
 		g.printf("// Package %s is the Genesis program %s, compiled to Go; Main runs it.\n", g.opts.Package, g.opts.Source)
 	}
-	g.printf("package %s\n\nimport (\n\t\"bufio\"\n\t\"encoding/binary\"\n\t\"fmt\"\n\t\"io\"\n\t\"os\"\n\t\"runtime/debug\"\n\t\"strings\"\n)\n\n", g.opts.Package)
+	g.printf("package %s\n\nimport (\n\t\"bufio\"\n\t\"encoding/binary\"\n\t\"fmt\"\n\t\"io\"\n\t\"os\"\n\t\"runtime/debug\"\n\t\"strings\"\n\t\"unsafe\"\n)\n\n", g.opts.Package)
 	g.printf("var _ = binary.LittleEndian\n\n")
 	if g.opts.Main {
 		g.printf("func main() {\n\tm := newMachine(os.Args[1:])\n")
@@ -266,7 +266,6 @@ func newMachine(args []string) *machine {
 	debug.SetGCPercent(-1)
 	m := &machine{mem: make([]byte, memory), fp: frameTop, out: bufio.NewWriterSize(os.Stdout, 64<<10)}
 	copy(m.mem, image)
-	run = m
 	return m
 }
 
@@ -313,66 +312,83 @@ func b2i(b bool) int64 {
 
 // Loads may read anything below the quota; stores only the heap and above.
 // They take the memory slice (a function's local copy of m.mem, which Go
-// keeps in registers through a loop) and compare with its length, the
-// quota; a fault ends the run of the machine run.
-var run *machine
+// keeps in registers through a loop) and compare the address with its
+// length, the quota: one unsigned comparison an access, as the Forge
+// Machine makes it. A fault panics (main recovers it): Go then knows the
+// failing branch does not come back, keeps it out of the loop's
+// registers and proves nothing about it.
+//
+// Past the comparison the access cannot leave mem, so it goes through a
+// pointer to the address (at) instead of a slice expression: Go would
+// check the slice's bounds a second and third time, since it cannot
+// prove them from the comparison (a+8 may wrap), and the helpers would
+// grow past what it inlines. binary.LittleEndian on an array of the
+// access's size compiles to one load or store on the hosts that allow
+// unaligned ones and to bytes elsewhere, so the program stays portable.
 
-func addressFault() { run.faultCode(0x04, 0) }
+// at is the address of mem[a], for an a the caller checked.
+func at(mem []byte, a uint64) unsafe.Pointer {
+	return unsafe.Add(unsafe.Pointer(unsafe.SliceData(mem)), a)
+}
+
+// The comparisons below subtract from len(mem), which is at least
+// heapStart: that is at least 8, or this fails to compile.
+const _ = uint(heapStart - 8)
 
 func load8(mem []byte, a uint64) uint8 {
 	if a >= uint64(len(mem)) {
-		addressFault()
+		panic(fault{0x04, 0})
 	}
-	return mem[a]
+	return *(*uint8)(at(mem, a))
 }
 
 func load16(mem []byte, a uint64) uint16 {
 	if a > uint64(len(mem))-2 {
-		addressFault()
+		panic(fault{0x04, 0})
 	}
-	return binary.LittleEndian.Uint16(mem[a : a+2])
+	return binary.LittleEndian.Uint16((*[2]byte)(at(mem, a))[:])
 }
 
 func load32(mem []byte, a uint64) uint32 {
 	if a > uint64(len(mem))-4 {
-		addressFault()
+		panic(fault{0x04, 0})
 	}
-	return binary.LittleEndian.Uint32(mem[a : a+4])
+	return binary.LittleEndian.Uint32((*[4]byte)(at(mem, a))[:])
 }
 
 func load64(mem []byte, a uint64) uint64 {
 	if a > uint64(len(mem))-8 {
-		addressFault()
+		panic(fault{0x04, 0})
 	}
-	return binary.LittleEndian.Uint64(mem[a : a+8])
+	return binary.LittleEndian.Uint64((*[8]byte)(at(mem, a))[:])
 }
 
 func store8(mem []byte, a uint64, v uint8) {
 	if a-heapStart >= uint64(len(mem))-heapStart {
-		addressFault()
+		panic(fault{0x04, 0})
 	}
-	mem[a] = v
+	*(*uint8)(at(mem, a)) = v
 }
 
 func store16(mem []byte, a uint64, v uint16) {
 	if a-heapStart > uint64(len(mem))-2-heapStart {
-		addressFault()
+		panic(fault{0x04, 0})
 	}
-	binary.LittleEndian.PutUint16(mem[a:a+2], v)
+	binary.LittleEndian.PutUint16((*[2]byte)(at(mem, a))[:], v)
 }
 
 func store32(mem []byte, a uint64, v uint32) {
 	if a-heapStart > uint64(len(mem))-4-heapStart {
-		addressFault()
+		panic(fault{0x04, 0})
 	}
-	binary.LittleEndian.PutUint32(mem[a:a+4], v)
+	binary.LittleEndian.PutUint32((*[4]byte)(at(mem, a))[:], v)
 }
 
 func store64(mem []byte, a uint64, v uint64) {
 	if a-heapStart > uint64(len(mem))-8-heapStart {
-		addressFault()
+		panic(fault{0x04, 0})
 	}
-	binary.LittleEndian.PutUint64(mem[a:a+8], v)
+	binary.LittleEndian.PutUint64((*[8]byte)(at(mem, a))[:], v)
 }
 
 // copyMem copies n bytes from src to dst as if through a buffer.
