@@ -68,6 +68,42 @@ func TestFault(t *testing.T) {
 	}
 }
 
+// TestReadModifyWriteFaults: a load and then a store of the same address
+// (x[i] += …), where LLVM drops the store's end-of-memory comparison as
+// the load's, still faults INVALID_ADDRESS through the whole -O2 pipeline
+// when the store falls in the read-only code and data, or past the end of
+// memory in a loop, after the output before it.
+func TestReadModifyWriteFaults(t *testing.T) {
+	if err := llvm.Available(llvm.Tools{}); err != nil {
+		t.Skip(err)
+	}
+	const prelude = `fn main() -> void {
+  let b: u8 = 65;
+  asm (in r0 = &b) { SEND 0, r0, 1 };
+`
+	for _, c := range []struct{ name, body string }{
+		{"read-only", `  let p: *mut u64 = 8 as *mut u64;
+  p[0] = p[0] + 1;
+}
+`},
+		{"end of memory", `  let mut q: u64 = 65536;
+  while q > 0 {
+    let p: *mut u64 = q as *mut u64;
+    p[0] = p[0] + 1;
+    q = q + 1048576;
+  };
+}
+`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got, stderr, status := runNative(t, []compiler.Source{{Name: "f.gen", Data: []byte(prelude + c.body)}})
+			if status != 3 || got != "A" || stderr != "genesis: FAULTED: INVALID_ADDRESS\n" {
+				t.Errorf("printed %q, stderr %q, exit status %d; want A, INVALID_ADDRESS, exit status 3", got, stderr, status)
+			}
+		})
+	}
+}
+
 // runNative builds srcs for the native target at -O2, runs the program
 // and returns its standard output, standard error and exit status.
 func runNative(t *testing.T, srcs []compiler.Source) (stdout, stderr string, status int) {
