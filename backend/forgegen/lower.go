@@ -997,12 +997,26 @@ func (l *fnLower) address(p *ir.Value, off, size int64) (reg, int64) {
 	return l.val(p), off
 }
 
-// load sets d to the value of type t at p + off. Memory below 8 bytes is
-// read a byte at a time: a LOADW could read past the end of memory. When
-// zeroOnly, a narrow integer is left zero-extended (only its zero-ness is
-// used).
+// load sets d to the value of type t at p + off. When zeroOnly, a narrow
+// integer may be left zero-extended (only its zero-ness is used).
+//
+// A 2- or 4-byte integer is read by one LOADW of the 8 bytes that end
+// where it ends, whose top bytes it is, and an arithmetic shift right
+// that leaves it sign-extended (the canonical form): 3 instructions
+// instead of 13 (4 bytes) or 7. Reading backwards never reads past the
+// end of memory where the narrow load would not have; it faults only
+// where the value starts below address 8 - size, inside the code's first
+// instruction, which no pointer to data reaches (docs/decisions.md,
+// "Optimizer, second step (issue 17)"). Bytes are read by LOAD.
 func (l *fnLower) load(d reg, t ir.Type, p reg, off int64, zeroOnly bool) {
 	size := t.Size()
+	if t != ir.Bool && t.IsInt() && (size == 2 || size == 4) {
+		p, off = l.memBase(p, off-(8-size), 8)
+		l.emit(&minst{op: mLoad, name: "LOADW", defs: []reg{d}, uses: []reg{p}, imm: off})
+		l.li(rScratch0, 64-8*size)
+		l.alu("SAR", d, d, rScratch0)
+		return
+	}
 	p, off = l.memBase(p, off, size)
 	switch {
 	case size == 8:
