@@ -32,6 +32,7 @@ type fnLower struct {
 	frameSize int64
 	fused     map[*ir.Value]*ir.Instr // comparisons evaluated by the branch that uses them
 	uses      map[*ir.Value][]*ir.Instr
+	zext      map[*ir.Value]bool // byte loads left zero-extended (zeroExtendedLoads)
 	targets   map[string]*target // loop and block labels
 	cold      []func()           // regions laid out after the body
 	nlabel    int
@@ -219,6 +220,7 @@ func (l *fnLower) lowerFunc() {
 	l.slots = map[string]int64{}
 	l.targets = map[string]*target{}
 	l.fused, l.uses = fusedCompares(f)
+	l.zext = zeroExtendedLoads(f, l.uses)
 	if len(f.Params) > maxArgs || len(f.Results) > maxArgs {
 		l.errorf(f.Pos, codeCodegen, "more than %d parameters or results", maxArgs)
 		return
@@ -365,23 +367,64 @@ func constOf(v *ir.Value) (int64, bool) {
 	return 0, false
 }
 
-// zeroTestedOnly reports whether every use of v compares it with 0 (eq or
-// ne): then a narrow v need not be sign-extended, since zero-extended and
-// sign-extended forms are zero together.
-func zeroTestedOnly(v *ir.Value, uses []*ir.Instr) bool {
-	if len(uses) == 0 {
-		return false
+// zeroExtendedLoads returns the byte loads of f whose results may be
+// left zero-extended instead of sign-extended, because every use reads
+// only what the two forms share:
+//
+//   - eq, ne, lt.u, le.u, gt.u or ge.u with a constant 0 to 127 (whose
+//     two forms are the same number) or with another such byte load:
+//     both forms order the bytes alike, unsigned (a byte of 128 or more
+//     is above 127 in both; sign-extended it is above 2^64 − 129);
+//   - the value a 1-byte store writes: STORE writes the low byte.
+//
+// A load compared with another stays zero-extended only if that one does
+// too: the set is the largest one closed under the rules, found by
+// dropping loads with a use outside them until none is dropped. Saves
+// the LI; SHL; SAR after each LOAD: lcs's `a[i − 1] == b[j − 1]`,
+// strings' byte compares and copies (docs/decisions.md, "Optimizer,
+// second step (issue 17)").
+func zeroExtendedLoads(f *ir.Func, uses map[*ir.Value][]*ir.Instr) map[*ir.Value]bool {
+	set := map[*ir.Value]bool{}
+	var loads []*ir.Value // in program order, for a deterministic sweep
+	ir.Walk(f.Body, func(in *ir.Instr) {
+		if in.Op == ir.OpLoad && in.Type != ir.Bool && in.Type.IsInt() && in.Type.Size() == 1 && len(uses[in.Results[0]]) > 0 {
+			set[in.Results[0]] = true
+			loads = append(loads, in.Results[0])
+		}
+	})
+	for changed := true; changed; {
+		changed = false
+		for _, v := range loads {
+			if set[v] && !zeroExtendedUses(v, uses[v], set) {
+				delete(set, v)
+				changed = true
+			}
+		}
 	}
+	return set
+}
+
+// zeroExtendedUses reports whether every use of v is one zeroExtendedLoads
+// allows, given the loads still in set.
+func zeroExtendedUses(v *ir.Value, uses []*ir.Instr, set map[*ir.Value]bool) bool {
 	for _, u := range uses {
-		if u.Op != ir.OpEq && u.Op != ir.OpNe {
+		switch u.Op {
+		case ir.OpStore:
+			if u.Args[0] != v || u.Args[1] == v || u.Args[0].Type.Size() != 1 {
+				return false
+			}
+			continue
+		case ir.OpEq, ir.OpNe, ir.OpLtU, ir.OpLeU, ir.OpGtU, ir.OpGeU:
+		default:
 			return false
 		}
-		other := u.Args[0]
-		if other == v {
-			other = u.Args[1]
-		}
-		if other == v || !isZeroConst(other) {
-			return false
+		for _, other := range u.Args {
+			if other == v || set[other] {
+				continue
+			}
+			if c, ok := constOf(other); !ok || c < 0 || c > 127 {
+				return false
+			}
 		}
 	}
 	return true
@@ -572,7 +615,7 @@ func (l *fnLower) lowerInstr(in *ir.Instr, yt *yieldTarget) {
 		l.alu("ADD", l.def(in.Results[0]), l.val(in.Args[0]), l.val(in.Args[1]))
 	case ir.OpLoad:
 		p, off := l.address(in.Args[0], in.Int, in.Type.Size())
-		l.load(l.def(in.Results[0]), in.Type, p, off, zeroTestedOnly(in.Results[0], l.uses[in.Results[0]]))
+		l.load(l.def(in.Results[0]), in.Type, p, off, l.zext[in.Results[0]])
 	case ir.OpStore:
 		p, off := l.address(in.Args[1], in.Int, in.Args[0].Type.Size())
 		l.store(l.val(in.Args[0]), in.Args[0].Type, p, off)
@@ -997,12 +1040,26 @@ func (l *fnLower) address(p *ir.Value, off, size int64) (reg, int64) {
 	return l.val(p), off
 }
 
-// load sets d to the value of type t at p + off. Memory below 8 bytes is
-// read a byte at a time: a LOADW could read past the end of memory. When
-// zeroOnly, a narrow integer is left zero-extended (only its zero-ness is
-// used).
-func (l *fnLower) load(d reg, t ir.Type, p reg, off int64, zeroOnly bool) {
+// load sets d to the value of type t at p + off. When zext, a byte is
+// left zero-extended (zeroExtendedLoads).
+//
+// A 2- or 4-byte integer is read by one LOADW of the 8 bytes that end
+// where it ends, whose top bytes it is, and an arithmetic shift right
+// that leaves it sign-extended (the canonical form): 3 instructions
+// instead of 13 (4 bytes) or 7. Reading backwards never reads past the
+// end of memory where the narrow load would not have; it faults only
+// where the value starts below address 8 - size, inside the code's first
+// instruction, which no pointer to data reaches (docs/decisions.md,
+// "Optimizer, second step (issue 17)"). Bytes are read by LOAD.
+func (l *fnLower) load(d reg, t ir.Type, p reg, off int64, zext bool) {
 	size := t.Size()
+	if t != ir.Bool && t.IsInt() && (size == 2 || size == 4) {
+		p, off = l.memBase(p, off-(8-size), 8)
+		l.emit(&minst{op: mLoad, name: "LOADW", defs: []reg{d}, uses: []reg{p}, imm: off})
+		l.li(rScratch0, 64-8*size)
+		l.alu("SAR", d, d, rScratch0)
+		return
+	}
 	p, off = l.memBase(p, off, size)
 	switch {
 	case size == 8:
@@ -1022,7 +1079,7 @@ func (l *fnLower) load(d reg, t ir.Type, p reg, off int64, zeroOnly bool) {
 				l.alu("OR", d, d, rScratch1)
 			}
 		}
-		if !zeroOnly {
+		if !zext {
 			l.normalize(d, d, t)
 		}
 	}

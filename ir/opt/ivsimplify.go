@@ -1,6 +1,11 @@
 package opt
 
-import "github.com/genesis-toolchain/genesis/ir"
+import (
+	"fmt"
+	"strings"
+
+	"github.com/genesis-toolchain/genesis/ir"
+)
 
 // ivsimplify steps addresses with their loop's induction variable: an
 // address `ptradd %p, off` inside a loop, where %p is defined outside
@@ -107,9 +112,15 @@ func (s *stepper) loop(loop *ir.Instr) []*ir.Instr {
 		}
 		s.lin = map[*ir.Value]bool{}
 		// The addresses of the loop that are linear in k, each (base,
-		// offset) once.
-		type key struct{ p, off *ir.Value }
+		// offset) once: offsets computed alike (in two arms of an if,
+		// which gvn, running later, cannot merge once each is a loop
+		// parameter) are one offset.
+		type key struct {
+			p   *ir.Value
+			off string
+		}
 		done := map[key]*ir.Value{}
+		ids := map[*ir.Value]int{}
 		for _, in := range addrs {
 			if stepped >= maxStepped {
 				break
@@ -118,7 +129,8 @@ func (s *stepper) loop(loop *ir.Instr) []*ir.Instr {
 			if _, gone := s.subst[in.Results[0]]; gone || s.fl.definedIn(p, loop) || !s.linear(loop, k, off, 8) {
 				continue
 			}
-			if q, ok := done[key{p, off}]; ok {
+			kk := key{p, s.exprKey(loop, off, ids)}
+			if q, ok := done[kk]; ok {
 				s.subst[in.Results[0]] = q
 				continue
 			}
@@ -161,11 +173,42 @@ func (s *stepper) loop(loop *ir.Instr) []*ir.Instr {
 				c.Args = append(c.Args, next)
 			}
 			s.subst[in.Results[0]] = q
-			done[key{p, off}] = q
+			done[kk] = q
 			stepped++
 		}
 	}
 	return pre
+}
+
+// exprKey describes the computation of v, an offset linear in an
+// induction variable of loop: the pure operations linear allows (add,
+// sub, mul, shl, neg) computed in the loop, by operator, type and
+// operands; constants by value; any other value by itself (ids numbers
+// them). Two offsets with the same key have the same value at every
+// iteration.
+func (s *stepper) exprKey(loop *ir.Instr, v *ir.Value, ids map[*ir.Value]int) string {
+	if c, ok := constInt(v); ok {
+		return fmt.Sprintf("%s:%d", v.Type, c)
+	}
+	if d := v.Def; d != nil && len(v.Def.Results) == 1 && s.fl.definedIn(v, loop) {
+		switch d.Op {
+		case ir.OpAdd, ir.OpSub, ir.OpMul, ir.OpShl, ir.OpNeg:
+			var b strings.Builder
+			fmt.Fprintf(&b, "(%d %s", d.Op, v.Type)
+			for _, a := range d.Args {
+				b.WriteByte(' ')
+				b.WriteString(s.exprKey(loop, a, ids))
+			}
+			b.WriteByte(')')
+			return b.String()
+		}
+	}
+	id, ok := ids[v]
+	if !ok {
+		id = len(ids)
+		ids[v] = id
+	}
+	return fmt.Sprintf("v%d", id)
 }
 
 // insertBefore inserts in before at, an instruction of r.
