@@ -38,30 +38,7 @@ func TestNegativeOffset(t *testing.T) {
   return
 }
 `
-	m, diags := ir.Parse("neg.ir", []byte(src))
-	if diags.HasErrors() {
-		t.Fatal(diags.Error())
-	}
-	if diags := ir.Verify(m); diags.HasErrors() {
-		t.Fatal(diags.Error())
-	}
-	files, diags := golang.GenerateStandalone(m, golang.StandaloneOptions{Source: "neg.ir"})
-	if diags.HasErrors() {
-		t.Fatal(diags.Error())
-	}
-	dir := t.TempDir()
-	for _, f := range files {
-		if err := os.WriteFile(filepath.Join(dir, f.Name), f.Data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	bin := filepath.Join(dir, "neg")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	build.Dir = dir
-	build.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildStandalone(t, "neg", src)
 	got, err := exec.Command(bin).Output()
 	if err != nil || string(got) != "OK\n" {
 		t.Errorf("the program printed %q (%v), want \"OK\\n\"", got, err)
@@ -120,30 +97,7 @@ func TestAccessBounds(t *testing.T) {
   return
 }
 `
-	m, diags := ir.Parse("bounds.ir", []byte(src))
-	if diags.HasErrors() {
-		t.Fatal(diags.Error())
-	}
-	if diags := ir.Verify(m); diags.HasErrors() {
-		t.Fatal(diags.Error())
-	}
-	files, diags := golang.GenerateStandalone(m, golang.StandaloneOptions{Source: "bounds.ir"})
-	if diags.HasErrors() {
-		t.Fatal(diags.Error())
-	}
-	dir := t.TempDir()
-	for _, f := range files {
-		if err := os.WriteFile(filepath.Join(dir, f.Name), f.Data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	bin := filepath.Join(dir, "bounds")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	build.Dir = dir
-	build.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildStandalone(t, "bounds", src)
 	for _, c := range []struct {
 		quota int
 		out   string
@@ -166,4 +120,35 @@ func TestAccessBounds(t *testing.T) {
 			t.Errorf("--memory %d: printed %q, exit %d, stderr %q; want %q, exit 3, INVALID_ADDRESS", c.quota, got, code, stderr.String(), c.out)
 		}
 	}
+}
+
+// buildStandalone compiles the IR module src (named NAME.ir) with the Go
+// target's standalone translation and go build, and returns the binary.
+func buildStandalone(t *testing.T, name, src string) string {
+	t.Helper()
+	m, diags := ir.Parse(name+".ir", []byte(src))
+	if diags.HasErrors() {
+		t.Fatal(diags.Error())
+	}
+	if diags := ir.Verify(m); diags.HasErrors() {
+		t.Fatal(diags.Error())
+	}
+	files, diags := golang.GenerateStandalone(m, golang.StandaloneOptions{Source: name + ".ir"})
+	if diags.HasErrors() {
+		t.Fatal(diags.Error())
+	}
+	dir := t.TempDir()
+	for _, f := range files {
+		if err := os.WriteFile(filepath.Join(dir, f.Name), f.Data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bin := filepath.Join(dir, name)
+	build := exec.Command("go", "build", "-o", bin, ".")
+	build.Dir = dir
+	build.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
 }
