@@ -91,11 +91,9 @@ func (e *env) runAgent(cmd string, args []string, p *bytecode.Program, at int) i
 			pr.Sign(key)
 			return os.WriteFile(proofPath, pr.JSON(), 0o644)
 		}
-		args := rest
-		if hasFlag(rest, "proof") {
-			trace = true
-		}
-		return c.Main(args, e.stdout, e.stderr)
+		// The machine's trace hash costs time: only a proof needs it.
+		trace = flagValue(rest, "proof") != ""
+		return c.Main(rest, e.stdout, e.stderr)
 	case "replay":
 		// The run again with every effect served from its journal: what
 		// --replay does (a divergence is an error of the run).
@@ -105,21 +103,6 @@ func (e *env) runAgent(cmd string, args []string, p *bytecode.Program, at int) i
 		return e.checkAgentProof(a, prog, rest)
 	}
 	return exitUsage
-}
-
-// hasFlag reports whether args set the flag name (-name, --name, with or
-// without =value).
-func hasFlag(args []string, name string) bool {
-	for _, a := range args {
-		if a == "--" {
-			return false
-		}
-		a = strings.TrimLeft(a, "-")
-		if a == name || strings.HasPrefix(a, name+"=") {
-			return true
-		}
-	}
-	return false
 }
 
 // agentResult is the machine's result of an agent run, as a proof binds
