@@ -25,8 +25,10 @@
 // Our side is the Go backend and the runtime's command line (runtime.Main,
 // what `genesisc run` executes): every program is compiled to a package
 // of one command, built by a single go build, so that the test takes
-// seconds. The oracle needs Python 3 with pydantic 2; without it the test
-// is skipped, saying why.
+// seconds. Every run runs on the Forge Machine too, in this process, and
+// must give the go run's result and journal. The oracle needs Python 3
+// with pydantic 2; without it only the comparison with nano-vm is
+// skipped, saying why.
 package nanovmdiff_test
 
 import (
