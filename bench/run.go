@@ -66,9 +66,9 @@ const (
 	// maxForgeAgentStart bounds forge exec of a compiled agent program
 	// run once, start included (issue 16: under 10 ms).
 	maxForgeAgentStart = 10 * time.Millisecond
-	maxNativeVsC  = 1.5    // Genesis compiled to native code (bounds-checked)/C, on each program
-	maxGoVsC      = 2.5    // Genesis compiled to Go/C, on each program
-	maxProofVsRun = 2.0    // forge exec --proof against forge exec, on each program (DESIGN.md §3)
+	maxNativeVsC       = 1.5 // Genesis compiled to native code (bounds-checked)/C, on each program
+	maxGoVsC           = 2.5 // Genesis compiled to Go/C, on each program
+	maxProofVsRun      = 2.0 // forge exec --proof against forge exec, on each program (DESIGN.md §3)
 )
 
 // compileLines is the size of the generated compile-speed program.

@@ -49,7 +49,6 @@ func TestSuite(t *testing.T) {
 	}
 }
 
-
 // runWithInput runs img on a fresh machine, delivering stdin as one
 // message on standard input and then the end of input, as forge exec
 // does, and returns what it printed.

@@ -146,7 +146,9 @@ func TestRealClockWait(t *testing.T) {
 	}
 	var stdout, stderr bytes.Buffer
 	done := make(chan int, 1)
-	go func() { done <- mainIO([]string{"--real-clock", "--max-wall", "100ms"}, "p", nil, prog, &stdout, &stderr) }()
+	go func() {
+		done <- mainIO([]string{"--real-clock", "--max-wall", "100ms"}, "p", nil, prog, &stdout, &stderr)
+	}()
 	select {
 	case code := <-done:
 		if code != 1 || !strings.Contains(stdout.String(), `"kind":"limit.wall"`) {

@@ -56,10 +56,10 @@ func TestValueHostOnMachine(t *testing.T) {
 	}
 	want.WriteByte(']')
 	type outcome struct {
-		state        vm.State
-		fault        vm.Fault
-		ticks, r0    uint64
-		collections  int
+		state       vm.State
+		fault       vm.Fault
+		ticks, r0   uint64
+		collections int
 	}
 	runOnce := func(budget uint64) (outcome, *ValueHost) {
 		s, err := NewValueHost(meta, 512<<10)
