@@ -502,20 +502,10 @@ func measureChildren(argv []string) (time.Duration, error) {
 	return cpu() - before, nil
 }
 
-// measure runs argv once and returns the CPU time of the process, after
-// checking that it succeeded and printed want.
+// measure runs argv once, with empty standard input, and returns the CPU
+// time of the process, after checking that it succeeded and printed want.
 func measure(argv []string, want string) (time.Duration, error) {
-	var stdout, stderr bytes.Buffer
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		return 0, fmt.Errorf("%s: %v\n%s", strings.Join(argv, " "), err, stderr.String())
-	}
-	if got := stdout.String(); got != want {
-		return 0, fmt.Errorf("%s printed %q, want %q", strings.Join(argv, " "), got, want)
-	}
-	st := cmd.ProcessState
-	return st.UserTime() + st.SystemTime(), nil
+	return measureInput(argv, "", want)
 }
 
 // forgeTicks runs a Forge program once and returns the ticks it used, from
