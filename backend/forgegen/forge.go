@@ -381,7 +381,13 @@ func (c *compiler) compile(out *output) diag.List {
 			return c.diags
 		}
 		if out.text != nil {
-			out.text.ins(".meta %s", quoteString(meta))
+			// In lines of 64 bytes, as forge disasm writes metadata: the
+			// assembler appends them.
+			for rest := meta; len(rest) > 0; {
+				n := min(len(rest), 64)
+				out.text.ins(".meta %s", quoteString(rest[:n]))
+				rest = rest[n:]
+			}
 		}
 		if out.build != nil {
 			out.build.Meta(meta)
