@@ -296,6 +296,24 @@ func entersAlways(loop *ir.Instr, header []*ir.Instr, c *ir.Value) bool {
 			known[p] = x
 		}
 	}
+	return evalHeader(header, c, val, func(in *ir.Instr, t ir.Type, x int64) {
+		known[in.Results[0]] = ir.Normalize(t, x)
+	})
+}
+
+// foldGuard folds the instructions of the guard's header whose
+// operands are all constants, in order, and reports whether the guard's
+// exit condition c is then the constant false: the loop always runs
+// its body once. Rotation creates such guards wherever a loop starts
+// from constants (for i in 0..10), and no constfold runs after it.
+func foldGuard(header []*ir.Instr, c *ir.Value) bool {
+	return evalHeader(header, c, constInt, toConst)
+}
+
+// evalHeader evaluates, in order, the integer and bool instructions of
+// header whose operands val knows, handing each result to set, and
+// reports whether c is then known to be false.
+func evalHeader(header []*ir.Instr, c *ir.Value, val func(*ir.Value) (int64, bool), set func(*ir.Instr, ir.Type, int64)) bool {
 	for _, in := range header {
 		if len(in.Results) != 1 || len(in.Regions) > 0 || len(in.Args) == 0 || len(in.Args) > 2 {
 			continue
@@ -313,40 +331,10 @@ func entersAlways(loop *ir.Instr, header []*ir.Instr, c *ir.Value) bool {
 			continue
 		}
 		if x, ok := eval(in.Op, in.Args[0].Type, t, a, b); ok {
-			known[in.Results[0]] = ir.Normalize(t, x)
+			set(in, t, x)
 		}
 	}
 	x, ok := val(c)
-	return ok && c.Type == ir.Bool && x == 0
-}
-
-// foldGuard folds the instructions of the guard's header whose
-// operands are all constants, in order, and reports whether the guard's
-// exit condition c is then the constant false: the loop always runs
-// its body once. Rotation creates such guards wherever a loop starts
-// from constants (for i in 0..10), and no constfold runs after it.
-func foldGuard(header []*ir.Instr, c *ir.Value) bool {
-	for _, in := range header {
-		if len(in.Results) != 1 || len(in.Regions) > 0 || len(in.Args) == 0 || len(in.Args) > 2 {
-			continue
-		}
-		t := in.Results[0].Type
-		if !(t.IsInt() || t == ir.Bool) {
-			continue
-		}
-		a, ok := constInt(in.Args[0])
-		var b int64
-		if ok && len(in.Args) == 2 {
-			b, ok = constInt(in.Args[1])
-		}
-		if !ok {
-			continue
-		}
-		if x, ok := eval(in.Op, in.Args[0].Type, t, a, b); ok {
-			toConst(in, t, x)
-		}
-	}
-	x, ok := constInt(c)
 	return ok && c.Type == ir.Bool && x == 0
 }
 
