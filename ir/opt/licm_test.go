@@ -85,21 +85,8 @@ func TestLICMFaults(t *testing.T) {
 	hoisted, faults := 0, 0
 	for seed := range n {
 		m := faultLoop(rand.New(rand.NewPCG(uint64(seed), 17)))
-		if diags := ir.Verify(m); len(diags) > 0 {
-			t.Fatalf("seed %d: the generated module does not verify:\n%s\n%s", seed, diags.Render(nil), ir.Print(m))
-		}
-		src := ir.Print(m)
-		var want []result
-		for _, in := range inputs {
-			r := run(m, in)
-			if r.err == errSteps {
-				t.Fatalf("seed %d: step limit", seed)
-			}
-			if r.err != nil {
-				faults++
-			}
-			want = append(want, r)
-		}
+		src, want, f := evalGenerated(t, seed, m, inputs)
+		faults += f
 		if err := opt.Run(m, opt.MaxLevel, &opt.Hooks{VerifyEach: true}); err != nil {
 			t.Fatalf("seed %d: %v\n%s", seed, err, src)
 		}

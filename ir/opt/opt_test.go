@@ -276,21 +276,8 @@ func TestRandomPrograms(t *testing.T) {
 	for seed := range n {
 		g := &gen{r: rand.New(rand.NewPCG(uint64(seed), 42))}
 		m := g.module()
-		if diags := ir.Verify(m); len(diags) > 0 {
-			t.Fatalf("seed %d: the generated module does not verify:\n%s\n%s", seed, diags.Render(nil), ir.Print(m))
-		}
-		src := ir.Print(m)
-		var want []result
-		for _, in := range inputs {
-			r := run(m, in)
-			if r.err == errSteps {
-				t.Fatalf("seed %d: step limit", seed)
-			}
-			if r.err != nil {
-				faults++
-			}
-			want = append(want, r)
-		}
+		src, want, f := evalGenerated(t, seed, m, inputs)
+		faults += f
 		for _, level := range []int{1, 2} {
 			m2, diags := ir.Parse("gen.ir", []byte(src))
 			if diags.HasErrors() {
@@ -351,4 +338,27 @@ func fibOf(n uint64) uint64 {
 		return n
 	}
 	return fibOf(n-1) + fibOf(n-2)
+}
+
+// evalGenerated verifies the generated module m (of seed) and runs it on
+// each of inputs: its printed form, the results, and how many of them
+// faulted.
+func evalGenerated(t *testing.T, seed int, m *ir.Module, inputs [][]uint64) (string, []result, int) {
+	t.Helper()
+	if diags := ir.Verify(m); len(diags) > 0 {
+		t.Fatalf("seed %d: the generated module does not verify:\n%s\n%s", seed, diags.Render(nil), ir.Print(m))
+	}
+	var want []result
+	faults := 0
+	for _, in := range inputs {
+		r := run(m, in)
+		if r.err == errSteps {
+			t.Fatalf("seed %d: step limit", seed)
+		}
+		if r.err != nil {
+			faults++
+		}
+		want = append(want, r)
+	}
+	return ir.Print(m), want, faults
 }
