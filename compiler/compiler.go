@@ -41,6 +41,10 @@ type Options struct {
 	// empty); GoMain makes it a command (package main with func main).
 	GoPackage string
 	GoMain    bool
+	// GoRuntime is the import path of the runtime package a go-target
+	// agent program links (golang.Options.RuntimeImport); empty: the
+	// toolchain's own (golang.RuntimePath).
+	GoRuntime string
 	// OptLevel is the optimization level of ir/opt: 0 runs no pass, 2
 	// every pass.
 	OptLevel int
@@ -69,6 +73,9 @@ type Output struct {
 	// LLVM is the native target's LLVM module, which llvm.Link turns
 	// into an executable.
 	LLVM string
+	// UsesRuntime is true when Files import the runtime package (an
+	// agent program; a standalone one needs only the standard library).
+	UsesRuntime bool
 	// Module is the optimized IR module of an --emit ir build, which
 	// Text prints.
 	Module *ir.Module
@@ -489,11 +496,11 @@ func compileModule(m *ir.Module, name string, opts Options) (out *Output, diags 
 			diags.Errorf(diag.Pos{File: name}, "E0008", "--emit asm is for the forge target")
 			return nil, diags
 		}
-		files, ds := golang.Generate(m, golang.Options{Package: opts.GoPackage, Source: name, Main: opts.GoMain, ProgramHash: hash})
+		files, ds := golang.Generate(m, golang.Options{Package: opts.GoPackage, Source: name, Main: opts.GoMain, ProgramHash: hash, RuntimeImport: opts.GoRuntime})
 		if ds.HasErrors() {
 			return nil, ds
 		}
-		return &Output{Files: files}, ds
+		return &Output{Files: files, UsesRuntime: true}, ds
 	}
 	// The module is not used after: the backend may drop each function's
 	// IR once compiled (the IR is the largest thing a compile holds).

@@ -50,6 +50,11 @@ type Options struct {
 	// target's (the compiler computes it once for both). Empty means
 	// computed here.
 	ProgramHash string
+	// RuntimeImport is the import path of the runtime package the
+	// generated package links: RuntimePath when empty, or the path of a
+	// copy of it inside an app's module (genesisc runtime, docs/runtime.md,
+	// "Vendoring generated packages").
+	RuntimeImport string
 }
 
 // File is one generated source file.
@@ -377,7 +382,11 @@ func (g *generator) program() []byte {
 	if g.opts.Main {
 		g.printf("\t\"os\"\n")
 	}
-	g.printf("\n\trt %q\n)\n\n", RuntimePath)
+	rtPath := g.opts.RuntimeImport
+	if rtPath == "" {
+		rtPath = RuntimePath
+	}
+	g.printf("\n\trt %q\n)\n\n", rtPath)
 	g.printf("// Program is the compiled program's identity, which journals record.\nconst Program = %q\n\n", filepath.Base(source))
 	// The hash of the program's code goes into its effects' idempotency
 	// keys (docs/runtime.md): the hash of its IR, as on the Forge target.

@@ -13,6 +13,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/genesis-toolchain/genesis/backend/golang"
+	"github.com/genesis-toolchain/genesis/backend/golang/rtexport"
 	"github.com/genesis-toolchain/genesis/backend/llvm"
 	"github.com/genesis-toolchain/genesis/compiler"
 	"github.com/genesis-toolchain/genesis/diag"
@@ -74,6 +75,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 					&cli.StringFlag{Name: "target", Value: "forge", Usage: "the backend: forge, go or native"},
 					&cli.BoolFlag{Name: "main", Usage: "with --target go: make the package a command (package main) taking genesisc run's flags"},
 					&cli.StringFlag{Name: "package", Usage: "with --target go: the Go package `NAME` (default: program)"},
+					&cli.StringFlag{Name: "runtime", Usage: "with --target go, output inside an app's Go module: the runtime copy's directory `DIR` (default: " + rtexport.DefaultDir + " under the module's root)"},
 					&cli.StringFlag{Name: "emit", Usage: "print an intermediate form instead of the binary: ir or asm"},
 					&cli.BoolFlag{Name: "O0", Usage: "do not optimize"},
 					&cli.BoolFlag{Name: "O2", Usage: "optimize fully (the default)"},
@@ -83,6 +85,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 				Action: func(c *cli.Context) error { return build(c, stdout, stderr) },
 			},
 			runCommand(stdout, stderr),
+			runtimeCommand(stdout, stderr),
 			cacheCommand(stdout, stderr),
 			{
 				Name:      "check",
@@ -210,27 +213,47 @@ func build(c *cli.Context, stdout, stderr io.Writer) error {
 			return exitError{exitDiag}
 		}
 	}
-	if opts.Target != "go" && (opts.GoMain || opts.GoPackage != "") {
-		fmt.Fprintln(stderr, "genesisc build: --main and --package are for --target go")
+	if opts.Target != "go" && (opts.GoMain || opts.GoPackage != "" || c.String("runtime") != "") {
+		fmt.Fprintln(stderr, "genesisc build: --main, --package and --runtime are for --target go")
 		return exitError{exitUsage}
 	}
 	if opts.GoPackage != "" && !token.IsIdentifier(opts.GoPackage) {
 		fmt.Fprintf(stderr, "genesisc build: --package %q is not a Go identifier\n", opts.GoPackage)
 		return exitError{exitUsage}
 	}
+	goDir := c.String("o")
+	if goDir == "" && c.NArg() > 0 {
+		first := c.Args().First()
+		goDir = strings.TrimSuffix(first, filepath.Ext(first)) + "_go"
+	}
+	// A package written into an app's module links a copy of the runtime
+	// in that module (the toolchain's module is not published).
+	var (
+		rtModule rtexport.Module
+		rtDir    string
+	)
+	if opts.Target == "go" && opts.Emit == compiler.EmitBinary && goDir != "" {
+		var err error
+		rtModule, rtDir, opts.GoRuntime, err = runtimeFor(goDir, c.String("runtime"))
+		if err != nil {
+			fmt.Fprintf(stderr, "genesisc build: %v\n", err)
+			return exitError{exitUsage}
+		}
+	}
 	out, err := compile(c, opts, stderr)
 	if err != nil {
 		return err
 	}
 	if out.Files != nil {
-		dir := c.String("o")
-		if dir == "" {
-			first := c.Args().First()
-			dir = strings.TrimSuffix(first, filepath.Ext(first)) + "_go"
-		}
-		if err := writeFiles(dir, out.Files); err != nil {
+		if err := writeFiles(goDir, out.Files); err != nil {
 			fmt.Fprintf(stderr, "genesisc build: %v\n", err)
 			return exitError{exitDiag}
+		}
+		if out.UsesRuntime && rtDir != "" {
+			if err := exportRuntime(rtModule, rtDir, goDir, stderr); err != nil {
+				fmt.Fprintf(stderr, "genesisc build: the runtime copy: %v\n", err)
+				return exitError{exitDiag}
+			}
 		}
 		return nil
 	}
