@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -22,7 +23,9 @@ import (
 //   - permissions read, write, execute (lists of glob patterns): the
 //     tools read {path}, write {path, content} and execute {path, args},
 //     offered when the list is not empty; a path outside every pattern
-//     (after cleaning, so "a/../b" is "b") is rejected;
+//     (after cleaning, so "a/../b" is "b") is rejected; with no tool of
+//     that name, an MCP filesystem server's read_text_file (or read_file)
+//     and write_file serve read and write (permissionTools);
 //   - permissions bash and network ("allow" | "deny" | "prompt"): the
 //     tools bash {command} and network {url, method, body}, offered on
 //     "allow". "prompt" asks a person, and a compiled run has nobody to
@@ -368,12 +371,52 @@ func (r *Run) agentToolCall(ctx context.Context, st Step, callID string, defs []
 			}
 			err = &CallError{Kind: "unknown_tool", Message: "no tool " + strconv.Quote(call.Name) + " is registered or provided (" + toolProviderNames(r.h.cfg.Tools) + ")"}
 		}
+		if def.globs != nil && isUnknownTool(err) {
+			if m, name := r.permissionServer(call.Name); m != nil {
+				v, err = m.CallTool(ctx, c, name, args)
+			}
+		}
 	}
 	if err != nil {
 		ce := asCallError(err, "tool")
 		return Error(ce.Kind, ce.Message)
 	}
 	return v
+}
+
+// permissionTools are the tools of an MCP filesystem server (the
+// reference server @modelcontextprotocol/server-filesystem, and servers
+// that follow its names) that serve VVM's permission tools read and write
+// when no tool of those names is registered or provided: their arguments
+// are the same ({path}, {path, content}), and the permission's globs are
+// checked before the call as for any permission tool. The first name a
+// server has wins (read_file is the reference server's older name).
+var permissionTools = map[string][]string{
+	"read":  {"read_text_file", "read_file"},
+	"write": {"write_file"},
+}
+
+// permissionServer returns the first MCP server of the run that has a
+// tool serving the permission tool perm, and that tool's name.
+func (r *Run) permissionServer(perm string) (*MCPTools, string) {
+	for _, p := range r.h.cfg.Tools {
+		m, ok := p.(*MCPTools)
+		if !ok {
+			continue
+		}
+		for _, name := range permissionTools[perm] {
+			if slices.Contains(m.Tools(), name) {
+				return m, name
+			}
+		}
+	}
+	return nil, ""
+}
+
+// isUnknownTool reports whether err says no provider has the tool.
+func isUnknownTool(err error) bool {
+	ce, ok := err.(*CallError)
+	return ok && ce.Kind == "unknown_tool"
 }
 
 // toolsJSON is the "tools" field of an OpenAI chat completion request.
