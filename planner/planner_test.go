@@ -343,3 +343,28 @@ func asCallError(err error, ce **runtime.CallError) bool {
 	}
 	return false
 }
+
+// The example program the system prompt shows compiles without a
+// diagnostic, and validates against the schema: the prompt teaches
+// nothing the compiler would send back.
+func TestSystemPromptExample(t *testing.T) {
+	i := strings.Index(systemPrompt, `{"name": "refund"`)
+	j := strings.Index(systemPrompt, "\n\nAnswer with")
+	if i < 0 || j < i {
+		t.Fatal("no example in the system prompt")
+	}
+	example := systemPrompt[i:j]
+	if ds := compiler.Check([]compiler.Source{{Name: "example.json", Data: []byte(example)}}); len(ds) != 0 {
+		t.Errorf("the example has diagnostics:\n%s", ds.Error())
+	}
+	var v any
+	if err := json.Unmarshal([]byte(example), &v); err != nil {
+		t.Fatal(err)
+	}
+	if err := resolvedSchema(t).Validate(v); err != nil {
+		t.Errorf("the example does not validate: %v", err)
+	}
+	if ds := lint("example.json", []byte(example), &Options{Tools: []string{"issue_refund", "send_rejection"}, Context: []string{"request"}}); len(ds) != 0 {
+		t.Errorf("the example has lint diagnostics: %v", ds)
+	}
+}

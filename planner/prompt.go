@@ -25,6 +25,15 @@ References: in prompts, system messages and the string values of args, $name is 
 
 Conditions: $ref == 'text', !=, <, <=, >, >= with numbers, x in y (substring, list element or object key), x not in y, "and", "or", "not" at the start, True, False, None. Write a reference WITHOUT quotes: $decision == 'yes', 'urgent' in $category. A quoted '$decision' is the literal text "$decision", so '<value>' in '$x' is always false. In a condition, read a step's output through its output_key ($decision), not through its id. There is no arithmetic and no function call.
 
+Read an output only where the step that sets it has already run: not in an earlier step, not in the other branch of a condition, not in a sibling sub-step. Compare an llm step's output with exactly one of its allowed_outputs (same case).
+
+Example, for "refund the order when the request is valid" with the tools issue_refund and send_rejection and the input field request:
+{"name": "refund", "steps": [
+  {"id": "classify", "type": "llm", "prompt": "Is this refund request valid? Answer yes or no.\nRequest: $request", "output_key": "decision", "allowed_outputs": ["yes", "no"]},
+  {"id": "route", "type": "condition", "condition": "$decision == 'yes'", "then": "refund", "otherwise": "reject"},
+  {"id": "refund", "type": "tool", "tool": "issue_refund", "args": {"request": "$request"}},
+  {"id": "reject", "type": "tool", "tool": "send_rejection", "args": {"request": "$request", "reason": "the request is not valid"}}]}
+
 Answer with the JSON document of the program only: no prose, no Markdown fence.`
 
 // instructionPrompt is the first request's prompt: the intent, the tools
