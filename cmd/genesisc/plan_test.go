@@ -1,9 +1,14 @@
 package main
 
 import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -168,5 +173,46 @@ func TestPlannerUsage(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "r.json")); !os.IsNotExist(err) {
 		t.Errorf("r.json written: %v", err)
+	}
+}
+
+// With openai:URL the request goes to the server with --model and the
+// program's schema as structured output; the usage the server reports
+// (and its cost) is what each attempt line says.
+func TestPlannerOpenAI(t *testing.T) {
+	var mu sync.Mutex
+	var bodies []map[string]any
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var body map[string]any
+		if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
+			t.Errorf("request body: %v", err)
+		}
+		mu.Lock()
+		bodies = append(bodies, body)
+		mu.Unlock()
+		content, _ := json.Marshal(planGood)
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"choices": [{"message": {"role": "assistant", "content": `+string(content)+`}}], "usage": {"prompt_tokens": 1000, "completion_tokens": 150, "cost": 0.0021}}`)
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	code, _, stderr := genesisc(t, dir, "plan", "--llm", "openai:"+srv.URL, "--model", "m-large", "-o", "r.json", "refund valid orders")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	if want := "attempt 1: compiles; 1150 tokens (1000 prompt, 150 completion), 0.0021 USD"; !strings.Contains(stderr, want) {
+		t.Errorf("stderr does not contain %q:\n%s", want, stderr)
+	}
+	if len(bodies) != 1 {
+		t.Fatalf("%d requests", len(bodies))
+	}
+	rf, _ := bodies[0]["response_format"].(map[string]any)
+	js, _ := rf["json_schema"].(map[string]any)
+	schema, _ := js["schema"].(map[string]any)
+	if bodies[0]["model"] != "m-large" || rf["type"] != "json_schema" || schema["$defs"] == nil {
+		t.Errorf("model %v, response_format %v", bodies[0]["model"], rf)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "r.json")); err != nil {
+		t.Error(err)
 	}
 }
