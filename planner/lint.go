@@ -25,6 +25,9 @@ const (
 	// CodeNotProgram: the answer is an execution plan or not an object
 	// at all, not a nano-vm program (an error).
 	CodeNotProgram = "PL03"
+	// CodeTooLarge: the answer is larger than MaxAnswer (an error; it
+	// is not compiled).
+	CodeTooLarge = "PL04"
 )
 
 // webhookKeys are the input fields nano-vm adds when a suspended run

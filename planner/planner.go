@@ -39,6 +39,12 @@ const DefaultRetries = 3
 // be fixed by more.
 const MaxRetries = 20
 
+// MaxAnswer bounds the answers the planner compiles, in bytes: a
+// nano-vm program a model writes is a few KiB, and the compiler may use
+// a few hundred bytes of memory per byte of program (docs/nanovm.md,
+// Limits), so a runaway reply is reported (PL04) rather than compiled.
+const MaxAnswer = 1 << 20
+
 // Options configure Plan.
 type Options struct {
 	// LLM is the provider asked (runtime.ParseLLMWith: mock:FILE or
@@ -188,10 +194,14 @@ func check(file, text string, opts *Options) Attempt {
 	a := Attempt{Program: text}
 	src := []byte(text)
 	var diags diag.List
-	if plan.HasPlanKeys(src) {
+	switch {
+	case len(src) > MaxAnswer:
+		diags.Errorf(diag.Pos{File: file, Line: 1, Col: 1}, CodeTooLarge,
+			"the answer is %d bytes, more than the %d a program may have here: a nano-vm program is a few steps, not a document", len(src), MaxAnswer)
+	case plan.HasPlanKeys(src):
 		diags.Errorf(diag.Pos{File: file, Line: 1, Col: 1}, CodeNotProgram,
 			"the answer is an execution plan (it has \"groups\"), not a nano-vm program: a program is an object with a \"steps\" array")
-	} else {
+	default:
 		_, diags = compiler.Build([]compiler.Source{{Name: file, Data: src}}, compiler.Options{})
 		diags = append(diags, lint(file, src, opts)...)
 	}

@@ -226,6 +226,7 @@ func TestPlanReplyShapes(t *testing.T) {
 		{"prose", "Here it is: " + goodProgram + " Enjoy.", ""},
 		{"no JSON", "I cannot help with that.", "N001"},
 		{"plan", `{"groups": [{"tasks": []}]}`, CodeNotProgram},
+		{"runaway", `{"steps": [` + strings.Repeat(`{"id": "x", "type": "tool", "tool": "t"}, `, MaxAnswer/40) + `{}]}`, CodeTooLarge},
 	} {
 		reply, _ := json.Marshal(tc.reply)
 		res, err := Plan(t.Context(), "refund", Options{LLM: mockLLM(t, `{"__default__": `+string(reply)+`}`)})
