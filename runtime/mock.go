@@ -6,6 +6,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync/atomic"
 )
 
 // Mock files script the effects of a run for tests and demos.
@@ -21,7 +22,8 @@ import (
 //   - {"$error": {"kind": "timeout", "message": "…"}}: a failed call of
 //     that kind (retried when the kind is retryable);
 //   - {"$sequence": [reply, …]}: successive calls get successive replies,
-//     the last one repeating; counted per run;
+//     the last one repeating; counted per run (calls made outside a run,
+//     as genesisc plan makes them, share one count per parsed file);
 //   - {"$reply": value, "$usage": {"prompt_tokens": n,
 //     "completion_tokens": n, "cost": usd}}: a reply with the usage the
 //     call reports. Without $usage a mock LLM reports ceil(bytes/4) tokens
@@ -45,6 +47,8 @@ type mockEntry struct {
 	any    bool   // __default__
 	seqKey string // the Call.Seq key of a $sequence
 	reply  mockReply
+	// outside counts the $sequence replies of calls without a run.
+	outside *atomic.Int64
 }
 
 func parseMockFile(data []byte, what string) ([]mockEntry, error) {
@@ -62,7 +66,7 @@ func parseMockFile(data []byte, what string) ([]mockEntry, error) {
 		if err != nil {
 			return nil, fmt.Errorf("mock %s file: key %q: %v", what, k, err)
 		}
-		entries = append(entries, mockEntry{key: k, any: k == "__default__", seqKey: what + ":" + strconv.Itoa(i), reply: rep})
+		entries = append(entries, mockEntry{key: k, any: k == "__default__", seqKey: what + ":" + strconv.Itoa(i), reply: rep, outside: new(atomic.Int64)})
 	}
 	return entries, nil
 }
@@ -153,7 +157,12 @@ func (e *mockEntry) pick(c *Call) *mockReply {
 	if len(e.reply.seq) == 0 {
 		return &e.reply
 	}
-	i := c.Seq(e.seqKey)
+	var i int
+	if c == nil || c.run == nil {
+		i = int(e.outside.Add(1) - 1)
+	} else {
+		i = c.Seq(e.seqKey)
+	}
 	if i >= len(e.reply.seq) {
 		i = len(e.reply.seq) - 1
 	}

@@ -108,6 +108,27 @@ func TestMockErrorAndSequence(t *testing.T) {
 	}
 }
 
+// TestMockSequenceOutsideRun: calls made without a run (genesisc plan
+// asks the provider directly) step through a $sequence too, one count
+// per parsed file, rather than getting its first reply every time.
+func TestMockSequenceOutsideRun(t *testing.T) {
+	m, err := ParseMockLLM([]byte(`{"__default__": {"$sequence": ["one", "two"]}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for i := 1; i <= 3; i++ {
+		resp, err := m.Complete(t.Context(), &Call{Step: "plan", Attempt: i}, &LLMRequest{Prompt: "p"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, resp.Value.Str())
+	}
+	if strings.Join(got, ",") != "one,two,two" {
+		t.Errorf("replies %v, want one, two, two", got)
+	}
+}
+
 func TestMockTools(t *testing.T) {
 	tools := `{"pay": {"$sequence": ["PENDING", {"paid": true}]}, "fail": {"$error": {"kind": "tool", "message": "no"}},
 	           "__default__": "default reply"}`

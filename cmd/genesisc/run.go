@@ -87,6 +87,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			runCommand(stdout, stderr),
 			runtimeCommand(stdout, stderr),
 			cacheCommand(stdout, stderr),
+			planCommand(stdout, stderr),
 			{
 				Name:      "check",
 				Usage:     "report the program's diagnostics without building it",

@@ -183,6 +183,8 @@ func checkProgram(p *Program, r *reporter) {
 	checkCycles(p, modes, r)
 	if !r.hasErrors() {
 		checkUpstream(p, modes, r)
+		checkReads(p, modes, r)
+		checkAllowed(p, r)
 	}
 }
 

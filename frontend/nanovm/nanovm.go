@@ -41,6 +41,13 @@ const (
 	// branch targets follow nano-vm's rule now and never run on.
 	CodeDupKey   = "N012" // a key appears twice in one object (warning)
 	CodeUpstream = "N013" // nano-vm's runtime would do something else here, by a known bug of its own (warning)
+	// CodeReadBeforeSet: a $reference to an output that no step can have
+	// set before the reading step (warning).
+	CodeReadBeforeSet = "N014"
+	// CodeNeverOutput: a condition compares an llm step's output with a
+	// string its allowed_outputs never give (warning).
+	CodeNeverOutput = "N015"
+
 	CodeInternal = "N0FF" // a bug of this compiler
 )
 
