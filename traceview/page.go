@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"html/template"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 )
@@ -38,6 +39,7 @@ var (
 		"lanecol": func(i int) int { return i + 1 },
 		"add":     func(a, b int) int { return a + b },
 		"meta":    stepMeta,
+		"usage":   stepUsage,
 		"llmlike": func(k string) bool { return k == "llm" || k == "judge" },
 		"effect":  func(k string) bool { return k == "llm" || k == "judge" || k == "tool" },
 		"okrun":   func(st string) bool { return st == "success" },
@@ -77,8 +79,19 @@ func fmtMS(ms float64) string {
 	return strconv.FormatFloat(ms, 'f', -1, 64) + " ms"
 }
 
-// fmtCost renders a cost in USD.
-func fmtCost(c float64) string { return "$" + strconv.FormatFloat(c, 'f', -1, 64) }
+// fmtCost renders a cost in USD to four significant digits: sums of
+// binary fractions (0.0073999999999999995) are not what anyone paid.
+func fmtCost(c float64) string {
+	if c == 0 || math.IsNaN(c) || math.IsInf(c, 0) {
+		return "$" + strconv.FormatFloat(c, 'f', -1, 64)
+	}
+	prec := max(2, 3-int(math.Floor(math.Log10(math.Abs(c)))))
+	s := strconv.FormatFloat(c, 'f', min(prec, 20), 64)
+	if strings.Contains(s, ".") {
+		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	}
+	return "$" + s
+}
 
 // fmtTokens renders a usage: prompt → completion tokens.
 func fmtTokens(t Tokens) string {
@@ -86,20 +99,27 @@ func fmtTokens(t Tokens) string {
 }
 
 // stepMeta is the line under a step's name on the timeline: status,
-// duration, tokens, cost.
+// duration, attempts when more than one.
 func stepMeta(s *Step) string {
 	parts := []string{s.Status}
 	if s.Duration != nil {
 		parts = append(parts, fmtMS(*s.Duration))
 	}
+	if s.Attempts > 1 {
+		parts = append(parts, strconv.Itoa(s.Attempts)+" attempts")
+	}
+	return strings.Join(parts, " · ")
+}
+
+// stepUsage is the line under stepMeta: tokens and cost, when the step
+// has them.
+func stepUsage(s *Step) string {
+	var parts []string
 	if s.Tokens != nil {
 		parts = append(parts, fmtTokens(*s.Tokens))
 	}
 	if s.Cost != nil && *s.Cost != 0 {
 		parts = append(parts, fmtCost(*s.Cost))
-	}
-	if s.Attempts > 1 {
-		parts = append(parts, strconv.Itoa(s.Attempts)+" attempts")
 	}
 	return strings.Join(parts, " · ")
 }
