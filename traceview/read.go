@@ -275,10 +275,6 @@ func Read(trace io.Reader, opts Options) (*View, error) {
 		if err != nil {
 			return &InputError{opts.TraceName, n, err.Error()}
 		}
-		if len(v.Narration) >= opts.MaxNarration {
-			v.NarrationOmitted++
-			return nil
-		}
 		narr.Reset()
 		// Narrator narrates complete lines; it has its own (lenient) parse.
 		// (line is the reader's buffer: it is copied, not appended to.)
@@ -478,10 +474,18 @@ func (v *View) event(ev *event) (int, error) {
 		}
 		i, open := v.byID[ev.Step]
 		var s *Step
-		if open && v.Steps[i].Status == "" {
+		switch {
+		case open && v.Steps[i].Status == "":
 			s = v.Steps[i]
-		} else if s = v.newStep(ev); s == nil {
-			return -1, nil // past MaxSteps
+		case len(v.Steps) >= v.limits.MaxSteps:
+			// Past MaxSteps: its step_started counted it, unless it has
+			// none (a skip).
+			if ev.Event == "step_skipped" {
+				v.StepsOmitted++
+			}
+			return -1, nil
+		default:
+			s = v.newStep(ev)
 		}
 		return s.Index, v.endStep(s, ev)
 	case "run_completed":

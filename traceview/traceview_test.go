@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"runtime"
 	"strings"
 	"testing"
@@ -14,22 +13,27 @@ import (
 	"github.com/genesis-toolchain/genesis/internal/golden"
 )
 
-// readSample reads the sample run, testdata/review (review.trace and
-// review.journal, written by genesisc run from review.vvm: see
-// testdata/README.md).
+// sample returns the trace and journal of the sample run,
+// testdata/review.txtar (written by genesisc run from its review.vvm).
+func sample(t *testing.T) (trace, journal []byte) {
+	t.Helper()
+	c, err := golden.Load("testdata/review.txtar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, ok1 := c.File("trace")
+	j, ok2 := c.File("journal")
+	if !ok1 || !ok2 {
+		t.Fatal("testdata/review.txtar has no trace or no journal")
+	}
+	return []byte(tr), []byte(j)
+}
+
+// readSample reads the sample run.
 func readSample(t *testing.T) *View {
 	t.Helper()
-	tr, err := os.Open("testdata/review/review.trace")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tr.Close()
-	j, err := os.Open("testdata/review/review.journal")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer j.Close()
-	v, err := Read(tr, Options{TraceName: "review.trace", Journal: j, JournalName: "review.journal"})
+	tr, j := sample(t)
+	v, err := Read(bytes.NewReader(tr), Options{TraceName: "review.trace", Journal: bytes.NewReader(j), JournalName: "review.journal"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,16 +65,16 @@ func TestGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		opts.TraceName = "run.trace"
+		opts.TraceName = "trace"
 		if j, ok := c.File("journal"); ok {
-			opts.Journal, opts.JournalName = strings.NewReader(j), "run.journal"
+			opts.Journal, opts.JournalName = strings.NewReader(j), "journal"
 		}
 		var page bytes.Buffer
 		if err := Write(&page, strings.NewReader(tr), opts); err != nil {
-			c.Check("out/error", err.Error())
+			c.Check("out/errors", err.Error())
 			return
 		}
-		c.Check("out/page", body(t, page.String()))
+		c.Check("out/html", body(t, page.String()))
 	})
 }
 
@@ -172,10 +176,7 @@ func TestBadInput(t *testing.T) {
 			t.Errorf("%q: error %v; want %s", tc.trace, err, tc.want)
 		}
 	}
-	sample, err := os.ReadFile("testdata/review/review.trace")
-	if err != nil {
-		t.Fatal(err)
-	}
+	sample, _ := sample(t)
 	for i := 0; i < len(sample); i += 7 {
 		for _, b := range []byte{'"', '{', 'x', '\n', 0xff} {
 			mut := append(append([]byte{}, sample[:i]...), b)
@@ -192,14 +193,7 @@ func TestBadInput(t *testing.T) {
 // A journal that is not one, or of another program, is an error; a
 // last line cut short by a crash is not.
 func TestJournalErrors(t *testing.T) {
-	trace, err := os.ReadFile("testdata/review/review.trace")
-	if err != nil {
-		t.Fatal(err)
-	}
-	journal, err := os.ReadFile("testdata/review/review.journal")
-	if err != nil {
-		t.Fatal(err)
-	}
+	trace, journal := sample(t)
 	for _, tc := range []struct{ journal, want string }{
 		{`{"step":"a"}` + "\n", `j:1: not a journal: its first line has no "format": "genesis-journal"`},
 		{`{"format":"genesis-journal","version":1,"program":"other.vvm"}` + "\n", `j:1: the journal is of program "other.vvm", the trace of "review.vvm"`},
@@ -217,15 +211,15 @@ func TestJournalErrors(t *testing.T) {
 	}
 }
 
-// A large trace renders within the limits: 60 MB of events (steps with
-// 2 KB replies, then a 4 MB one) keeps the page's first 2000 steps and
+// A large trace renders within the limits: 75 MB of events (steps with
+// 5 KB replies, then a 4 MB one) keeps the page's first 2000 steps and
 // 8 MiB of payloads, and the heap stays far below the trace's size.
 func TestLargeTrace(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short")
 	}
 	pr, pw := io.Pipe()
-	reply := strings.Repeat("r", 2000)
+	reply := strings.Repeat("r", 5000)
 	const steps = 14000
 	go func() {
 		w := &bytes.Buffer{}
@@ -269,7 +263,7 @@ func TestLargeTrace(t *testing.T) {
 		t.Errorf("the page is %d bytes; the limits should hold it near 10 MB", cw.n)
 	}
 	if live := int64(after.HeapAlloc) - int64(before.HeapAlloc); live > 40<<20 {
-		t.Errorf("the view of a 60 MB trace holds %d MB", live>>20)
+		t.Errorf("the view of a 75 MB trace holds %d MB", live>>20)
 	}
 	runtime.KeepAlive(v)
 }
