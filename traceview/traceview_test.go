@@ -15,7 +15,7 @@ import (
 
 // sample returns the trace and journal of the sample run,
 // testdata/review.txtar (written by genesisc run from its review.vvm).
-func sample(t *testing.T) (trace, journal []byte) {
+func sample(t testing.TB) (trace, journal []byte) {
 	t.Helper()
 	c, err := golden.Load("testdata/review.txtar")
 	if err != nil {
