@@ -225,7 +225,11 @@ type View struct {
 	ErrMsg    string
 	ErrStep   string
 
-	Events    int // trace events read
+	Events    int // trace events read (of the first run)
+	// LaterRuns counts the runs after the first in the trace (genesisc
+	// run --repeat); the page shows the first.
+	LaterRuns int
+	inLater   bool // reading a later run, until its run_completed
 	Lanes     []*Lane
 	Steps     []*Step
 	Rows      int
@@ -268,7 +272,20 @@ func Read(trace io.Reader, opts Options) (*View, error) {
 			return &InputError{opts.TraceName, n, "the trace does not start with run_started (it starts with " + strconv.Quote(ev.Event) + ")"}
 		}
 		if v.Completed {
-			return &InputError{opts.TraceName, n, "an event after run_completed"}
+			// genesisc run --repeat N writes N runs, one after the
+			// other: the page shows the first, and counts the others.
+			switch {
+			case !v.inLater && ev.Event != "run_started":
+				return &InputError{opts.TraceName, n, "an event after run_completed (only another run's run_started may follow)"}
+			case !v.inLater:
+				v.LaterRuns++
+				v.inLater = true
+			case ev.Event == "run_started":
+				return &InputError{opts.TraceName, n, "a run_started before the run_completed of the run before"}
+			case ev.Event == "run_completed":
+				v.inLater = false
+			}
+			return nil
 		}
 		v.Events++
 		idx, err := v.event(&ev)
@@ -333,8 +350,9 @@ func decode(line []byte, into any) error {
 		}
 		return err
 	}
-	if d.More() {
-		return errors.New("more than one JSON value on the line")
+	off := int(d.InputOffset())
+	if rest := bytes.TrimLeft(line[off:], " \t\r"); len(rest) > 0 {
+		return fmt.Errorf("more after the JSON value, at byte %d", len(line)-len(rest)+1)
 	}
 	return nil
 }

@@ -167,8 +167,10 @@ func TestBadInput(t *testing.T) {
 		{"{\"event\":\"run_started\",\"t\":0}\n{\"event\":\"step_started\",\"t\":0,\"step\":5}\n", `run.trace:2: not a trace event: field "step" is a JSON number, not what the trace format has there`},
 		{"{\"event\":\"run_started\",\"t\":0}\n{\"event\":\"step_started\",\"t\":0}\n", `run.trace:2: step_started has no "step"`},
 		{"{\"event\":\"run_started\",\"t\":0}\n{\"event\":\"run_started\",\"t\":0}\n", `run.trace:2: a second run_started`},
-		{"{\"event\":\"run_started\",\"t\":0}\n{\"event\":\"run_completed\",\"t\":0,\"status\":\"success\",\"error\":null}\n{\"event\":\"note\",\"t\":0}\n", `run.trace:3: an event after run_completed`},
-		{"{\"event\":\"run_started\",\"t\":0} {}\n", `run.trace:1: not a trace event: more than one JSON value on the line`},
+		{"{\"event\":\"run_started\",\"t\":0}\n{\"event\":\"run_completed\",\"t\":0,\"status\":\"success\",\"error\":null}\n{\"event\":\"note\",\"t\":0}\n", `run.trace:3: an event after run_completed (only another run's run_started may follow)`},
+		{"{\"event\":\"run_started\",\"t\":0}\n{\"event\":\"run_completed\",\"t\":0,\"status\":\"success\",\"error\":null}\n{\"event\":\"run_started\",\"t\":0}\n{\"event\":\"run_started\",\"t\":0}\n", `run.trace:4: a run_started before the run_completed of the run before`},
+		{"{\"event\":\"run_started\",\"t\":0}\n{\"event\":\"run_completed\",\"t\":0,\"status\":\"success\",\"error\":null}\n{\"event\":\"run_started\",\"t\":0}\nnull x\n", `run.trace:4: not a trace event: more after the JSON value, at byte 6`},
+		{"{\"event\":\"run_started\",\"t\":0} {}\n", `run.trace:1: not a trace event: more after the JSON value, at byte 31`},
 	} {
 		_, err := Read(strings.NewReader(tc.trace), Options{TraceName: "run.trace"})
 		var ie *InputError
