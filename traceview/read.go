@@ -225,7 +225,7 @@ type View struct {
 	ErrMsg    string
 	ErrStep   string
 
-	Events    int // trace events read (of the first run)
+	Events int // trace events read (of the first run)
 	// LaterRuns counts the runs after the first in the trace (genesisc
 	// run --repeat); the page shows the first.
 	LaterRuns int
