@@ -149,6 +149,9 @@ type Payload struct {
 	JSON    bool // Text is JSON, not a string's contents
 	Omitted int  // bytes not shown
 	Limit   int  // the limit that cut it, when Omitted > 0
+	// AtLeast: the line was shrunk before it was read (shrink), so more
+	// than Omitted bytes were left out.
+	AtLeast bool
 }
 
 // Annotation is something that happened during a step and is not one:
@@ -241,7 +244,8 @@ type View struct {
 	Requests         int // steps the journal gave a request to
 
 	limits    Options
-	budget    int // payload bytes left (MaxPayloadTotal)
+	budget    int  // payload bytes left (MaxPayloadTotal)
+	shrunk    bool // the line being read was shrunk
 	byID      map[string]int
 	laneByKey map[string]int
 	blockRow  map[string]int // open parallel blocks: identity → step index
@@ -258,8 +262,14 @@ func Read(trace io.Reader, opts Options) (*View, error) {
 	var nline []byte
 	narrator := runtime.NewNarrator(&narr)
 	err := eachLine(trace, opts.TraceName, opts.MaxLine, false, func(n int, line []byte) error {
+		orig := line
+		line, v.shrunk = shrink(line, opts.MaxPayload)
 		var ev event
 		if err := decode(line, &ev); err != nil {
+			if v.shrunk {
+				// The error's byte offset is the original line's.
+				err = decode(orig, &event{})
+			}
 			return &InputError{opts.TraceName, n, "not a trace event: " + err.Error()}
 		}
 		if ev.Event == "" {
@@ -358,10 +368,10 @@ func decode(line []byte, into any) error {
 }
 
 // eachLine calls fn with each non-empty line of r (without its newline)
-// and its 1-based number. A line longer than max is an error. With
+// and its 1-based number. A line longer than maxLine is an error. With
 // tolerateCut, a last line with no newline that fn refuses is dropped
 // (a journal cut short by a crash).
-func eachLine(r io.Reader, name string, max int, tolerateCut bool, fn func(n int, line []byte) error) error {
+func eachLine(r io.Reader, name string, maxLine int, tolerateCut bool, fn func(n int, line []byte) error) error {
 	br := bufio.NewReaderSize(r, 64<<10)
 	var long []byte
 	for n := 1; ; n++ {
@@ -370,8 +380,15 @@ func eachLine(r io.Reader, name string, max int, tolerateCut bool, fn func(n int
 			long = append(long[:0], line...)
 			for err == bufio.ErrBufferFull {
 				line, err = br.ReadSlice('\n')
-				if len(long)+len(line) > max {
-					return &InputError{name, n, "the line is longer than the limit of " + size(max)}
+				if len(long)+len(line) > maxLine {
+					return &InputError{name, n, "the line is longer than the limit of " + size(maxLine)}
+				}
+				if len(long)+len(line) > cap(long) {
+					// Doubling: append grows a large slice by a
+					// quarter, which allocates 5 times a long line.
+					grown := make([]byte, len(long), max(2*cap(long), len(long)+len(line)))
+					copy(grown, long)
+					long = grown
 				}
 				long = append(long, line...)
 			}
@@ -380,8 +397,8 @@ func eachLine(r io.Reader, name string, max int, tolerateCut bool, fn func(n int
 		if err != nil && err != io.EOF {
 			return &InputError{name, n, "reading: " + err.Error()}
 		}
-		if len(line) > max {
-			return &InputError{name, n, "the line is longer than the limit of " + size(max)}
+		if len(line) > maxLine {
+			return &InputError{name, n, "the line is longer than the limit of " + size(maxLine)}
 		}
 		cut := err == io.EOF
 		line = bytes.TrimSuffix(line, []byte{'\n'})
@@ -676,7 +693,7 @@ func (v *View) cut(s string, isJSON bool) Payload {
 		for n > 0 && !utf8.RuneStart(s[n]) {
 			n--
 		}
-		p.Text, p.Omitted, p.Limit = s[:n], len(s)-n, limit
+		p.Text, p.Omitted, p.Limit, p.AtLeast = s[:n], len(s)-n, limit, v.shrunk
 		v.PayloadsCut++
 	}
 	v.budget = max(v.budget-len(p.Text), 0)
@@ -698,8 +715,13 @@ func (v *View) readJournal(r io.Reader) error {
 	name := v.JournalName
 	header := false
 	return eachLine(r, name, v.limits.MaxLine, true, func(n int, line []byte) error {
+		orig := line
+		line, v.shrunk = shrink(line, v.limits.MaxPayload)
 		var jl journalLine
 		if err := decode(line, &jl); err != nil {
+			if v.shrunk {
+				err = decode(orig, &journalLine{})
+			}
 			return &InputError{name, n, "not a journal line: " + err.Error()}
 		}
 		if !header {
@@ -761,4 +783,81 @@ func size(n int) string {
 		return strconv.Itoa(n>>10) + " KiB"
 	}
 	return strconv.Itoa(n) + " bytes"
+}
+
+// shrink returns line with every JSON string literal longer than the
+// page could show cut short (and whether it cut any), so that a line
+// holding a huge reply is decoded, narrated and shown at the cost of
+// what the page keeps, not of the reply: a 50 MB reply is read once
+// into the line buffer, not copied and decoded several times over. A
+// string is kept to 6·maxPayload + 64 bytes of its JSON text, which
+// decode to more than maxPayload bytes (an escape is at most 6 bytes
+// for 1), so the payload is still cut where it would have been; past
+// 8 such strings, a line's long strings keep 64 bytes. A line with no
+// string that long is returned as is.
+func shrink(line []byte, maxPayload int) ([]byte, bool) {
+	keep := 6*maxPayload + 64
+	if len(line) <= keep {
+		return line, false
+	}
+	var out []byte
+	cuts := 0
+	start := 0 // line[start:i] is yet to be copied
+	for i := 0; i < len(line); i++ {
+		if line[i] != '"' {
+			continue
+		}
+		j := i + 1
+		for j < len(line) && line[j] != '"' {
+			if line[j] == '\\' {
+				j++
+			}
+			j++
+		}
+		if j >= len(line) {
+			break // an unterminated string: the decoder reports it
+		}
+		if body := line[i+1 : j]; len(body) > keep {
+			k := keep
+			if cuts >= 8 {
+				k = 64
+			}
+			if out == nil {
+				out = make([]byte, 0, 4*keep)
+			}
+			out = append(out, line[start:i+1]...)
+			out = append(out, body[:escapeCut(body, k)]...)
+			out = append(out, '"')
+			start = j + 1
+			cuts++
+		}
+		i = j
+	}
+	if out == nil {
+		return line, false
+	}
+	return append(out, line[start:]...), true
+}
+
+// escapeCut returns the largest n <= k at which body, the text of a JSON
+// string, can be cut: not inside an escape nor a UTF-8 sequence.
+func escapeCut(body []byte, k int) int {
+	p := 0
+	for p < k {
+		step := 1
+		if body[p] == '\\' {
+			step = 2
+			if p+1 < len(body) && body[p+1] == 'u' {
+				step = 6
+			}
+		}
+		if p+step > k {
+			break
+		}
+		p += step
+	}
+	for p > 0 && p < len(body) && !utf8.RuneStart(body[p]) {
+		p--
+	}
+	return p
 }

@@ -273,3 +273,101 @@ func TestLargeTrace(t *testing.T) {
 type countWriter struct{ n int }
 
 func (c *countWriter) Write(p []byte) (int, error) { c.n += len(p); return len(p), nil }
+
+// shrink cuts long JSON strings where the page would, never inside an
+// escape or a character, and leaves everything else as it was.
+func TestShrink(t *testing.T) {
+	long := strings.Repeat(`a\"é\u00e9\n`, 40) // 11 bytes of JSON text per repeat
+	line := `{"event":"x","output":"` + long + `","n":[1,2],"s":"short"}`
+	got, cut := shrink([]byte(line), 10) // keeps 124 bytes of a string
+	if !cut {
+		t.Fatal("nothing was cut")
+	}
+	var v struct {
+		Event  string
+		Output string
+		N      []int
+		S      string
+	}
+	if err := json.Unmarshal(got, &v); err != nil {
+		t.Fatalf("the shrunk line is no JSON: %v\n%s", err, got)
+	}
+	var full string
+	json.Unmarshal([]byte(`"`+long+`"`), &full)
+	if v.Event != "x" || v.S != "short" || len(v.N) != 2 || !strings.HasPrefix(full, v.Output) || len(v.Output) <= 10 || len(v.Output) >= len(full) {
+		t.Errorf("shrunk to %q", got)
+	}
+	if same, cut := shrink([]byte(`{"a":"`+strings.Repeat("b", 100)+`"}`), 1000); cut || string(same) != `{"a":"`+strings.Repeat("b", 100)+`"}` {
+		t.Error("a line with no long string was changed")
+	}
+	// Cut at every position of an escape: still JSON.
+	for k := 1; k < 30; k++ {
+		body := []byte(long)
+		n := escapeCut(body, k)
+		var s string
+		if n > k || json.Unmarshal([]byte(`"`+string(body[:n])+`"`), &s) != nil {
+			t.Errorf("escapeCut(%d) = %d: %q", k, n, body[:n])
+		}
+	}
+}
+
+// A trace whose one step replied 50 MB: the page shows 16 KiB of it,
+// and reading it allocates a small multiple of the line, not of the
+// reply's copies (the line is read once; decoding and narration see it
+// shrunk).
+func TestHugeLine(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short")
+	}
+	reply := strings.Repeat("y", 50<<20)
+	trace := `{"event":"run_started","t":0,"program":"p","clock":"virtual"}
+{"event":"step_started","t":0,"step":"a","name":"a","kind":"llm"}
+{"event":"step_completed","t":0,"step":"a","name":"a","kind":"llm","status":"success","output":"` + reply + `"}
+{"event":"run_completed","t":0,"status":"success","steps":1,"output":"done","error":null}
+`
+	reply = ""
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	v, err := Read(strings.NewReader(trace), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&after)
+	out := v.Steps[0].Output
+	if out == nil || len(out.Text) != DefaultMaxPayload || !out.AtLeast || out.Omitted == 0 {
+		t.Fatalf("the reply is not cut to %d bytes with an 'at least' note", DefaultMaxPayload)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 200<<20 {
+		t.Errorf("reading a 50 MB line allocated %d MB", alloc>>20)
+	}
+	if !strings.Contains(v.Narration[2].Text, "Result: yyyy") {
+		t.Errorf("the narration of the huge reply: %q", v.Narration[2].Text)
+	}
+	// A bad byte after a long string: the error's offset is the line's.
+	bad := strings.Replace(trace, `"}
+{"event":"run_completed"`, `"x}
+{"event":"run_completed"`, 1)
+	if _, err := Read(strings.NewReader(bad), Options{}); err == nil || !strings.Contains(err.Error(), "trace:3: not a trace event: bad JSON at byte 52428898") {
+		t.Errorf("error %v", err)
+	}
+}
+
+// A line over MaxLine is an error naming it, whether it fits the read
+// buffer or not.
+func TestLineLimit(t *testing.T) {
+	head := `{"event":"run_started","t":0}` + "\n"
+	for _, tc := range []struct {
+		n, max int
+		want   string
+	}{
+		{200, 100, "trace:2: the line is longer than the limit of 100 bytes"},
+		{300 << 10, 100 << 10, "trace:2: the line is longer than the limit of 100 KiB"},
+	} {
+		line := `{"event":"note","t":0,"data":"` + strings.Repeat("n", tc.n) + `"}` + "\n"
+		_, err := Read(strings.NewReader(head+line), Options{MaxLine: tc.max})
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("a %d-byte line, limit %d: %v; want %s", tc.n, tc.max, err, tc.want)
+		}
+	}
+}
