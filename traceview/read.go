@@ -186,6 +186,7 @@ type Step struct {
 	// judge the prompt, with Options; for a tool its arguments.
 	Request *Payload
 	Options *Payload
+	Tool    string // the tool a tool step called (the journal's request)
 	Notes   []Annotation
 	// Stop marks the entry that shows why the run stopped.
 	Stop bool
@@ -685,7 +686,7 @@ func (v *View) text(s string) Payload { return v.cut(s, false) }
 func (v *View) cut(s string, isJSON bool) Payload {
 	limit := v.limits.MaxPayload
 	if v.budget < limit {
-		limit = max(v.budget, payloadFloor)
+		limit = min(limit, max(v.budget, payloadFloor))
 	}
 	p := Payload{Text: s, JSON: isJSON}
 	if len(s) > limit {
@@ -766,6 +767,7 @@ func (v *View) readJournal(r io.Reader) error {
 		case req["args"] != nil:
 			p := v.payload(req["args"])
 			s.Request = &p
+			_ = json.Unmarshal(req["name"], &s.Tool) // the tool's name, when a string
 		default:
 			p := v.payload(jl.Request)
 			s.Request = &p
