@@ -7,7 +7,7 @@ GO      ?= go
 BUILDFLAGS ?= -tags=urfave_cli_no_docs
 BIN     := bin
 
-.PHONY: all build demo test vet fuzz bench pgo generate clean mcp-servers
+.PHONY: all build demo test vet fuzz bench pgo generate clean mcp-servers chromium
 
 all: build demo
 
@@ -45,7 +45,7 @@ demo: build
 	$(BIN)/forge check-proof --proof $(BIN)/demo/refund.proof --journal $(BIN)/demo/refund.journal \
 	    --input user_input="I bought it yesterday" $(BIN)/demo/refund.frgp
 
-test: vet mcp-servers
+test: vet mcp-servers chromium
 	$(GO) test -count=1 -timeout 20m ./...
 
 # mcp-servers: the official MCP reference servers (npm registry) that the
@@ -60,6 +60,23 @@ mcp-servers:
 	elif [ ! -x $(MCP_CACHE)/node_modules/.bin/mcp-server-filesystem ]; then \
 	    timeout 180 npm install --prefix $(MCP_CACHE) --no-audit --no-fund --no-save --loglevel=error --fetch-retries=1 --fetch-timeout=30000 $(MCP_SERVERS) \
 	    || echo "mcp-servers: npm install failed: the MCP reference server tests will skip"; \
+	fi
+
+# chromium: Debian's chromium, in which the trace viewer's page is tested
+# (traceview/browser_test.go: steps, a click, no request, the screenshot
+# of docs/trace-viewer.md), and an emoji font for the narration's markers.
+# Installed when missing, with sudo when not root; without apt-get, or
+# when the install fails, those tests skip and say why.
+CHROMIUM_PKGS := chromium fonts-noto-color-emoji
+chromium:
+	@if command -v chromium >/dev/null; then :; \
+	elif ! command -v apt-get >/dev/null; then \
+	    echo "chromium: not installed, and no apt-get: the trace viewer's browser tests will skip"; \
+	else \
+	    sudo=; [ "$$(id -u)" = 0 ] || sudo="sudo -n"; \
+	    { timeout 120 $$sudo apt-get update -qq && \
+	      DEBIAN_FRONTEND=noninteractive timeout 900 $$sudo apt-get install -y -qq $(CHROMIUM_PKGS) >/dev/null; } \
+	    || echo "chromium: apt-get install failed: the trace viewer's browser tests will skip"; \
 	fi
 
 vet:

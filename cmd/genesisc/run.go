@@ -88,6 +88,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			runtimeCommand(stdout, stderr),
 			cacheCommand(stdout, stderr),
 			planCommand(stdout, stderr),
+			traceCommand(stdout, stderr),
 			{
 				Name:      "check",
 				Usage:     "report the program's diagnostics without building it",

@@ -31,6 +31,7 @@ var Sections = map[string]string{
 	"out/trace":      "an agent run's trace",
 	"out/journal":    "an agent run's journal (its run id replaced by RUN-ID)",
 	"out/narration":  "what an agent run narrated (--narrate)",
+	"out/html":       "a trace's page (genesisc trace --html) between <body> and its script",
 	"out/transcript": "a command-line session: commands, outputs and exit statuses",
 	"out/run":        "the log of an execution plan's run in the plan interpreter",
 	"out/runs":       "the runs of a corpus of VVM programs",
