@@ -75,7 +75,7 @@ chromium:
 	else \
 	    sudo=; [ "$$(id -u)" = 0 ] || sudo="sudo -n"; \
 	    { timeout 120 $$sudo apt-get update -qq && \
-	      DEBIAN_FRONTEND=noninteractive timeout 900 $$sudo apt-get install -y -qq $(CHROMIUM_PKGS) >/dev/null; } \
+	      DEBIAN_FRONTEND=noninteractive timeout 300 $$sudo apt-get install -y -qq $(CHROMIUM_PKGS) >/dev/null; } \
 	    || echo "chromium: apt-get install failed: the trace viewer's browser tests will skip"; \
 	fi
 
