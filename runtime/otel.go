@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -103,11 +104,18 @@ func OTelConfigFromEnv(flagURL string) (OTelConfig, bool, error) {
 	return c, true, nil
 }
 
-// otelURL checks an endpoint URL and returns the traces URL of a base
-// URL: /v1/traces appended unless the path ends with it.
+// otelURL checks an endpoint URL (absolute, http or https, with a host)
+// and returns the traces URL of a base URL: /v1/traces appended unless
+// the path ends with it.
 func otelURL(s string) (string, error) {
-	if err := checkServerURL(s); err != nil {
-		return "", err
+	u, err := url.Parse(s)
+	switch {
+	case err != nil:
+		return "", fmt.Errorf("not a URL: %v", err)
+	case u.Scheme != "http" && u.Scheme != "https":
+		return "", fmt.Errorf("%q: the URL must start with http:// or https:// (e.g. http://localhost:4318)", s)
+	case u.Hostname() == "":
+		return "", fmt.Errorf("%q: the URL has no host (e.g. http://localhost:4318)", s)
 	}
 	if strings.HasSuffix(strings.TrimRight(s, "/"), "/v1/traces") {
 		return s, nil
@@ -320,6 +328,7 @@ type otelEvent struct {
 	Provider  string          `json:"provider"`
 	Model     string          `json:"model"`
 	Tool      string          `json:"tool"`
+	Wait      string          `json:"wait"`
 	Error     *otelError      `json:"error"`
 	Reason    string          `json:"reason"`
 	EventName string          `json:"event_name"`
@@ -370,6 +379,7 @@ type otelBuilder struct {
 	open      []*otelSpan          // steps started and not ended, innermost last
 	last      map[string]*otelSpan // step identity → its latest span
 	keys      map[string]int       // span id keys used, for occurrences
+	failed    *otelSpan            // the latest step that failed
 }
 
 // span returns a new span whose id derives from role and step (and how
@@ -498,6 +508,19 @@ func (b *otelBuilder) stepEnded(s *otelSpan, ev *otelEvent) {
 	if ev.Error != nil {
 		s.status, s.statusMsg = codes.Error, ev.Error.Message
 		s.attrs = append(s.attrs, attribute.String("error.type", ev.Error.Kind))
+		b.failed = s
+	}
+	if ev.Wait != "" {
+		s.attrs = append(s.attrs, attribute.String("genesis.wait", ev.Wait))
+	}
+	if ev.Wait == "backoff" {
+		// The program retries a failed step (nano-vm's on_error retry,
+		// VVM's retry): the wait before the next attempt says which.
+		attrs := []attribute.KeyValue{attribute.Float64("genesis.retry.delay_ms", s.end-s.start)}
+		if b.failed != nil {
+			attrs = append(attrs, attribute.String("genesis.retry.step", b.failed.step))
+		}
+		s.events = append(s.events, otelSpanEvent{"retry", s.start, attrs})
 	}
 	var op *otelSpan
 	switch ev.Kind {

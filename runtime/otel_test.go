@@ -24,7 +24,7 @@ func otelKeep(k string) bool {
 	switch {
 	case strings.HasPrefix(k, "gen_ai."), k == "error.type",
 		k == "genesis.step.id", k == "genesis.step.status", k == "genesis.step.attempts",
-		k == "genesis.retry.attempt", k == "genesis.budget.kind", k == "genesis.run.status":
+		k == "genesis.retry.attempt", k == "genesis.budget.kind", k == "genesis.wait", k == "genesis.run.status":
 		return true
 	}
 	return false
@@ -76,7 +76,9 @@ func TestOTelSpansFromEvents(t *testing.T) {
 {"event":"step_started","t":12,"step":"send @ a.json:5:1","name":"send","kind":"emit"}
 {"event":"event_emitted","t":12,"step":"send @ a.json:5:1","name":"send","event_name":"done","payload":null}
 {"event":"step_completed","t":12,"step":"send @ a.json:5:1","name":"send","kind":"emit","status":"success","duration_ms":0,"output":null}
-{"event":"run_completed","t":12,"status":"budget_exceeded","steps":4,"tokens":{"prompt":12,"completion":3},"cost":0.5,"output":null,"error":{"kind":"limit.steps","message":"4 steps","step":"next @ a.json:6:1"}}
+{"event":"step_started","t":12,"step":"pay @ a.json:7:1","name":"pay","kind":"wait"}
+{"event":"step_completed","t":1012,"step":"pay @ a.json:7:1","name":"pay","kind":"wait","status":"success","duration_ms":1000,"wait":"backoff","output":null}
+{"event":"run_completed","t":1012,"status":"budget_exceeded","steps":4,"tokens":{"prompt":12,"completion":3},"cost":0.5,"output":null,"error":{"kind":"limit.steps","message":"4 steps","step":"next @ a.json:6:1"}}
 `
 	var b otelBuilder
 	w := &OTelRun{}
@@ -89,14 +91,14 @@ func TestOTelSpansFromEvents(t *testing.T) {
 	}
 	var got strings.Builder
 	renderOTel(b.root, 0, &got)
-	want := `invoke_workflow agent.json [internal 0..12 error "4 steps"]
+	want := `invoke_workflow agent.json [internal 0..1012 error "4 steps"]
     gen_ai.operation.name=invoke_workflow
     gen_ai.workflow.name=agent.json
     genesis.run.status=budget_exceeded
     gen_ai.usage.input_tokens=12
     gen_ai.usage.output_tokens=3
     error.type=limit.steps
-  event budget_exceeded @12
+  event budget_exceeded @1012
       genesis.budget.kind=limit.steps
       genesis.budget.message=4 steps
       genesis.step.id=next @ a.json:6:1
@@ -145,6 +147,13 @@ func TestOTelSpansFromEvents(t *testing.T) {
       genesis.step.status=success
     event event_emitted @12
         genesis.event.name=done
+  wait pay [internal 12..1012]
+      genesis.step.id=pay @ a.json:7:1
+      genesis.step.status=success
+      genesis.wait=backoff
+    event retry @12
+        genesis.retry.delay_ms=1000
+        genesis.retry.step=fan @ a.json:2:1/0 > pay @ a.json:3:1
 `
 	if diff := cmp.Diff(want, got.String()); diff != "" {
 		t.Errorf("spans (-want +got):\n%s", diff)
@@ -316,7 +325,18 @@ func TestOTelEnvironment(t *testing.T) {
 	args := []string{"--llm", "mock:" + llm, "--tools", "mock:" + tools, "--max-steps", "3"}
 	var stdout, stderr bytes.Buffer
 
+	if code := MainWith(append(args, "--otel", "localhost:4318"), "agent.gen", nil, otelProgram(), &stdout, &stderr); code != 2 || !strings.Contains(stderr.String(), "--otel") {
+		t.Errorf("--otel without a scheme: exit %d, want 2 with a message\n%s", code, stderr.String())
+	}
+
 	rcv := otlptest.Start(t)
+	t.Setenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", rcv.URL()+"/v1/traces")
+	stderr.Reset()
+	if code := MainWith(args, "agent.gen", nil, otelProgram(), &stdout, &stderr); code != 1 || stderr.Len() != 0 || len(rcv.Spans()) != 7 {
+		t.Fatalf("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: exit %d, %d spans\n%s", code, len(rcv.Spans()), stderr.String())
+	}
+	t.Setenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "")
+	rcv.Reset()
 	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", rcv.URL())
 	t.Setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "http/json")
 	if code := MainWith(args, "agent.gen", nil, otelProgram(), &stdout, &stderr); code != 1 || stderr.Len() != 0 {

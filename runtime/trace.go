@@ -107,9 +107,12 @@ func (r *Run) traceStepPending(id string, st Step, kind string, start time.Durat
 }
 
 // traceWaitPassed writes the step_completed (output null) of a wait that
-// is no step of its own: a retry's backoff, a resumption.
-func (r *Run) traceWaitPassed(id string, st Step, start time.Duration) {
+// is no step of its own: a retry's backoff, a resumption, which "wait"
+// names ("backoff", "resume").
+func (r *Run) traceWaitPassed(id string, st Step, start time.Duration, wait string) {
 	b := r.stepEnd("step_completed", "success", id, st, "wait", start, nil, 0)
+	b = append(b, `,"wait":`...)
+	b = appendString(b, wait)
 	r.tbuf = append(b, `,"output":null}`+"\n"...)
 	r.flushEvent()
 }
