@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -436,4 +437,51 @@ func TestOTelInMemory(t *testing.T) {
 	if other := otelIDsOf("run-2"); other.traceID() == ids.traceID() || other.spanID("step\na") == ids.spanID("step\na") {
 		t.Error("two runs share ids")
 	}
+}
+
+// BenchmarkOTelRun measures the exporter's cost per traced step: a run
+// of 1000 tool steps whose trace goes to an OTelRun with an in-memory
+// exporter, against the same run traced to io.Discard.
+func BenchmarkOTelRun(b *testing.B) {
+	poll := NewSite("poll", "agent.gen", 3, 1)
+	h := NewHost(Config{Tools: []ToolProvider{mustMockTools(b, `{"poll": {"ok": true}}`)}})
+	prog := func(r *Run) Value {
+		for j := int64(0); j < 1000; j++ {
+			r.Tool(poll.At(j), String("poll"), emptyObject)
+		}
+		return Value{}
+	}
+	b.Run("trace", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			if res := h.Execute(RunOptions{Program: "p", Trace: io.Discard}, prog); res.Status != StatusSuccess {
+				b.Fatal(res.Error)
+			}
+		}
+	})
+	b.Run("otel", func(b *testing.B) {
+		mem := tracetest.NewInMemoryExporter()
+		o, err := newOTel(mem, OTelConfig{Warn: os.Stderr})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer o.Close()
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			if res := h.Execute(RunOptions{Program: "p", Trace: o.Run(fmt.Sprint(i))}, prog); res.Status != StatusSuccess {
+				b.Fatal(res.Error)
+			}
+			o.tp.ForceFlush(context.Background())
+			mem.Reset()
+		}
+	})
+}
+
+func mustMockTools(tb testing.TB, text string) *MockTools {
+	tb.Helper()
+	m, err := ParseMockTools([]byte(text))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return m
 }
