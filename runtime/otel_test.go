@@ -340,6 +340,7 @@ func TestOTelEnvironment(t *testing.T) {
 	rcv.Reset()
 	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", rcv.URL())
 	t.Setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "http/json")
+	t.Setenv("OTEL_EXPORTER_OTLP_HEADERS", "x-api-key=secret,x-team=agents")
 	if code := MainWith(args, "agent.gen", nil, otelProgram(), &stdout, &stderr); code != 1 || stderr.Len() != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr.String())
 	}
@@ -349,6 +350,10 @@ func TestOTelEnvironment(t *testing.T) {
 	if ct := rcv.ContentTypes(); len(ct) == 0 || ct[0] != "application/json" {
 		t.Errorf("Content-Types %q, want application/json", ct)
 	}
+	if h := rcv.Headers(); len(h) == 0 || h[0].Get("X-Api-Key") != "secret" || h[0].Get("X-Team") != "agents" {
+		t.Errorf("OTEL_EXPORTER_OTLP_HEADERS not sent: %v", h)
+	}
+	t.Setenv("OTEL_EXPORTER_OTLP_HEADERS", "")
 
 	for _, proto := range []string{"grpc", "thrift"} {
 		t.Setenv("OTEL_EXPORTER_OTLP_PROTOCOL", proto)

@@ -51,6 +51,7 @@ type Receiver struct {
 	spans    []Span
 	requests int
 	types    []string // the Content-Types received
+	headers  []http.Header
 }
 
 // Start starts a receiver that stops when the test ends. It answers
@@ -95,6 +96,7 @@ func (r *Receiver) serve(w http.ResponseWriter, req *http.Request) {
 	r.mu.Lock()
 	r.requests++
 	r.types = append(r.types, ct)
+	r.headers = append(r.headers, req.Header.Clone())
 	for _, rs := range msg.GetResourceSpans() {
 		res := attrs(rs.GetResource().GetAttributes())
 		for _, ss := range rs.GetScopeSpans() {
@@ -145,10 +147,17 @@ func (r *Receiver) ContentTypes() []string {
 	return append([]string(nil), r.types...)
 }
 
+// Headers returns the headers of each request received.
+func (r *Receiver) Headers() []http.Header {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]http.Header(nil), r.headers...)
+}
+
 // Reset forgets the spans received.
 func (r *Receiver) Reset() {
 	r.mu.Lock()
-	r.spans, r.types, r.requests = nil, nil, 0
+	r.spans, r.types, r.headers, r.requests = nil, nil, nil, 0
 	r.mu.Unlock()
 }
 
