@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 )
 
 // Main is the command line of a compiled agent program: the func main
@@ -75,6 +76,14 @@ import (
 //	--max-wall DURATION          bounding a value to a quarter of it),
 //	--max-memory SIZE            trace bytes; a run that reaches one ends
 //	--max-trace SIZE             budget_exceeded, kind limit.NAME
+//	--otel URL                   export the runs' traces as OpenTelemetry
+//	                             spans to the OTLP/HTTP endpoint URL (a
+//	                             base URL: /v1/traces is appended); without
+//	                             it, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT or
+//	                             OTEL_EXPORTER_OTLP_ENDPOINT turn the
+//	                             export on (OTelConfigFromEnv)
+//	--otel-timeout DURATION      how long the command waits at its end for
+//	                             the spans to be sent (DefaultOTelTimeout)
 //
 // The run-selection flags only add fields to the run's input, after the
 // --input ones; the program decides what they mean (docs/runtime.md).
@@ -151,6 +160,8 @@ func mainIO(args []string, program string, flags func(*flag.FlagSet), run func(*
 		mode                         string
 		yes                          bool
 		realClock                    bool
+		otelURL                      string
+		otelTimeout                  time.Duration
 	)
 	fs.StringVar(&llm, "llm", "", "the LLM provider: mock:FILE or openai:URL")
 	fs.StringVar(&models, "models", "", "the model alias `FILE` (JSON; default $GENESIS_MODELS)")
@@ -175,6 +186,8 @@ func mainIO(args []string, program string, flags func(*flag.FlagSet), run func(*
 	fs.StringVar(&mode, "mode", "", "simulate or cast (input field mode)")
 	fs.BoolVar(&yes, "yes", false, "confirm every side effect in advance (input field yes)")
 	fs.BoolVar(&realClock, "real-clock", false, "run on the real clock: waits and backoffs really wait (bounded by --max-wall)")
+	fs.StringVar(&otelURL, "otel", "", "export OpenTelemetry spans to the OTLP/HTTP endpoint `URL` (default: $OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, $OTEL_EXPORTER_OTLP_ENDPOINT)")
+	fs.DurationVar(&otelTimeout, "otel-timeout", DefaultOTelTimeout, "wait at most `DURATION` at the end for the OpenTelemetry spans to be sent")
 	limits := addLimitFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -229,6 +242,12 @@ func mainIO(args []string, program string, flags func(*flag.FlagSet), run func(*
 		return usage("--overwrite starts a new run in --journal FILE: it needs --journal and excludes --resume and --replay")
 	case repeat > 1 && journal != "":
 		return usage("--repeat cannot be used with --journal: each run would need its own")
+	case otelTimeout <= 0:
+		return usage("--otel-timeout must be positive")
+	}
+	otelCfg, otelOn, err := OTelConfigFromEnv(otelURL)
+	if err != nil {
+		return usage("%v", err)
 	}
 	fail := func(err error) int {
 		fmt.Fprintf(stderr, "%s: %v\n", program, err)
@@ -328,12 +347,47 @@ func mainIO(args []string, program string, flags func(*flag.FlagSet), run func(*
 		}
 	}
 
+	var ot *OTel
+	if otelOn {
+		otelCfg.Timeout, otelCfg.Warn = otelTimeout, stderr
+		// The export never fails the command: without an exporter the
+		// runs go on untraced.
+		if ot, err = NewOTel(otelCfg); err != nil {
+			fmt.Fprintf(stderr, "warning: %v; no spans are exported\n", err)
+		} else {
+			defer ot.Close()
+		}
+	}
+
 	ctx, received, stopSignals := signalContext(context.Background())
 	defer stopSignals()
 	opts.Context = ctx
 	var result *Result
 	for i := 0; i < repeat && (i == 0 || ctx.Err() == nil); i++ {
-		result = run(h, opts)
+		o := opts
+		if ot != nil {
+			// The spans' ids derive from the run id: the journal's, so
+			// that a replay exports the spans its run did; else a new
+			// one, which the run's idempotency keys share.
+			id := ""
+			if o.Journal != nil {
+				id = o.Journal.RunID()
+			}
+			if id == "" {
+				id = NewRunID()
+				o.RunID = id
+			}
+			w := ot.Run(id)
+			if o.Trace != nil {
+				o.Trace = io.MultiWriter(o.Trace, w)
+			} else {
+				o.Trace = w
+			}
+		}
+		result = run(h, o)
+	}
+	if ot != nil {
+		ot.Close()
 	}
 	if traceBuf != nil {
 		if err := traceBuf.Flush(); err != nil {

@@ -22,9 +22,15 @@ func (r *Run) ToolWith(st Step, name, args, options Value) Value {
 	e := r.effect(st, "tool", func() Value { return Object(Field{"name", name}, Field{"args", args}) })
 	if e.rec != nil {
 		r.observeTool(e.id, name.String())
+		if r.tracing {
+			r.traceTool(name.String())
+		}
 		return e.complete(e.rec.reply, nil, e.rec.attempts)
 	}
 	reply, attempts := r.callTool(e.id, name.String(), args, r.policy(options))
+	if r.tracing {
+		r.traceTool(name.String())
+	}
 	return e.record(reply, nil, attempts)
 }
 

@@ -25,6 +25,9 @@ func (r *Run) llm(st Step, kind string, prompt, options Value, judge bool) Value
 	if e.rec != nil {
 		r.observeLLM(e.id, req)
 		u := e.rec.usage
+		if r.tracing {
+			r.traceLLM(req)
+		}
 		return e.complete(e.rec.reply, &u, e.rec.attempts)
 	}
 	pol := r.policy(options)
@@ -35,6 +38,9 @@ func (r *Run) llm(st Step, kind string, prompt, options Value, judge bool) Value
 	var coercedFrom Value
 	if options.k == KindObject && options.u > 0 {
 		reply, coercedFrom = llmReply(reply, usage, options, outSchema)
+	}
+	if r.tracing {
+		r.traceLLM(req)
 	}
 	e.record(reply, &usage, attempts)
 	if coercedFrom.k != KindUnit {

@@ -173,6 +173,13 @@ func (e *mockEntry) pick(c *Call) *mockReply {
 // per process; runs keep their own $sequence counters.
 type MockLLM struct{ entries []mockEntry }
 
+// ProviderName is "mock" (ProviderNamer).
+func (m *MockLLM) ProviderName() string { return "mock" }
+
+// ModelName is the model the program names, "" when none: a mock
+// answers for any (ProviderNamer).
+func (m *MockLLM) ModelName(req *LLMRequest) string { return req.Model }
+
 // ParseMockLLM parses a mock LLM file.
 func ParseMockLLM(data []byte) (*MockLLM, error) {
 	entries, err := parseMockFile(data, "llm")

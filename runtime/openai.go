@@ -99,6 +99,21 @@ func NewOpenAI(cfg OpenAIConfig) *OpenAI {
 // URL returns the endpoint the provider posts to.
 func (o *OpenAI) URL() string { return o.url }
 
+// ProviderName is "openai": the server speaks OpenAI's chat completions
+// (ProviderNamer).
+func (o *OpenAI) ProviderName() string { return "openai" }
+
+// ModelName returns the server's model for req: the program's name
+// mapped by the model table, or the default; "" when there is none
+// (ProviderNamer).
+func (o *OpenAI) ModelName(req *LLMRequest) string {
+	m, _, err := o.model(req)
+	if err != nil {
+		return ""
+	}
+	return m
+}
+
 // StructuredOutput reports that the provider sends an llm call's
 // output_schema to the model as response_format (coerce.go).
 func (o *OpenAI) StructuredOutput() bool { return true }

@@ -140,6 +140,17 @@ type LLMProvider interface {
 	Complete(ctx context.Context, c *Call, req *LLMRequest) (LLMResponse, error)
 }
 
+// ProviderNamer is implemented by LLM providers that name themselves in
+// the trace (the "provider" and "model" of llm steps, which OpenTelemetry
+// export turns into gen_ai.provider.name and gen_ai.request.model):
+// ProviderName is the provider's name ("openai", "mock"), ModelName the
+// model a request goes to ("" when the provider cannot tell). Both must
+// be pure functions of the provider's configuration and the request.
+type ProviderNamer interface {
+	ProviderName() string
+	ModelName(req *LLMRequest) string
+}
+
 // ToolProvider calls tools by name. CallTool returns ErrUnknownTool for a
 // tool it does not serve, a *CallError for a failed call; the reply
 // String("PENDING") suspends the run. Providers must be safe for

@@ -126,6 +126,11 @@ type featureState struct {
 	tw       io.Writer // the root's writer
 	tbuf     []byte    // the event being built (root), or every event of a branch
 	traceErr error
+	// stepAttrs are fields, encoded, that the event ending the step in
+	// flight adds: the tool a tool step calls, the provider and model of
+	// an llm step (traceTool, traceLLM). A string, so that a branch that
+	// copies featureState shares no buffer with its parent.
+	stepAttrs string
 
 	// journal
 	mode        JournalMode

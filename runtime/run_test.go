@@ -454,11 +454,11 @@ func TestTraceGolden(t *testing.T) {
 {"event":"step_started","t":1500,"step":"load @ refund.json:2:5","name":"load","kind":"state.get"}
 {"event":"step_completed","t":1500,"step":"load @ refund.json:2:5","name":"load","kind":"state.get","status":"success","duration_ms":0,"output":null,"state":"4e7e9e4ebe2fe000ec02e3379887ac422ca35eece60e7f8b6a9ec3762295ee02"}
 {"event":"step_started","t":1500,"step":"classify @ refund.json:3:5","name":"classify","kind":"llm"}
-{"event":"step_completed","t":1500,"step":"classify @ refund.json:3:5","name":"classify","kind":"llm","status":"success","duration_ms":0,"attempts":1,"tokens":{"prompt":10,"completion":1},"cost":0.001,"output":"yes","state":"83a393f1d0e437e204a2790df345a4cb52a5031df98516642a208055eec46e49"}
+{"event":"step_completed","t":1500,"step":"classify @ refund.json:3:5","name":"classify","kind":"llm","status":"success","duration_ms":0,"attempts":1,"tokens":{"prompt":10,"completion":1},"cost":0.001,"provider":"mock","model":"m","output":"yes","state":"83a393f1d0e437e204a2790df345a4cb52a5031df98516642a208055eec46e49"}
 {"event":"step_started","t":1500,"step":"route @ refund.json:4:5","name":"route","kind":"step"}
 {"event":"step_completed","t":1500,"step":"route @ refund.json:4:5","name":"route","kind":"step","status":"success","duration_ms":0,"output":true,"state":"7a198e422a2b5385dde1a5f7c60cf1e16f1b0f09a9658d0d96d89447796192db"}
 {"event":"step_started","t":1500,"step":"pay @ refund.json:5:5","name":"pay","kind":"tool"}
-{"event":"step_completed","t":1500,"step":"pay @ refund.json:5:5","name":"pay","kind":"tool","status":"success","duration_ms":0,"attempts":1,"output":{"receipt":"R-1","order":"A-17"},"state":"dc164af8223a2be0e7e4a7393cd33ace36a8e0c8710a583016ce80c7f3e51a56"}
+{"event":"step_completed","t":1500,"step":"pay @ refund.json:5:5","name":"pay","kind":"tool","status":"success","duration_ms":0,"attempts":1,"tool":"pay","output":{"receipt":"R-1","order":"A-17"},"state":"dc164af8223a2be0e7e4a7393cd33ace36a8e0c8710a583016ce80c7f3e51a56"}
 {"event":"step_started","t":1500,"step":"notify @ refund.json:6:5","name":"notify","kind":"emit"}
 {"event":"event_emitted","t":1500,"step":"notify @ refund.json:6:5","name":"notify","event_name":"refunded","payload":{"order":"A-17"}}
 {"event":"step_completed","t":1500,"step":"notify @ refund.json:6:5","name":"notify","kind":"emit","status":"success","duration_ms":0,"output":null,"state":"30f5076b758f4fc60c4f196e5110be1c4c6af357daef432cef80cef4086f8cf2"}

@@ -62,6 +62,7 @@ func (r *Run) traceRunCompleted(res *Result) {
 
 // traceStepStarted writes step_started for step id.
 func (r *Run) traceStepStarted(id string, st Step, kind string) {
+	r.stepAttrs = "" // what a step stopped before its end left
 	b := r.eventStep("step_started", id, st, kind)
 	r.tbuf = append(b, "}\n"...)
 	r.flushEvent()
@@ -106,9 +107,12 @@ func (r *Run) traceStepPending(id string, st Step, kind string, start time.Durat
 }
 
 // traceWaitPassed writes the step_completed (output null) of a wait that
-// is no step of its own: a retry's backoff, a resumption.
-func (r *Run) traceWaitPassed(id string, st Step, start time.Duration) {
+// is no step of its own: a retry's backoff, a resumption, which "wait"
+// names ("backoff", "resume").
+func (r *Run) traceWaitPassed(id string, st Step, start time.Duration, wait string) {
 	b := r.stepEnd("step_completed", "success", id, st, "wait", start, nil, 0)
+	b = append(b, `,"wait":`...)
+	b = appendString(b, wait)
 	r.tbuf = append(b, `,"output":null}`+"\n"...)
 	r.flushEvent()
 }
@@ -310,7 +314,36 @@ func (r *Run) stepEnd(ev, status, id string, st Step, kind string, start time.Du
 		b = append(b, `,"cost":`...)
 		b = appendNumber(b, u.Cost)
 	}
+	if r.stepAttrs != "" {
+		b = append(b, r.stepAttrs...)
+		r.stepAttrs = ""
+	}
 	return b
+}
+
+// traceTool notes, for the event that ends the tool step in flight, the
+// tool it calls: "tool".
+func (r *Run) traceTool(name string) {
+	r.stepAttrs = string(appendString([]byte(`,"tool":`), name))
+}
+
+// traceLLM notes, for the event that ends the llm or judge step in
+// flight, who answers req: "provider", the LLM provider's name (ProviderName),
+// and "model", the model it asks for req; each when known.
+func (r *Run) traceLLM(req *LLMRequest) {
+	var b []byte
+	if n, ok := r.h.cfg.LLM.(ProviderNamer); ok {
+		if name, model := n.ProviderName(), n.ModelName(req); name != "" {
+			b = appendString(append(b, `,"provider":`...), name)
+			if model != "" {
+				b = appendString(append(b, `,"model":`...), model)
+			}
+		}
+	}
+	if b == nil && req.Model != "" {
+		b = appendString(append(b, `,"model":`...), req.Model)
+	}
+	r.stepAttrs = string(b)
 }
 
 func appendTokens(b []byte, u Usage) []byte {

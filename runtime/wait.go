@@ -82,7 +82,11 @@ func (e *effect) endWait(request, reply Value) Value {
 		return e.complete(reply, nil, 0)
 	}
 	if r.tracing {
-		r.traceWaitPassed(e.id, e.st, e.start)
+		wait := "backoff"
+		if resume {
+			wait = "resume"
+		}
+		r.traceWaitPassed(e.id, e.st, e.start, wait)
 	}
 	return reply
 }

@@ -31,7 +31,7 @@ func runCommand(stdout, stderr io.Writer) *cli.Command {
 	return &cli.Command{
 		Name:  "run",
 		Usage: "compile and run a program: an agent program through Go, Genesis or Forge assembly on the Forge Machine",
-		UsageText: "genesisc run [--llm mock:FILE|openai:URL [--models FILE] [--model NAME]] [--tools mock:FILE|exec:CMD|mcp:COMMAND|mcp+http://HOST:PORT/PATH]... [--input KEY=VALUE]... [--trace FILE] [--journal FILE [--resume [--payload JSON] | --replay | --overwrite]] [--result FILE] [--repeat N] [--state FILE] [--narrate] [--trigger KIND] [--event NAME [--event-payload JSON]] [--param KEY=VALUE]... [--mode simulate|cast] [--yes] [--real-clock] [--max-steps N] [--max-tokens N] [--max-cost USD] [--max-wall DURATION] [--max-memory SIZE] [--max-trace SIZE] [--cache-max SIZE] FILE\n" +
+		UsageText: "genesisc run [--llm mock:FILE|openai:URL [--models FILE] [--model NAME]] [--tools mock:FILE|exec:CMD|mcp:COMMAND|mcp+http://HOST:PORT/PATH]... [--input KEY=VALUE]... [--trace FILE] [--journal FILE [--resume [--payload JSON] | --replay | --overwrite]] [--result FILE] [--repeat N] [--state FILE] [--narrate] [--trigger KIND] [--event NAME [--event-payload JSON]] [--param KEY=VALUE]... [--mode simulate|cast] [--yes] [--real-clock] [--max-steps N] [--max-tokens N] [--max-cost USD] [--max-wall DURATION] [--max-memory SIZE] [--max-trace SIZE] [--otel URL [--otel-timeout DURATION]] [--cache-max SIZE] FILE\n" +
 			"genesisc run [--result FILE] FILE.gen... | FILE.fasm",
 		Description: "Compiles FILE through the Go backend, builds the program with the Go toolchain\n" +
 			"(go in PATH, or $GENESIS_GO) into a cache ($GENESIS_CACHE, default the user cache\n" +
@@ -75,6 +75,8 @@ func runCommand(stdout, stderr io.Writer) *cli.Command {
 			&cli.StringFlag{Name: "mode", Usage: "simulate or cast (Grimoire)"},
 			&cli.BoolFlag{Name: "yes", Usage: "confirm every side effect in advance (Grimoire cast mode)"},
 			&cli.BoolFlag{Name: "real-clock", Usage: "run on the real clock: waits and retry backoffs really wait, bounded by --max-wall (default: a virtual clock)"},
+			&cli.StringFlag{Name: "otel", Usage: "export the run's trace as OpenTelemetry spans to the OTLP/HTTP endpoint `URL` (default: $OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, $OTEL_EXPORTER_OTLP_ENDPOINT; docs/runtime.md, OpenTelemetry)"},
+			&cli.StringFlag{Name: "otel-timeout", Usage: "wait at most `DURATION` at the end for the spans to be sent (default 5s)"},
 			&cli.StringFlag{Name: "target", Value: "go", Usage: "run an agent program compiled for `TARGET`: go (a cached Go binary) or forge (the Forge Machine, in this process)"},
 			&cli.StringFlag{Name: "cache-max", Usage: "cap the run cache at `SIZE` (default $GENESIS_CACHE_MAX, else 1GiB; 0: no cap)"},
 		}, limitFlags()...),
@@ -124,7 +126,7 @@ func runCommand(stdout, stderr io.Writer) *cli.Command {
 // flags of genesisc run that are its own (runtime.Main's).
 func programArgs(c *cli.Context) []string {
 	var args []string
-	for _, name := range append([]string{"llm", "models", "model", "trace", "journal", "payload", "source", "result", "state", "trigger", "event", "event-payload", "mode"}, limitFlagNames...) {
+	for _, name := range append([]string{"llm", "models", "model", "trace", "journal", "payload", "source", "result", "state", "trigger", "event", "event-payload", "mode", "otel", "otel-timeout"}, limitFlagNames...) {
 		if c.IsSet(name) {
 			args = append(args, "--"+name, c.String(name))
 		}
