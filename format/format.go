@@ -1,0 +1,105 @@
+// Package format is the formatter of the toolchain's source languages
+// (`genesisc fmt`): it rewrites a source file in the canonical layout of
+// its language, keeping every comment and every token, so that the
+// formatted program compiles to what the original does. docs/fmt.md
+// states the layout of each language; docs/decisions.md ("The formatter
+// (issue 18)") why it is so.
+//
+// Every formatter of the package has the contract of Formatter: it works
+// from the token stream of the language's frontend (and, for Genesis, its
+// parse tree), changes only the blank space between tokens and comments,
+// and checks its own output before returning it (the tokens and the
+// comments are the same, and the output parses) so that a bug of the
+// formatter is an error, never a changed program.
+package format
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/genesis-toolchain/genesis/diag"
+)
+
+// Formatter formats one source file of a language: name is the file's
+// name as diagnostics give it, src its bytes. It returns the formatted
+// file, which ends with exactly one line break; formatting it again
+// returns it unchanged. A file that the frontend does not parse, or whose
+// parse reports an error, gives a *SyntaxError and no output. A
+// Formatter never panics, whatever src holds.
+type Formatter func(name string, src []byte) ([]byte, error)
+
+// formatters is the dispatch of File by extension (lower case), in the
+// order docs/fmt.md lists them. A nil Formatter is a language whose
+// formatter does not exist yet.
+var formatters = []struct {
+	ext, lang string
+	fn        Formatter
+}{
+	{".gen", "Genesis", Genesis},
+	{".vvm", "VVM", VVM},
+	{".spell", "Grimoire", nil},
+}
+
+// SyntaxError is the error of a file that cannot be formatted because
+// its frontend reports errors: Diags are the frontend's diagnostics, in
+// source order, which diag.List.Render shows with the source line.
+type SyntaxError struct {
+	Diags diag.List
+}
+
+func (e *SyntaxError) Error() string { return e.Diags.Error() }
+
+// ErrUnsupported is the error of a file that no formatter reads: an
+// unknown extension, or a language without a formatter yet.
+var ErrUnsupported = errors.New("format: unsupported file")
+
+// File formats src, the contents of the file name, with the formatter of
+// its extension (Extensions). A file of another extension gives an error
+// wrapping ErrUnsupported.
+func File(name string, src []byte) ([]byte, error) {
+	ext := strings.ToLower(filepath.Ext(name))
+	for _, f := range formatters {
+		if f.ext != ext {
+			continue
+		}
+		if f.fn == nil {
+			return nil, fmt.Errorf("%w: formatting %s (%s) is not supported yet", ErrUnsupported, f.lang, f.ext)
+		}
+		return f.fn(name, src)
+	}
+	return nil, fmt.Errorf("%w: no formatter for %q files (fmt formats %s)", ErrUnsupported, ext, strings.Join(Extensions(), ", "))
+}
+
+// Extensions returns the extensions that File formats, in a fixed order.
+func Extensions() []string {
+	var exts []string
+	for _, f := range formatters {
+		if f.fn != nil {
+			exts = append(exts, f.ext)
+		}
+	}
+	return exts
+}
+
+// syntaxError returns the error for diags when they hold an error: fmt
+// formats only files whose parse is clean.
+func syntaxError(diags diag.List) error {
+	if !diags.HasErrors() {
+		return nil
+	}
+	var errs diag.List
+	for _, d := range diags {
+		if d.Severity == diag.Error {
+			errs = append(errs, d)
+		}
+	}
+	return &SyntaxError{Diags: errs}
+}
+
+// internalError is the error of a formatter whose output fails its own
+// check: a bug, reported rather than written.
+func internalError(name, format string, args ...any) error {
+	return fmt.Errorf("%s: internal formatter error: %s (please report it; the file is left as it is)", name, fmt.Sprintf(format, args...))
+}

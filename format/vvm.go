@@ -1,0 +1,3 @@
+package format
+
+func VVM(name string, src []byte) ([]byte, error) { return nil, nil }
