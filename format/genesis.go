@@ -82,10 +82,10 @@ type gtok struct {
 
 // genesisFile is a parsed file being formatted.
 type genesisFile struct {
-	name  string
-	elems []elem
-	toks  []gtok // by token index
-	elemOf []int // elem index of each token
+	name   string
+	elems  []elem
+	toks   []gtok      // by token index
+	elemOf []int       // elem index of each token
 	cons   []construct // the braced constructs, for the expansion decision
 	stack  []int       // the constructs open during walk (indexes in cons)
 }
@@ -93,8 +93,8 @@ type genesisFile struct {
 // construct is a pair of braces: a block, struct or enum body, match,
 // struct literal or asm body.
 type construct struct {
-	open, close int  // token indexes of `{` and `}`
-	forced      bool // over several lines whatever the source: it, or a construct inside, is a block of several statements
+	open, close int   // token indexes of `{` and `}`
+	forced      bool  // over several lines whatever the source: it, or a construct inside, is a block of several statements
 	units       []int // the first tokens of its units: statements, fields, variants, arms, instructions
 }
 
