@@ -1,0 +1,217 @@
+package format
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"golang.org/x/tools/txtar"
+
+	"github.com/genesis-toolchain/genesis/compiler"
+	"github.com/genesis-toolchain/genesis/diag"
+	"github.com/genesis-toolchain/genesis/internal/golden"
+	"github.com/genesis-toolchain/genesis/ir"
+)
+
+// A corpusProgram is one program of the repository's tests, examples and
+// benchmarks: its files, named by paths where the modules they import
+// are found.
+type corpusProgram struct {
+	files []compiler.Source
+}
+
+// corpusPrograms collects every Genesis and VVM program of the
+// repository: the .gen and .vvm files of examples/, bench/ and tests/
+// (tests/vvm/corpus is the copy of the shared corpus), and the .gen and
+// .vvm sections of the txtar files of tests/ and of the packages'
+// testdata, each archive's written to a directory of its own so that
+// imports between its sections resolve. The .gen files of one archive
+// are one program; a .vvm file is the entry of one.
+func corpusPrograms(t *testing.T) []corpusProgram {
+	t.Helper()
+	var progs []corpusProgram
+	for _, dir := range []string{"../examples", "../bench", "../tests"} {
+		for _, rel := range golden.CorpusFiles(t, dir, ".gen", ".vvm") {
+			path := filepath.Join(dir, filepath.FromSlash(rel))
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			progs = append(progs, corpusProgram{files: []compiler.Source{{Name: path, Data: data}}})
+		}
+	}
+	var archives []string
+	for _, pattern := range []string{"../tests/*/*.txtar", "../tests/*/*/*.txtar", "../frontend/*/testdata/*.txtar", "../frontend/*/testdata/*/*.txtar"} {
+		m, err := filepath.Glob(pattern)
+		if err != nil {
+			t.Fatal(err)
+		}
+		archives = append(archives, m...)
+	}
+	sort.Strings(archives)
+	tmp := t.TempDir()
+	for n, path := range archives {
+		a, err := txtar.ParseFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := filepath.Join(tmp, strings.ReplaceAll(strings.TrimPrefix(path, "../"), "/", "_"))
+		var gen []compiler.Source
+		for _, f := range a.Files {
+			ext := filepath.Ext(f.Name)
+			if ext != ".gen" && ext != ".vvm" || strings.Contains(f.Name, "..") {
+				continue
+			}
+			name := filepath.Join(dir, filepath.FromSlash(f.Name))
+			if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(name, f.Data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			src := compiler.Source{Name: name, Data: f.Data}
+			if ext == ".gen" {
+				gen = append(gen, src)
+			} else {
+				progs = append(progs, corpusProgram{files: []compiler.Source{src}})
+			}
+		}
+		if len(gen) > 0 {
+			progs = append(progs, corpusProgram{files: gen})
+		}
+		_ = n
+	}
+	return progs
+}
+
+// positionless returns the printed IR of m with every source position
+// cleared, and the text of every VVM note (the narration's quote of the
+// statement's source line, which sourceLine of package vvm takes from
+// the file as it is laid out, as a position is): what the program
+// compiles to, positions aside.
+func positionless(m *ir.Module) string {
+	for _, d := range m.Data {
+		d.Pos = diag.Pos{}
+	}
+	var region func(r *ir.Region)
+	region = func(r *ir.Region) {
+		for _, in := range r.Instrs {
+			in.Pos = diag.Pos{}
+			if in.Op == ir.OpCall && in.Sym == "vvm.note" && len(in.Args) == 2 {
+				if d := in.Args[1].Def; d != nil && d.Op == ir.OpConst {
+					d.Lit.Str = "<the source line>"
+				}
+			}
+			for _, sub := range in.Regions {
+				region(sub)
+			}
+		}
+	}
+	for _, f := range m.Funcs {
+		f.Pos = diag.Pos{}
+		for _, l := range f.Locals {
+			l.Pos = diag.Pos{}
+		}
+		if f.Body != nil {
+			region(f.Body)
+		}
+	}
+	return ir.Print(m)
+}
+
+// compileIR compiles srcs to unoptimized IR, positions cleared; "" when
+// they do not compile.
+func compileIR(srcs []compiler.Source) string {
+	out, diags := compiler.Build(srcs, compiler.Options{Emit: compiler.EmitIR, OptLevel: 0})
+	if diags.HasErrors() || out == nil || out.Module == nil {
+		return ""
+	}
+	return positionless(out.Module)
+}
+
+// TestCorpus formats every Genesis and VVM program of the repository
+// and checks the three promises of the formatter: the formatted program
+// compiles to the same IR as the original, positions aside; formatting
+// is idempotent; every comment is kept, in order. A file with errors
+// must be refused with its diagnostics, never formatted.
+func TestCorpus(t *testing.T) {
+	progs := corpusPrograms(t)
+	var formatted, refused, compiled, changed int
+	for _, p := range progs {
+		var out []compiler.Source
+		ok := true
+		for _, f := range p.files {
+			got, err := File(f.Name, f.Data)
+			var se *SyntaxError
+			switch {
+			case errors.As(err, &se):
+				if len(se.Diags) == 0 {
+					t.Errorf("%s: refused without a diagnostic", f.Name)
+				}
+				refused++
+				ok = false
+				continue
+			case err != nil:
+				t.Errorf("%s: %v", f.Name, err)
+				ok = false
+				continue
+			}
+			formatted++
+			if string(got) != string(f.Data) {
+				changed++
+			}
+			again, err := File(f.Name, got)
+			if err != nil {
+				t.Errorf("%s: formatting the formatted file: %v", f.Name, err)
+			} else if d := cmp.Diff(string(got), string(again)); d != "" {
+				t.Errorf("%s: not idempotent (-once +twice):\n%s", f.Name, d)
+			}
+			if d := cmp.Diff(comments(t, f.Name, f.Data), comments(t, f.Name, got)); d != "" {
+				t.Errorf("%s: comments differ (-source +formatted):\n%s", f.Name, d)
+			}
+			out = append(out, compiler.Source{Name: f.Name, Data: got})
+		}
+		if !ok {
+			continue
+		}
+		want := compileIR(p.files)
+		if want == "" {
+			continue // a program with semantic errors: nothing to compare
+		}
+		compiled++
+		if d := cmp.Diff(want, compileIR(out)); d != "" {
+			t.Errorf("%s: the formatted program compiles differently (-source +formatted):\n%s", p.files[0].Name, d)
+		}
+	}
+	t.Logf("%d programs: %d files formatted (%d changed), %d refused with diagnostics; %d programs compiled and compared", len(progs), formatted, changed, refused, compiled)
+	if formatted < 500 || compiled < 300 {
+		t.Errorf("only %d files formatted and %d programs compared: the corpus was not found", formatted, compiled)
+	}
+}
+
+// comments returns the texts of the comments of a file, sorted: the
+// multiset the formatter must keep.
+func comments(t *testing.T, name string, src []byte) []string {
+	t.Helper()
+	var elems []elem
+	if strings.HasSuffix(name, ".gen") {
+		_, es, err := genesisTokens(src)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		elems = es
+	} else {
+		f, err := newVVMFile(src)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		elems = f.elems
+	}
+	texts := commentTexts(elems)
+	sort.Strings(texts)
+	return texts
+}
