@@ -27,8 +27,8 @@ type corpusProgram struct {
 // corpusPrograms collects every Genesis and VVM program of the
 // repository: the .gen and .vvm files of examples/, bench/ and tests/
 // (tests/vvm/corpus is the copy of the shared corpus), and the .gen and
-// .vvm sections of the txtar files of tests/ and of the packages'
-// testdata, each archive's written to a directory of its own so that
+// .vvm sections of the txtar files of tests/, of the frontends'
+// testdata and of this package's golden cases, each archive's written to a directory of its own so that
 // imports between its sections resolve. The .gen files of one archive
 // are one program; a .vvm file is the entry of one.
 func corpusPrograms(t *testing.T) []corpusProgram {
@@ -45,7 +45,7 @@ func corpusPrograms(t *testing.T) []corpusProgram {
 		}
 	}
 	var archives []string
-	for _, pattern := range []string{"../tests/*/*.txtar", "../tests/*/*/*.txtar", "../frontend/*/testdata/*.txtar", "../frontend/*/testdata/*/*.txtar"} {
+	for _, pattern := range []string{"testdata/*.txtar", "../tests/*/*.txtar", "../tests/*/*/*.txtar", "../frontend/*/testdata/*.txtar", "../frontend/*/testdata/*/*.txtar"} {
 		m, err := filepath.Glob(pattern)
 		if err != nil {
 			t.Fatal(err)

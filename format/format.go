@@ -57,7 +57,7 @@ var ErrUnsupported = errors.New("format: unsupported file")
 
 // File formats src, the contents of the file name, with the formatter of
 // its extension (Extensions). A file of another extension gives an error
-// wrapping ErrUnsupported.
+// that is ErrUnsupported (errors.Is) and says which extensions are.
 func File(name string, src []byte) ([]byte, error) {
 	ext := strings.ToLower(filepath.Ext(name))
 	for _, f := range formatters {
@@ -65,12 +65,21 @@ func File(name string, src []byte) ([]byte, error) {
 			continue
 		}
 		if f.fn == nil {
-			return nil, fmt.Errorf("%w: formatting %s (%s) is not supported yet", ErrUnsupported, f.lang, f.ext)
+			return nil, unsupported(fmt.Sprintf("formatting %s (%s) is not supported yet", f.lang, f.ext))
 		}
 		return f.fn(name, src)
 	}
-	return nil, fmt.Errorf("%w: no formatter for %q files (fmt formats %s)", ErrUnsupported, ext, strings.Join(Extensions(), ", "))
+	if ext == "" {
+		return nil, unsupported(fmt.Sprintf("no extension to tell the language by (fmt formats %s)", strings.Join(Extensions(), ", ")))
+	}
+	return nil, unsupported(fmt.Sprintf("no formatter for %s files (fmt formats %s)", ext, strings.Join(Extensions(), ", ")))
 }
+
+// unsupported is an error that is ErrUnsupported.
+type unsupported string
+
+func (e unsupported) Error() string        { return string(e) }
+func (e unsupported) Is(target error) bool { return target == ErrUnsupported }
 
 // Extensions returns the extensions that File formats, in a fixed order.
 func Extensions() []string {
@@ -81,6 +90,18 @@ func Extensions() []string {
 		}
 	}
 	return exts
+}
+
+// Languages returns the languages File formats, as "EXT (Name)", in the
+// order of its table: for messages and help texts.
+func Languages() []string {
+	var langs []string
+	for _, f := range formatters {
+		if f.fn != nil {
+			langs = append(langs, f.ext+" ("+f.lang+")")
+		}
+	}
+	return langs
 }
 
 // syntaxError returns the error for diags when they hold an error: fmt
@@ -98,8 +119,12 @@ func syntaxError(diags diag.List) error {
 	return &SyntaxError{Diags: errs}
 }
 
-// internalError is the error of a formatter whose output fails its own
-// check: a bug, reported rather than written.
+// ErrInternal is what the error of a bug of a formatter is (errors.Is):
+// a panic, or an output that fails the formatter's own check. The file is
+// then left as it is.
+var ErrInternal = errors.New("internal formatter error")
+
+// internalError returns an error that is ErrInternal.
 func internalError(name, format string, args ...any) error {
-	return fmt.Errorf("%s: internal formatter error: %s (please report it; the file is left as it is)", name, fmt.Sprintf(format, args...))
+	return fmt.Errorf("%s: %w: %s (please report it; the file is left as it is)", name, ErrInternal, fmt.Sprintf(format, args...))
 }

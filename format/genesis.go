@@ -1,6 +1,8 @@
 package format
 
 import (
+	"fmt"
+
 	"github.com/antlr4-go/antlr/v4"
 
 	"github.com/genesis-toolchain/genesis/frontend/genesis"
@@ -98,7 +100,7 @@ type construct struct {
 	units       []int // the first tokens of its units: statements, fields, variants, arms, instructions
 }
 
-func errorf(format string, args ...any) error { return internalError("", format, args...) }
+func errorf(format string, args ...any) error { return fmt.Errorf(format, args...) }
 
 func newGenesisFile(name string, src []byte) (*genesisFile, error) {
 	stream, elems, err := genesisTokens(src)
@@ -345,11 +347,21 @@ func (g *genesisFile) print() []byte {
 	// the line is one level deeper than that (the body of a function
 	// whose parameters take several lines is one level deeper than fn).
 	lineBase := 0
+	lineFirst := 0 // the elem that starts the current line
 	top := func() *bracket {
 		if len(stack) == 0 {
 			return nil
 		}
 		return stack[len(stack)-1]
+	}
+	// nextTok[i] is the elem index of the first token after elem i, or -1.
+	nextTok := make([]int, len(g.elems))
+	next := -1
+	for i := len(g.elems) - 1; i >= 0; i-- {
+		nextTok[i] = next
+		if g.elems[i].tok >= 0 {
+			next = i
+		}
 	}
 	// continuation is the level of a line that continues the current
 	// unit: inside the innermost bracket opened in the unit, or one level
@@ -383,7 +395,9 @@ func (g *genesisFile) print() []byte {
 		case e.comment():
 			brk = e.nl > 0
 		case t.unit:
-			brk = true
+			// A unit starts a line, unless a block comment that starts
+			// the line comes before it: `/* note */ x = 1;` stays.
+			brk = !(e.nl == 0 && g.elems[i-1].typ == blockComment && lineFirst == i-1)
 		case closer && (t.expanded || top() != nil && top().broken):
 			brk = true
 		case e.nl > 0 && g.keepsBreakAfter(i-1):
@@ -402,7 +416,7 @@ func (g *genesisFile) print() []byte {
 				level = inside()
 			case e.comment():
 				level = continuation()
-				if next := g.nextToken(i); next < 0 || g.toks[g.elems[next].tok].unit || isCloser(g.elems[next].typ) {
+				if next := nextTok[i]; next < 0 || g.toks[g.elems[next].tok].unit || isCloser(g.elems[next].typ) {
 					level = inside()
 				}
 			default:
@@ -410,6 +424,7 @@ func (g *genesisFile) print() []byte {
 			}
 			p.line(level, blank)
 			lineBase = level
+			lineFirst = i
 		} else {
 			sep := " "
 			if i > 0 && g.noSpace(i-1, i) {
@@ -438,17 +453,6 @@ func (g *genesisFile) print() []byte {
 		}
 	}
 	return p.bytes()
-}
-
-// nextToken returns the elem index of the first token after elem i, or
-// -1.
-func (g *genesisFile) nextToken(i int) int {
-	for j := i + 1; j < len(g.elems); j++ {
-		if g.elems[j].tok >= 0 {
-			return j
-		}
-	}
-	return -1
 }
 
 // keepsBreakAfter reports whether a line break of the source after elem

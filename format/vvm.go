@@ -48,6 +48,9 @@ type vvmFile struct {
 	// tight marks the braces of an inline agent configuration, `@{…}`,
 	// written without blanks inside, as argument lists are.
 	tight []bool
+	// nextStart[i] is the first elem after elem i that starts a logical
+	// line, or -1.
+	nextStart []int
 }
 
 // newVVMFile lexes src with the frontend's lexer and finds the logical
@@ -113,6 +116,14 @@ func newVVMFile(src []byte) (*vvmFile, error) {
 				f.tight[i] = f.tight[open[n-1]]
 				open = open[:n-1]
 			}
+		}
+	}
+	f.nextStart = make([]int, len(f.elems))
+	next := -1
+	for i := len(f.elems) - 1; i >= 0; i-- {
+		f.nextStart[i] = next
+		if f.start[i] {
+			next = i
 		}
 	}
 	return f, nil
@@ -211,11 +222,8 @@ func (f *vvmFile) print() []byte {
 // stays in it, or goes out to the level it was written at.
 func (f *vvmFile) commentLevel(i, level int, cols []int) int {
 	next, nextCol := 0, 0
-	for j := i + 1; j < len(f.elems); j++ {
-		if f.start[j] {
-			next, nextCol = f.level[j], f.elems[j].col
-			break
-		}
+	if j := f.nextStart[i]; j >= 0 {
+		next, nextCol = f.level[j], f.elems[j].col
 	}
 	lo, hi := min(level, next), max(level, next)
 	col := f.elems[i].col

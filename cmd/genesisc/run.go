@@ -84,6 +84,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			},
 			runCommand(stdout, stderr),
 			cacheCommand(stdout, stderr),
+			fmtCommand(stdout, stderr),
 			{
 				Name:      "check",
 				Usage:     "report the program's diagnostics without building it",
