@@ -2,6 +2,7 @@ package format
 
 import (
 	"errors"
+	"math/rand"
 	"os"
 	"path/filepath"
 	"sort"
@@ -28,8 +29,9 @@ type corpusProgram struct {
 // repository: the .gen and .vvm files of examples/, bench/ and tests/
 // (tests/vvm/corpus is the copy of the shared corpus), and the .gen and
 // .vvm sections of the txtar files of tests/, of the frontends'
-// testdata and of this package's golden cases, each archive's written to a directory of its own so that
-// imports between its sections resolve. The .gen files of one archive
+// testdata and of this package's golden cases, each archive's written
+// to a directory of its own so that imports between its sections
+// resolve. The .gen files of one archive
 // are one program; a .vvm file is the entry of one.
 func corpusPrograms(t *testing.T) []corpusProgram {
 	t.Helper()
@@ -214,4 +216,99 @@ func comments(t *testing.T, name string, src []byte) []string {
 	texts := commentTexts(elems)
 	sort.Strings(texts)
 	return texts
+}
+
+// TestCanonical checks that the layout fmt writes depends only on what
+// docs/fmt.md says it keeps of the source: where lines break, whether
+// blank lines separate them, and for VVM the indentation of logical lines
+// and own-line comments. Every other blank of each corpus file is
+// changed at random (indentation, blanks between tokens, added where
+// there were none and dropped where they are not needed, runs of blank
+// lines lengthened): the formatted result must be the original's.
+func TestCanonical(t *testing.T) {
+	r := rand.New(rand.NewSource(18))
+	n := 0
+	for _, p := range corpusPrograms(t) {
+		for _, f := range p.files {
+			want, err := File(f.Name, f.Data)
+			if err != nil {
+				continue
+			}
+			var mangled []byte
+			if strings.HasSuffix(f.Name, ".gen") {
+				_, elems, err := genesisTokens(f.Data)
+				if err != nil {
+					t.Fatal(err)
+				}
+				mangled = relayout(r, elems, nil)
+			} else {
+				vf, err := newVVMFile(f.Data)
+				if err != nil {
+					t.Fatal(err)
+				}
+				mangled = relayout(r, vf.elems, func(i int) bool {
+					// Logical lines and own-line comments outside
+					// brackets keep their indentation.
+					e := vf.elems[i]
+					return vf.start[i] || e.comment() && e.nl > 0 && vvmDepth(vf, i) == 0
+				})
+			}
+			got, err := File(f.Name, mangled)
+			if err != nil {
+				t.Errorf("%s, relaid out: %v\n%s", f.Name, err, mangled)
+				continue
+			}
+			n++
+			if d := cmp.Diff(string(want), string(got)); d != "" {
+				t.Errorf("%s: formatted differently once relaid out (-original +relaid):\n%s\nthe relaid source:\n%s", f.Name, d, mangled)
+			}
+		}
+	}
+	if n < 500 {
+		t.Errorf("only %d files relaid out", n)
+	}
+}
+
+// relayout writes elems with random blanks: the same line breaks, blank
+// lines where there were (of one to three lines), random indentation
+// except for the elems keep says keep theirs, and between two elems on a
+// line one to three blanks, or none where none is needed.
+func relayout(r *rand.Rand, elems []elem, keep func(i int) bool) []byte {
+	var b strings.Builder
+	for i, e := range elems {
+		switch {
+		case e.nl > 0:
+			b.WriteString("\n")
+			if e.nl > 1 {
+				b.WriteString(strings.Repeat("\n", 1+r.Intn(3)))
+			}
+			if keep != nil && keep(i) {
+				b.WriteString(strings.Repeat(" ", e.col))
+			} else {
+				b.WriteString(strings.Repeat(" ", r.Intn(9)))
+			}
+		case i > 0:
+			if r.Intn(2) == 0 && !glues(elems[i-1].text, e.text) && !elems[i-1].comment() {
+				break
+			}
+			b.WriteString(strings.Repeat(" ", 1+r.Intn(3)))
+		}
+		b.WriteString(e.text)
+	}
+	b.WriteString(strings.Repeat("\n", 1+r.Intn(2)))
+	return []byte(b.String())
+}
+
+// vvmDepth is the number of brackets open before elem i.
+func vvmDepth(f *vvmFile, i int) int {
+	d := 0
+	for _, e := range f.elems[:i] {
+		switch {
+		case e.tok >= 0 && isVVMOpener(e.typ):
+			d++
+		case e.tok >= 0 && isVVMCloser(e.typ) && d > 0:
+			d--
+		}
+	}
+	return d
 }

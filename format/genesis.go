@@ -80,6 +80,7 @@ type gtok struct {
 	unit          bool // starts a line of its own: an item, a statement, an arm or field of a construct over several lines
 	expanded      bool // `{` or `}` of a construct written over several lines
 	brace         bool // `{` or `}` of a construct
+	asm           bool // in an asm instruction, which is never split
 }
 
 // genesisFile is a parsed file being formatted.
@@ -238,6 +239,11 @@ func (g *genesisFile) walk(tree antlr.Tree) {
 			case *parser.AsmInstructionContext:
 				units = append(units, ctxStart(ch))
 				afterInstr = true
+				if ch.GetStart() != nil && ch.GetStop() != nil {
+					for i := ch.GetStart().GetTokenIndex(); i <= ch.GetStop().GetTokenIndex(); i++ {
+						g.set(i, func(t *gtok) { t.asm = true })
+					}
+				}
 			case antlr.TerminalNode:
 				if ch.GetSymbol().GetTokenType() == parser.GenesisParserSEMI {
 					// A `;` ends the instruction before it; one that
@@ -457,11 +463,14 @@ func (g *genesisFile) print() []byte {
 
 // keepsBreakAfter reports whether a line break of the source after elem
 // i is kept: after an opening bracket, a comma, `=`, `=>`, a binary
-// operator, or a comment.
+// operator, or a comment; never inside an asm instruction.
 func (g *genesisFile) keepsBreakAfter(i int) bool {
 	e := g.elems[i]
 	if e.comment() {
 		return true
+	}
+	if g.toks[e.tok].asm {
+		return false
 	}
 	switch e.typ {
 	case parser.GenesisLexerLPAREN, parser.GenesisLexerLBRACK, parser.GenesisLexerCOMMA,

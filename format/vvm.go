@@ -137,6 +137,7 @@ func (f *vvmFile) print() []byte {
 	level := 0      // the level of the last logical line
 	var cols []int  // the source columns of its blocks
 	lastStart := -1 // elem index of the last logical line's first token
+	prevTok := -1   // elem index of the last token
 	for i := range f.elems {
 		e := &f.elems[i]
 		depth := len(stack)
@@ -170,8 +171,8 @@ func (f *vvmFile) print() []byte {
 			}
 		}
 		if brk {
-			if depth > 0 && stack[depth-1].seq == i-1 {
-				stack[depth-1].broken = true
+			if depth > 0 && stack[depth-1].seq == prevTok {
+				stack[depth-1].broken = true // the line breaks right after the bracket
 			}
 			blank := e.nl > 1 && i > 0
 			if blank && !f.elems[i-1].comment() && lvl > level && lastStart >= 0 {
@@ -209,6 +210,9 @@ func (f *vvmFile) print() []byte {
 		p.write("", e.text)
 		if e.tok >= 0 && isVVMOpener(e.typ) {
 			stack = append(stack, &bracket{outer: lineBase, inner: lineBase + 1, line: p.lines, seq: i})
+		}
+		if e.tok >= 0 {
+			prevTok = i
 		}
 	}
 	return p.bytes()
