@@ -18,14 +18,14 @@ import (
 	"github.com/genesis-toolchain/genesis/ir"
 )
 
-// A corpusProgram is one program of the repository's tests, examples and
+// A genVVMProgram is one program of the repository's tests, examples and
 // benchmarks: its files, named by paths where the modules they import
 // are found.
-type corpusProgram struct {
+type genVVMProgram struct {
 	files []compiler.Source
 }
 
-// corpusPrograms collects every Genesis and VVM program of the
+// genVVMPrograms collects every Genesis and VVM program of the
 // repository: the .gen and .vvm files of examples/, bench/ and tests/
 // (tests/vvm/corpus is the copy of the shared corpus), and the .gen and
 // .vvm sections of the txtar files of tests/, of the frontends'
@@ -33,9 +33,9 @@ type corpusProgram struct {
 // to a directory of its own so that imports between its sections
 // resolve. The .gen files of one archive
 // are one program; a .vvm file is the entry of one.
-func corpusPrograms(t *testing.T) []corpusProgram {
+func genVVMPrograms(t *testing.T) []genVVMProgram {
 	t.Helper()
-	var progs []corpusProgram
+	var progs []genVVMProgram
 	for _, dir := range []string{"../examples", "../bench", "../tests"} {
 		for _, rel := range golden.CorpusFiles(t, dir, ".gen", ".vvm") {
 			path := filepath.Join(dir, filepath.FromSlash(rel))
@@ -43,7 +43,7 @@ func corpusPrograms(t *testing.T) []corpusProgram {
 			if err != nil {
 				t.Fatal(err)
 			}
-			progs = append(progs, corpusProgram{files: []compiler.Source{{Name: path, Data: data}}})
+			progs = append(progs, genVVMProgram{files: []compiler.Source{{Name: path, Data: data}}})
 		}
 	}
 	var archives []string
@@ -79,23 +79,23 @@ func corpusPrograms(t *testing.T) []corpusProgram {
 			if ext == ".gen" {
 				gen = append(gen, src)
 			} else {
-				progs = append(progs, corpusProgram{files: []compiler.Source{src}})
+				progs = append(progs, genVVMProgram{files: []compiler.Source{src}})
 			}
 		}
 		if len(gen) > 0 {
-			progs = append(progs, corpusProgram{files: gen})
+			progs = append(progs, genVVMProgram{files: gen})
 		}
 		_ = n
 	}
 	return progs
 }
 
-// positionless returns the printed IR of m with every source position
+// positionlessIR returns the printed IR of m with every source position
 // cleared, and the text of every VVM note (the narration's quote of the
 // statement's source line, which sourceLine of package vvm takes from
 // the file as it is laid out, as a position is): what the program
 // compiles to, positions aside.
-func positionless(m *ir.Module) string {
+func positionlessIR(m *ir.Module) string {
 	for _, d := range m.Data {
 		d.Pos = diag.Pos{}
 	}
@@ -125,23 +125,23 @@ func positionless(m *ir.Module) string {
 	return ir.Print(m)
 }
 
-// compileIR compiles srcs to unoptimized IR, positions cleared; "" when
+// compileGenVVMIR compiles srcs to unoptimized IR, positions cleared; "" when
 // they do not compile.
-func compileIR(srcs []compiler.Source) string {
+func compileGenVVMIR(srcs []compiler.Source) string {
 	out, diags := compiler.Build(srcs, compiler.Options{Emit: compiler.EmitIR, OptLevel: 0})
 	if diags.HasErrors() || out == nil || out.Module == nil {
 		return ""
 	}
-	return positionless(out.Module)
+	return positionlessIR(out.Module)
 }
 
-// TestCorpus formats every Genesis and VVM program of the repository
+// TestCorpusGenesisVVM formats every Genesis and VVM program of the repository
 // and checks the three promises of the formatter: the formatted program
 // compiles to the same IR as the original, positions aside; formatting
 // is idempotent; every comment is kept, in order. A file with errors
 // must be refused with its diagnostics, never formatted.
-func TestCorpus(t *testing.T) {
-	progs := corpusPrograms(t)
+func TestCorpusGenesisVVM(t *testing.T) {
+	progs := genVVMPrograms(t)
 	var formatted, refused, compiled, changed int
 	for _, p := range progs {
 		var out []compiler.Source
@@ -172,7 +172,7 @@ func TestCorpus(t *testing.T) {
 			} else if d := cmp.Diff(string(got), string(again)); d != "" {
 				t.Errorf("%s: not idempotent (-once +twice):\n%s", f.Name, d)
 			}
-			if d := cmp.Diff(comments(t, f.Name, f.Data), comments(t, f.Name, got)); d != "" {
+			if d := cmp.Diff(commentMultiset(t, f.Name, f.Data), commentMultiset(t, f.Name, got)); d != "" {
 				t.Errorf("%s: comments differ (-source +formatted):\n%s", f.Name, d)
 			}
 			out = append(out, compiler.Source{Name: f.Name, Data: got})
@@ -180,12 +180,12 @@ func TestCorpus(t *testing.T) {
 		if !ok {
 			continue
 		}
-		want := compileIR(p.files)
+		want := compileGenVVMIR(p.files)
 		if want == "" {
 			continue // a program with semantic errors: nothing to compare
 		}
 		compiled++
-		if d := cmp.Diff(want, compileIR(out)); d != "" {
+		if d := cmp.Diff(want, compileGenVVMIR(out)); d != "" {
 			t.Errorf("%s: the formatted program compiles differently (-source +formatted):\n%s", p.files[0].Name, d)
 		}
 	}
@@ -197,9 +197,9 @@ func TestCorpus(t *testing.T) {
 
 // comments returns the texts of the comments of a file, sorted: the
 // multiset the formatter must keep.
-func comments(t *testing.T, name string, src []byte) []string {
+func commentMultiset(t *testing.T, name string, src []byte) []string {
 	t.Helper()
-	var elems []elem
+	var elems []srcElem
 	if strings.HasSuffix(name, ".gen") {
 		_, es, err := genesisTokens(src)
 		if err != nil {
@@ -213,22 +213,22 @@ func comments(t *testing.T, name string, src []byte) []string {
 		}
 		elems = f.elems
 	}
-	texts := commentTexts(elems)
+	texts := commentsOf(elems)
 	sort.Strings(texts)
 	return texts
 }
 
-// TestCanonical checks that the layout fmt writes depends only on what
+// TestCanonicalGenesisVVM checks that the layout fmt writes depends only on what
 // docs/fmt.md says it keeps of the source: where lines break, whether
 // blank lines separate them, and for VVM the indentation of logical lines
 // and own-line comments. Every other blank of each corpus file is
 // changed at random (indentation, blanks between tokens, added where
 // there were none and dropped where they are not needed, runs of blank
 // lines lengthened): the formatted result must be the original's.
-func TestCanonical(t *testing.T) {
+func TestCanonicalGenesisVVM(t *testing.T) {
 	r := rand.New(rand.NewSource(18))
 	n := 0
-	for _, p := range corpusPrograms(t) {
+	for _, p := range genVVMPrograms(t) {
 		for _, f := range p.files {
 			want, err := File(f.Name, f.Data)
 			if err != nil {
@@ -240,13 +240,13 @@ func TestCanonical(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				mangled = relayout(r, elems, nil)
+				mangled = relayoutBlanks(r, elems, nil)
 			} else {
 				vf, err := newVVMFile(f.Data)
 				if err != nil {
 					t.Fatal(err)
 				}
-				mangled = relayout(r, vf.elems, func(i int) bool {
+				mangled = relayoutBlanks(r, vf.elems, func(i int) bool {
 					// Logical lines and own-line comments outside
 					// brackets keep their indentation.
 					e := vf.elems[i]
@@ -269,11 +269,11 @@ func TestCanonical(t *testing.T) {
 	}
 }
 
-// relayout writes elems with random blanks: the same line breaks, blank
+// relayoutBlanks writes elems with random blanks: the same line breaks, blank
 // lines where there were (of one to three lines), random indentation
 // except for the elems keep says keep theirs, and between two elems on a
 // line one to three blanks, or none where none is needed.
-func relayout(r *rand.Rand, elems []elem, keep func(i int) bool) []byte {
+func relayoutBlanks(r *rand.Rand, elems []srcElem, keep func(i int) bool) []byte {
 	var b strings.Builder
 	for i, e := range elems {
 		switch {
@@ -288,7 +288,7 @@ func relayout(r *rand.Rand, elems []elem, keep func(i int) bool) []byte {
 				b.WriteString(strings.Repeat(" ", r.Intn(9)))
 			}
 		case i > 0:
-			if r.Intn(2) == 0 && !glues(elems[i-1].text, e.text) && !elems[i-1].comment() {
+			if r.Intn(2) == 0 && !gluesTokens(elems[i-1].text, e.text) && !elems[i-1].comment() {
 				break
 			}
 			b.WriteString(strings.Repeat(" ", 1+r.Intn(3)))

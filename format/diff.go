@@ -5,9 +5,9 @@ import (
 	"strings"
 )
 
-// diffContext is how many unchanged lines a hunk of Diff shows around a
+// diffContextLines is how many unchanged lines a hunk of Diff shows around a
 // change, as diff -u does.
-const diffContext = 3
+const diffContextLines = 3
 
 // Diff returns the unified diff (diff -u, without timestamps) that turns
 // a, named oldName, into b, named newName: "" when they are equal. A
@@ -19,29 +19,29 @@ func Diff(oldName, newName string, a, b []byte) string {
 	if string(a) == string(b) {
 		return ""
 	}
-	x, y := splitLines(string(a)), splitLines(string(b))
-	ops := editScript(x, y)
+	x, y := diffLines(string(a)), diffLines(string(b))
+	ops := diffScript(x, y)
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "--- %s\n+++ %s\n", oldName, newName)
 	// Group the edits into hunks: runs of changes no more than
-	// 2*diffContext unchanged lines apart.
+	// 2*diffContextLines unchanged lines apart.
 	for i := 0; i < len(ops); {
 		if ops[i].kind == ' ' {
 			i++
 			continue
 		}
-		start := max(i-diffContext, 0)
+		start := max(i-diffContextLines, 0)
 		end := i
 		for j := i; j < len(ops); j++ {
 			if ops[j].kind != ' ' {
 				end = j + 1
 				continue
 			}
-			if j-end >= 2*diffContext {
+			if j-end >= 2*diffContextLines {
 				break
 			}
 		}
-		end = min(end+diffContext, len(ops))
+		end = min(end+diffContextLines, len(ops))
 		hunk := ops[start:end]
 		ax, ay := hunk[0].x, hunk[0].y
 		nx, ny := 0, 0
@@ -53,7 +53,7 @@ func Diff(oldName, newName string, a, b []byte) string {
 				ny++
 			}
 		}
-		fmt.Fprintf(&sb, "@@ -%s +%s @@\n", hunkRange(ax, nx), hunkRange(ay, ny))
+		fmt.Fprintf(&sb, "@@ -%s +%s @@\n", diffHunkRange(ax, nx), diffHunkRange(ay, ny))
 		for _, op := range hunk {
 			line := op.text
 			sb.WriteByte(op.kind)
@@ -67,9 +67,9 @@ func Diff(oldName, newName string, a, b []byte) string {
 	return sb.String()
 }
 
-// hunkRange is the range of a hunk header: from line start (from 0) for
+// diffHunkRange is the range of a hunk header: from line start (from 0) for
 // n lines, as diff -u writes it.
-func hunkRange(start, n int) string {
+func diffHunkRange(start, n int) string {
 	switch n {
 	case 0:
 		return fmt.Sprintf("%d,0", start)
@@ -79,9 +79,9 @@ func hunkRange(start, n int) string {
 	return fmt.Sprintf("%d,%d", start+1, n)
 }
 
-// splitLines splits s into lines, each with its line break (the last
+// diffLines splits s into lines, each with its line break (the last
 // one may have none).
-func splitLines(s string) []string {
+func diffLines(s string) []string {
 	var lines []string
 	for s != "" {
 		i := strings.IndexByte(s, '\n')
@@ -95,25 +95,25 @@ func splitLines(s string) []string {
 	return lines
 }
 
-// An edit is one line of an edit script: kept (' '), deleted ('-') or
+// A diffEdit is one line of an edit script: kept (' '), deleted ('-') or
 // inserted ('+'), with the index of the line in the old text (x) and the
 // new one (y) where it stands.
-type edit struct {
+type diffEdit struct {
 	kind byte
 	text string
 	x, y int
 }
 
-// maxEdits bounds the search of a shortest edit script: past it, the
+// diffMaxEdits bounds the search of a shortest edit script: past it, the
 // differing middle of the texts is written as deleted then inserted
 // whole, which is a correct diff if not the shortest, and keeps the time
 // and memory of the search bounded (its trace is quadratic in the edits).
-const maxEdits = 2000
+const diffMaxEdits = 2000
 
-// editScript returns an edit script from x to y: the lines they start
+// diffScript returns an edit script from x to y: the lines they start
 // and end with in common kept, and a shortest script for the lines
-// between (Myers' greedy algorithm) when it has at most maxEdits edits.
-func editScript(x, y []string) []edit {
+// between (Myers' greedy algorithm) when it has at most diffMaxEdits edits.
+func diffScript(x, y []string) []diffEdit {
 	pre := 0
 	for pre < len(x) && pre < len(y) && x[pre] == y[pre] {
 		pre++
@@ -122,19 +122,19 @@ func editScript(x, y []string) []edit {
 	for suf < len(x)-pre && suf < len(y)-pre && x[len(x)-1-suf] == y[len(y)-1-suf] {
 		suf++
 	}
-	var ops []edit
+	var ops []diffEdit
 	for i := 0; i < pre; i++ {
-		ops = append(ops, edit{kind: ' ', text: x[i], x: i, y: i})
+		ops = append(ops, diffEdit{kind: ' ', text: x[i], x: i, y: i})
 	}
 	mx, my := x[pre:len(x)-suf], y[pre:len(y)-suf]
-	mid, ok := myers(mx, my)
+	mid, ok := myersDiff(mx, my)
 	if !ok {
 		mid = nil
 		for i, l := range mx {
-			mid = append(mid, edit{kind: '-', text: l, x: i, y: 0})
+			mid = append(mid, diffEdit{kind: '-', text: l, x: i, y: 0})
 		}
 		for j, l := range my {
-			mid = append(mid, edit{kind: '+', text: l, x: len(mx), y: j})
+			mid = append(mid, diffEdit{kind: '+', text: l, x: len(mx), y: j})
 		}
 	}
 	for _, op := range mid {
@@ -143,16 +143,16 @@ func editScript(x, y []string) []edit {
 		ops = append(ops, op)
 	}
 	for k := suf; k > 0; k-- {
-		ops = append(ops, edit{kind: ' ', text: x[len(x)-k], x: len(x) - k, y: len(y) - k})
+		ops = append(ops, diffEdit{kind: ' ', text: x[len(x)-k], x: len(x) - k, y: len(y) - k})
 	}
 	return ops
 }
 
-// myers returns a shortest edit script from x to y, or false if it has
-// more than maxEdits edits.
-func myers(x, y []string) ([]edit, bool) {
+// myersDiff returns a shortest edit script from x to y, or false if it has
+// more than diffMaxEdits edits.
+func myersDiff(x, y []string) ([]diffEdit, bool) {
 	n, m := len(x), len(y)
-	maxD := min(n+m, maxEdits)
+	maxD := min(n+m, diffMaxEdits)
 	off := maxD + 1
 	v := make([]int, 2*maxD+3)
 	var trace [][]int // trace[d]: v[off-d .. off+d] before step d
@@ -186,7 +186,7 @@ search:
 	// Walk back from (n, m) through the traces: each step is a run of
 	// kept lines, then one insertion or deletion.
 	at := func(d, k int) int { return trace[d][k+d] }
-	var rev []edit
+	var rev []diffEdit
 	i, j := n, m
 	for ; d > 0; d-- {
 		k := i - j
@@ -199,22 +199,22 @@ search:
 		for i > pi && j > pj {
 			i--
 			j--
-			rev = append(rev, edit{kind: ' ', text: x[i], x: i, y: j})
+			rev = append(rev, diffEdit{kind: ' ', text: x[i], x: i, y: j})
 		}
 		if i == pi {
 			j--
-			rev = append(rev, edit{kind: '+', text: y[j], x: i, y: j})
+			rev = append(rev, diffEdit{kind: '+', text: y[j], x: i, y: j})
 		} else {
 			i--
-			rev = append(rev, edit{kind: '-', text: x[i], x: i, y: j})
+			rev = append(rev, diffEdit{kind: '-', text: x[i], x: i, y: j})
 		}
 	}
 	for i > 0 && j > 0 {
 		i--
 		j--
-		rev = append(rev, edit{kind: ' ', text: x[i], x: i, y: j})
+		rev = append(rev, diffEdit{kind: ' ', text: x[i], x: i, y: j})
 	}
-	ops := make([]edit, len(rev))
+	ops := make([]diffEdit, len(rev))
 	for k := range rev {
 		ops[len(rev)-1-k] = rev[k]
 	}

@@ -11,7 +11,7 @@ import (
 
 // Diff writes what diff -u writes: headers, hunk ranges, three lines of
 // context, hunks merged when their contexts touch.
-func TestDiff(t *testing.T) {
+func TestUnifiedDiff(t *testing.T) {
 	a := "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\n12\n13\n14\n15\n"
 	b := "1\n2\nthree\n4\n5\n6\n7\n8\n9\n10\n11\n12\n14\n15\n16\n"
 	want := `--- f.gen.orig
@@ -52,12 +52,12 @@ func TestDiff(t *testing.T) {
 // The edit script of random texts is a shortest one that turns the old
 // text into the new: applying its kept and inserted lines gives the new
 // text, its kept and deleted ones the old.
-func TestEditScript(t *testing.T) {
+func TestDiffScript(t *testing.T) {
 	r := rand.New(rand.NewSource(1))
 	for n := 0; n < 300; n++ {
-		x := randomLines(r)
-		y := randomLines(r)
-		ops := editScript(x, y)
+		x := randomDiffLines(r)
+		y := randomDiffLines(r)
+		ops := diffScript(x, y)
 		var gotX, gotY []string
 		for _, op := range ops {
 			if op.kind != '+' {
@@ -68,7 +68,7 @@ func TestEditScript(t *testing.T) {
 			}
 		}
 		if strings.Join(gotX, "") != strings.Join(x, "") || strings.Join(gotY, "") != strings.Join(y, "") {
-			t.Fatalf("edit script of %q -> %q is %v", x, y, ops)
+			t.Fatalf("diffEdit script of %q -> %q is %v", x, y, ops)
 		}
 		kept := 0
 		for _, op := range ops {
@@ -76,29 +76,29 @@ func TestEditScript(t *testing.T) {
 				kept++
 			}
 		}
-		if want := lcs(x, y); kept != want {
-			t.Fatalf("edit script of %q -> %q keeps %d lines, the longest common subsequence has %d", x, y, kept, want)
+		if want := longestCommonLines(x, y); kept != want {
+			t.Fatalf("diffEdit script of %q -> %q keeps %d lines, the longest common subsequence has %d", x, y, kept, want)
 		}
 	}
 }
 
-// Past maxEdits, the differing middle is deleted and inserted whole:
+// Past diffMaxEdits, the differing middle is deleted and inserted whole:
 // still a script from the old text to the new.
-func TestEditScriptBounded(t *testing.T) {
+func TestDiffScriptBounded(t *testing.T) {
 	var x, y []string
-	for i := 0; i < maxEdits; i++ {
+	for i := 0; i < diffMaxEdits; i++ {
 		x = append(x, fmt.Sprintf("x%d\n", i))
 		y = append(y, fmt.Sprintf("y%d\n", i))
 	}
 	x = append([]string{"same\n"}, append(x, "end\n")...)
 	y = append([]string{"same\n"}, append(y, "end\n")...)
-	ops := editScript(x, y)
-	if len(ops) != 2+2*maxEdits || ops[0].kind != ' ' || ops[1].kind != '-' || ops[len(ops)-1].kind != ' ' || ops[len(ops)-2].kind != '+' {
+	ops := diffScript(x, y)
+	if len(ops) != 2+2*diffMaxEdits || ops[0].kind != ' ' || ops[1].kind != '-' || ops[len(ops)-1].kind != ' ' || ops[len(ops)-2].kind != '+' {
 		t.Fatalf("got %d edits, first %v, last %v", len(ops), ops[:2], ops[len(ops)-2:])
 	}
 }
 
-func randomLines(r *rand.Rand) []string {
+func randomDiffLines(r *rand.Rand) []string {
 	lines := make([]string, r.Intn(12))
 	for i := range lines {
 		lines[i] = string(rune('a'+r.Intn(3))) + "\n"
@@ -106,7 +106,7 @@ func randomLines(r *rand.Rand) []string {
 	return lines
 }
 
-func lcs(x, y []string) int {
+func longestCommonLines(x, y []string) int {
 	dp := make([][]int, len(x)+1)
 	for i := range dp {
 		dp[i] = make([]int, len(y)+1)

@@ -104,9 +104,9 @@ func Languages() []string {
 	return langs
 }
 
-// syntaxError returns the error for diags when they hold an error: fmt
+// syntaxErrorOf returns the error for diags when they hold an error: fmt
 // formats only files whose parse is clean.
-func syntaxError(diags diag.List) error {
+func syntaxErrorOf(diags diag.List) error {
 	if !diags.HasErrors() {
 		return nil
 	}
@@ -124,7 +124,7 @@ func syntaxError(diags diag.List) error {
 // then left as it is.
 var ErrInternal = errors.New("internal formatter error")
 
-// internalError returns an error that is ErrInternal.
-func internalError(name, format string, args ...any) error {
+// internalErrorf returns an error that is ErrInternal.
+func internalErrorf(name, format string, args ...any) error {
 	return fmt.Errorf("%s: %w: %s (please report it; the file is left as it is)", name, ErrInternal, fmt.Sprintf(format, args...))
 }

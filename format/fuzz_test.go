@@ -13,9 +13,9 @@ import (
 	"github.com/genesis-toolchain/genesis/frontend/vvm"
 )
 
-// fuzzSeeds adds the sources of ext of the golden cases and of the
+// genVVMFuzzSeeds adds the sources of ext of the golden cases and of the
 // examples to f.
-func fuzzSeeds(f *testing.F, ext string) {
+func genVVMFuzzSeeds(f *testing.F, ext string) {
 	cases, _ := filepath.Glob("testdata/*.txtar")
 	for _, c := range cases {
 		a, err := txtar.ParseFile(c)
@@ -38,11 +38,11 @@ func fuzzSeeds(f *testing.F, ext string) {
 	}
 }
 
-// fuzzFormat checks one input: the formatter never panics nor fails its
+// fuzzGenVVM checks one input: the formatter never panics nor fails its
 // own check (ErrInternal), refuses a file only with diagnostics, and
 // when it formats one, the output parses without error and formats to
 // itself.
-func fuzzFormat(t *testing.T, name string, src []byte, parses func([]byte) bool) {
+func fuzzGenVVM(t *testing.T, name string, src []byte, parses func([]byte) bool) {
 	out, err := File(name, src)
 	var se *SyntaxError
 	switch {
@@ -67,9 +67,9 @@ func fuzzFormat(t *testing.T, name string, src []byte, parses func([]byte) bool)
 }
 
 func FuzzGenesis(f *testing.F) {
-	fuzzSeeds(f, ".gen")
+	genVVMFuzzSeeds(f, ".gen")
 	f.Fuzz(func(t *testing.T, src []byte) {
-		fuzzFormat(t, "f.gen", src, func(b []byte) bool {
+		fuzzGenVVM(t, "f.gen", src, func(b []byte) bool {
 			_, diags := genesis.Parse("f.gen", b)
 			return !diags.HasErrors()
 		})
@@ -77,9 +77,9 @@ func FuzzGenesis(f *testing.F) {
 }
 
 func FuzzVVM(f *testing.F) {
-	fuzzSeeds(f, ".vvm")
+	genVVMFuzzSeeds(f, ".vvm")
 	f.Fuzz(func(t *testing.T, src []byte) {
-		fuzzFormat(t, "f.vvm", src, func(b []byte) bool {
+		fuzzGenVVM(t, "f.vvm", src, func(b []byte) bool {
 			_, diags := vvm.ParseFile("f.vvm", b)
 			return !diags.HasErrors()
 		})

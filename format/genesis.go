@@ -21,9 +21,9 @@ const genesisIndent = "  "
 // opening bracket, a comma, `=`, `=>` or a binary operator. It is a
 // Formatter.
 func Genesis(name string, src []byte) (out []byte, err error) {
-	defer recovered(name, &err)
+	defer recoverFormatter(name, &err)
 	if _, diags := genesis.Parse(name, src); diags.HasErrors() {
-		return nil, syntaxError(diags)
+		return nil, syntaxErrorOf(diags)
 	}
 	g, err := newGenesisFile(name, src)
 	if err != nil {
@@ -39,14 +39,14 @@ func Genesis(name string, src []byte) (out []byte, err error) {
 // genesisTokens lexes src with the frontend's lexer, returning the token
 // stream (filled) and the elems: the tokens but EOF, and the comments,
 // which the lexer skips, from the blank space between the tokens.
-func genesisTokens(src []byte) (*antlr.CommonTokenStream, []elem, error) {
+func genesisTokens(src []byte) (*antlr.CommonTokenStream, []srcElem, error) {
 	text := string(src)
 	runes := []rune(text)
 	lexer := parser.NewGenesisLexer(antlr.NewInputStream(text))
 	lexer.RemoveErrorListeners()
 	stream := antlr.NewCommonTokenStream(lexer, antlr.TokenDefaultChannel)
 	stream.Fill()
-	var elems []elem
+	var elems []srcElem
 	prev, col := 0, 0
 	for _, t := range stream.GetAllTokens() {
 		start := t.GetStart()
@@ -54,7 +54,7 @@ func genesisTokens(src []byte) (*antlr.CommonTokenStream, []elem, error) {
 			start = len(runes)
 		}
 		if start < prev || start > len(runes) {
-			return nil, nil, errorf("token %q out of place", t.GetText())
+			return nil, nil, fmt.Errorf("token %q out of place", t.GetText())
 		}
 		var nl int
 		var err error
@@ -65,9 +65,9 @@ func genesisTokens(src []byte) (*antlr.CommonTokenStream, []elem, error) {
 		if t.GetTokenType() == antlr.TokenEOF {
 			break
 		}
-		elems = append(elems, elem{text: t.GetText(), typ: t.GetTokenType(), tok: t.GetTokenIndex(), nl: nl, col: t.GetColumn()})
+		elems = append(elems, srcElem{text: t.GetText(), typ: t.GetTokenType(), tok: t.GetTokenIndex(), nl: nl, col: t.GetColumn()})
 		prev = t.GetStop() + 1
-		col = endCol(t.GetText(), t.GetColumn())
+		col = columnAfter(t.GetText(), t.GetColumn())
 	}
 	return stream, elems, nil
 }
@@ -86,27 +86,25 @@ type gtok struct {
 // genesisFile is a parsed file being formatted.
 type genesisFile struct {
 	name   string
-	elems  []elem
-	toks   []gtok      // by token index
-	elemOf []int       // elem index of each token
-	cons   []construct // the braced constructs, for the expansion decision
-	stack  []int       // the constructs open during walk (indexes in cons)
+	elems  []srcElem
+	toks   []gtok           // by token index
+	elemOf []int            // elem index of each token
+	cons   []braceConstruct // the braced constructs, for the expansion decision
+	stack  []int            // the constructs open during walk (indexes in cons)
 }
 
-// construct is a pair of braces: a block, struct or enum body, match,
+// braceConstruct is a pair of braces: a block, struct or enum body, match,
 // struct literal or asm body.
-type construct struct {
+type braceConstruct struct {
 	open, close int   // token indexes of `{` and `}`
 	forced      bool  // over several lines whatever the source: it, or a construct inside, is a block of several statements
 	units       []int // the first tokens of its units: statements, fields, variants, arms, instructions
 }
 
-func errorf(format string, args ...any) error { return fmt.Errorf(format, args...) }
-
 func newGenesisFile(name string, src []byte) (*genesisFile, error) {
 	stream, elems, err := genesisTokens(src)
 	if err != nil {
-		return nil, internalError(name, "%v", err)
+		return nil, internalErrorf(name, "%v", err)
 	}
 	stream.Seek(0)
 	p := parser.NewGenesisParser(stream)
@@ -115,11 +113,11 @@ func newGenesisFile(name string, src []byte) (*genesisFile, error) {
 		stream.Seek(0)
 		p = parser.NewGenesisParser(stream)
 		p.RemoveErrorListeners()
-		l := &errorCount{DefaultErrorListener: antlr.NewDefaultErrorListener()}
+		l := &parseErrorCount{DefaultErrorListener: antlr.NewDefaultErrorListener()}
 		p.AddErrorListener(l)
 		tree = p.Program()
 		if l.n > 0 {
-			return nil, internalError(name, "the file parses for the compiler but not for the formatter")
+			return nil, internalErrorf(name, "the file parses for the compiler but not for the formatter")
 		}
 	}
 	n := len(stream.GetAllTokens())
@@ -137,24 +135,24 @@ func newGenesisFile(name string, src []byte) (*genesisFile, error) {
 	return g, nil
 }
 
-// errorCount counts syntax errors.
-type errorCount struct {
+// parseErrorCount counts syntax errors.
+type parseErrorCount struct {
 	*antlr.DefaultErrorListener
 	n int
 }
 
-func (l *errorCount) SyntaxError(antlr.Recognizer, any, int, int, string, antlr.RecognitionException) {
+func (l *parseErrorCount) SyntaxError(antlr.Recognizer, any, int, int, string, antlr.RecognitionException) {
 	l.n++
 }
 
-func tokIndex(n antlr.TerminalNode) int {
+func genesisTokIndex(n antlr.TerminalNode) int {
 	if n == nil {
 		return -1
 	}
 	return n.GetSymbol().GetTokenIndex()
 }
 
-func ctxStart(c antlr.ParserRuleContext) int {
+func genesisCtxStart(c antlr.ParserRuleContext) int {
 	if c == nil || c.GetStart() == nil {
 		return -1
 	}
@@ -168,11 +166,11 @@ func (g *genesisFile) set(i int, f func(t *gtok)) {
 }
 
 func (g *genesisFile) noSpaceBefore(n antlr.TerminalNode) {
-	g.set(tokIndex(n), func(t *gtok) { t.noSpaceBefore = true })
+	g.set(genesisTokIndex(n), func(t *gtok) { t.noSpaceBefore = true })
 }
 
 func (g *genesisFile) noSpaceAfter(n antlr.TerminalNode) {
-	g.set(tokIndex(n), func(t *gtok) { t.noSpaceAfter = true })
+	g.set(genesisTokIndex(n), func(t *gtok) { t.noSpaceAfter = true })
 }
 
 func (g *genesisFile) unit(i int) { g.set(i, func(t *gtok) { t.unit = true }) }
@@ -186,10 +184,10 @@ func (g *genesisFile) walk(tree antlr.Tree) {
 	k := -1 // the construct c is, if any
 	var units []int
 	push := func(open, close antlr.TerminalNode, forced bool) {
-		if open == nil || close == nil || tokIndex(open) < 0 || tokIndex(close) < 0 {
+		if open == nil || close == nil || genesisTokIndex(open) < 0 || genesisTokIndex(close) < 0 {
 			return
 		}
-		g.cons = append(g.cons, construct{open: tokIndex(open), close: tokIndex(close)})
+		g.cons = append(g.cons, braceConstruct{open: genesisTokIndex(open), close: genesisTokIndex(close)})
 		k = len(g.cons) - 1
 		g.stack = append(g.stack, k)
 		if forced {
@@ -201,35 +199,35 @@ func (g *genesisFile) walk(tree antlr.Tree) {
 	switch c := c.(type) {
 	case *parser.ProgramContext:
 		for _, it := range c.AllItem() {
-			g.unit(ctxStart(it))
+			g.unit(genesisCtxStart(it))
 		}
 	case *parser.BlockContext:
 		stmts := c.AllStatement()
 		push(c.LBRACE(), c.RBRACE(), len(stmts) > 1)
 		for _, s := range stmts {
-			units = append(units, ctxStart(s))
+			units = append(units, genesisCtxStart(s))
 		}
 	case *parser.StructDefContext:
 		push(c.LBRACE(), c.RBRACE(), false)
 		for _, f := range c.AllField() {
-			units = append(units, ctxStart(f))
+			units = append(units, genesisCtxStart(f))
 		}
 	case *parser.EnumDefContext:
 		push(c.LBRACE(), c.RBRACE(), false)
 		for _, v := range c.AllVariant() {
-			units = append(units, ctxStart(v))
+			units = append(units, genesisCtxStart(v))
 		}
 	case *parser.VariantContext:
 		g.noSpaceBefore(c.LPAREN())
 	case *parser.MatchExprContext:
 		push(c.LBRACE(), c.RBRACE(), false)
 		for _, a := range c.AllMatchArm() {
-			units = append(units, ctxStart(a))
+			units = append(units, genesisCtxStart(a))
 		}
 	case *parser.StructLitContext:
 		push(c.LBRACE(), c.RBRACE(), false)
 		for _, f := range c.AllFieldInit() {
-			units = append(units, ctxStart(f))
+			units = append(units, genesisCtxStart(f))
 		}
 	case *parser.AsmBodyContext:
 		push(c.LBRACE(), c.RBRACE(), false)
@@ -237,7 +235,7 @@ func (g *genesisFile) walk(tree antlr.Tree) {
 		for _, ch := range c.GetChildren() {
 			switch ch := ch.(type) {
 			case *parser.AsmInstructionContext:
-				units = append(units, ctxStart(ch))
+				units = append(units, genesisCtxStart(ch))
 				afterInstr = true
 				if ch.GetStart() != nil && ch.GetStop() != nil {
 					for i := ch.GetStart().GetTokenIndex(); i <= ch.GetStop().GetTokenIndex(); i++ {
@@ -249,7 +247,7 @@ func (g *genesisFile) walk(tree antlr.Tree) {
 					// A `;` ends the instruction before it; one that
 					// follows no instruction is a unit of its own.
 					if !afterInstr {
-						units = append(units, tokIndex(ch))
+						units = append(units, genesisTokIndex(ch))
 					}
 					afterInstr = false
 				}
@@ -287,7 +285,7 @@ func (g *genesisFile) walk(tree antlr.Tree) {
 		// The operator tokens among the children are binary.
 		for _, ch := range c.GetChildren() {
 			if t, ok := ch.(antlr.TerminalNode); ok {
-				g.set(tokIndex(t), func(t *gtok) { t.binary = true })
+				g.set(genesisTokIndex(t), func(t *gtok) { t.binary = true })
 			}
 		}
 	}
@@ -332,8 +330,8 @@ func (g *genesisFile) decide() {
 	}
 }
 
-// bracket is an open bracket while printing.
-type bracket struct {
+// openBracket is an open bracket while printing.
+type openBracket struct {
 	outer, inner int  // the level of its closing bracket's line, and of the lines inside
 	line         int  // the output line it opens on
 	broken       bool // a line break follows it: its closing bracket starts a line
@@ -344,8 +342,8 @@ type bracket struct {
 
 // print writes the formatted file.
 func (g *genesisFile) print() []byte {
-	p := newPrinter(genesisIndent)
-	var stack []*bracket
+	p := newLinePrinter(genesisIndent)
+	var stack []*openBracket
 	unitLevel, unitSeq := 0, -1
 	prevTok := -1 // elem index of the last token
 	// lineBase is the level of the current line, or of the line where a
@@ -354,7 +352,7 @@ func (g *genesisFile) print() []byte {
 	// whose parameters take several lines is one level deeper than fn).
 	lineBase := 0
 	lineFirst := 0 // the elem that starts the current line
-	top := func() *bracket {
+	top := func() *openBracket {
 		if len(stack) == 0 {
 			return nil
 		}
@@ -391,19 +389,19 @@ func (g *genesisFile) print() []byte {
 		if e.tok >= 0 {
 			t = &g.toks[e.tok]
 		}
-		closer := t != nil && isCloser(e.typ)
+		closer := t != nil && isGenesisCloser(e.typ)
 		// Does a line start with e?
 		brk := false
 		switch {
 		case i == 0:
-		case g.elems[i-1].typ == lineComment:
+		case g.elems[i-1].typ == elemLineComment:
 			brk = true
 		case e.comment():
 			brk = e.nl > 0
 		case t.unit:
 			// A unit starts a line, unless a block comment that starts
 			// the line comes before it: `/* note */ x = 1;` stays.
-			brk = !(e.nl == 0 && g.elems[i-1].typ == blockComment && lineFirst == i-1)
+			brk = !(e.nl == 0 && g.elems[i-1].typ == elemBlockComment && lineFirst == i-1)
 		case closer && (t.expanded || top() != nil && top().broken):
 			brk = true
 		case e.nl > 0 && g.keepsBreakAfter(i-1):
@@ -413,7 +411,7 @@ func (g *genesisFile) print() []byte {
 			if tp := top(); tp != nil && tp.seq == prevTok {
 				tp.broken = true // the line breaks right after the bracket
 			}
-			blank := e.nl > 1 && i > 0 && !closer && !isOpener(g.elems[i-1].typ)
+			blank := e.nl > 1 && i > 0 && !closer && !isGenesisOpener(g.elems[i-1].typ)
 			var level int
 			switch {
 			case closer:
@@ -422,7 +420,7 @@ func (g *genesisFile) print() []byte {
 				level = inside()
 			case e.comment():
 				level = continuation()
-				if next := nextTok[i]; next < 0 || g.toks[g.elems[next].tok].unit || isCloser(g.elems[next].typ) {
+				if next := nextTok[i]; next < 0 || g.toks[g.elems[next].tok].unit || isGenesisCloser(g.elems[next].typ) {
 					level = inside()
 				}
 			default:
@@ -451,8 +449,8 @@ func (g *genesisFile) print() []byte {
 			}
 		}
 		p.write("", e.text)
-		if t != nil && isOpener(e.typ) {
-			stack = append(stack, &bracket{outer: lineBase, inner: lineBase + 1, line: p.lines, unitLevel: unitLevel, unitSeq: unitSeq, seq: i})
+		if t != nil && isGenesisOpener(e.typ) {
+			stack = append(stack, &openBracket{outer: lineBase, inner: lineBase + 1, line: p.lines, unitLevel: unitLevel, unitSeq: unitSeq, seq: i})
 		}
 		if e.tok >= 0 {
 			prevTok = i
@@ -504,24 +502,24 @@ func (g *genesisFile) noSpace(a, b int) bool {
 		}
 		no = no || tb.noSpaceBefore
 	}
-	if ea.typ == blockComment || eb.typ == blockComment {
+	if ea.typ == elemBlockComment || eb.typ == elemBlockComment {
 		// A comment on a line is set off by blanks, except from an
 		// opening bracket before it and a closing one or comma after.
 		no = ea.tok >= 0 && (ea.typ == parser.GenesisLexerLPAREN || ea.typ == parser.GenesisLexerLBRACK) ||
 			eb.tok >= 0 && (eb.typ == parser.GenesisLexerRPAREN || eb.typ == parser.GenesisLexerRBRACK ||
 				eb.typ == parser.GenesisLexerCOMMA || eb.typ == parser.GenesisLexerSEMI)
 	}
-	if eb.typ == lineComment {
+	if eb.typ == elemLineComment {
 		no = false
 	}
-	return no && !glues(ea.text, eb.text)
+	return no && !gluesTokens(ea.text, eb.text)
 }
 
-func isOpener(typ int) bool {
+func isGenesisOpener(typ int) bool {
 	return typ == parser.GenesisLexerLPAREN || typ == parser.GenesisLexerLBRACK || typ == parser.GenesisLexerLBRACE
 }
 
-func isCloser(typ int) bool {
+func isGenesisCloser(typ int) bool {
 	return typ == parser.GenesisLexerRPAREN || typ == parser.GenesisLexerRBRACK || typ == parser.GenesisLexerRBRACE
 }
 
@@ -530,7 +528,7 @@ func isCloser(typ int) bool {
 func checkGenesis(name string, g *genesisFile, out []byte) error {
 	_, elems, err := genesisTokens(out)
 	if err != nil {
-		return internalError(name, "the output does not lex: %v", err)
+		return internalErrorf(name, "the output does not lex: %v", err)
 	}
 	var a, b []string
 	for _, e := range g.elems {
@@ -539,11 +537,11 @@ func checkGenesis(name string, g *genesisFile, out []byte) error {
 	for _, e := range elems {
 		b = append(b, e.text)
 	}
-	if i, ok := sameStrings(a, b); !ok {
-		return internalError(name, "the output's tokens differ from the source's at token %d", i)
+	if i, ok := firstDifference(a, b); !ok {
+		return internalErrorf(name, "the output's tokens differ from the source's at token %d", i)
 	}
 	if _, diags := genesis.Parse(name, out); diags.HasErrors() {
-		return internalError(name, "the output does not parse: %v", diags.Error())
+		return internalErrorf(name, "the output does not parse: %v", diags.Error())
 	}
 	return nil
 }

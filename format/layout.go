@@ -8,25 +8,25 @@ import (
 // Element kinds that are not tokens of a lexer: the comments, which the
 // formatters interleave with the tokens.
 const (
-	lineComment  = -100
-	blockComment = -101
+	elemLineComment  = -100
+	elemBlockComment = -101
 )
 
-// An elem is a token or a comment of a source file, in file order, with
+// A srcElem is a token or a comment of a source file, in file order, with
 // what the formatters need of the blank space before it.
-type elem struct {
+type srcElem struct {
 	text string
-	typ  int // the token type, or lineComment or blockComment
+	typ  int // the token type, or elemLineComment or elemBlockComment
 	tok  int // index of the token among the file's tokens; -1 for a comment
 	nl   int // line breaks in the blank space before it
 	col  int // column (in code points, from 0) where it starts
 }
 
-func (e *elem) comment() bool { return e.typ == lineComment || e.typ == blockComment }
+func (e *srcElem) comment() bool { return e.typ == elemLineComment || e.typ == elemBlockComment }
 
-// A printer builds the formatted text line by line. Lines are indented
+// A linePrinter builds the formatted text line by line. Lines are indented
 // with unit per level; trailing blanks are never written.
-type printer struct {
+type linePrinter struct {
 	b     strings.Builder
 	unit  string
 	empty bool // nothing written yet
@@ -34,11 +34,11 @@ type printer struct {
 	lines int  // lines started
 }
 
-func newPrinter(unit string) *printer { return &printer{unit: unit, empty: true} }
+func newLinePrinter(unit string) *linePrinter { return &linePrinter{unit: unit, empty: true} }
 
 // line ends the current line (unless nothing was written yet) and starts
 // one at level, after a blank line if blank.
-func (p *printer) line(level int, blank bool) {
+func (p *linePrinter) line(level int, blank bool) {
 	if !p.empty {
 		p.b.WriteByte('\n')
 		if blank {
@@ -54,7 +54,7 @@ func (p *printer) line(level int, blank bool) {
 }
 
 // write appends text to the current line, after sep.
-func (p *printer) write(sep, text string) {
+func (p *linePrinter) write(sep, text string) {
 	if p.empty {
 		p.empty = false
 		sep = ""
@@ -64,7 +64,7 @@ func (p *printer) write(sep, text string) {
 }
 
 // bytes returns the text: ending with one line break, or empty.
-func (p *printer) bytes() []byte {
+func (p *linePrinter) bytes() []byte {
 	if p.empty {
 		return []byte{}
 	}
@@ -77,7 +77,7 @@ func (p *printer) bytes() []byte {
 // last comment. lineStart and blockStart say where a comment of the
 // language starts ("//" and "/*", or "#" and ""); any other
 // non-blank character is an error, since the lexer made a token of it.
-func gapComments(gap []rune, col int, lineStart, blockStart string, out []elem) ([]elem, int, error) {
+func gapComments(gap []rune, col int, lineStart, blockStart string, out []srcElem) ([]srcElem, int, error) {
 	nl := 0
 	for i := 0; i < len(gap); {
 		r := gap[i]
@@ -89,17 +89,17 @@ func gapComments(gap []rune, col int, lineStart, blockStart string, out []elem) 
 		case r == ' ' || r == '\t' || r == '\r' || r == '\f':
 			col++
 			i++
-		case hasPrefix(gap[i:], lineStart):
+		case runesHavePrefix(gap[i:], lineStart):
 			j := i
 			for j < len(gap) && gap[j] != '\n' {
 				j++
 			}
 			text := strings.TrimRight(string(gap[i:j]), " \t\r\f")
-			out = append(out, elem{text: text, typ: lineComment, tok: -1, nl: nl, col: col})
+			out = append(out, srcElem{text: text, typ: elemLineComment, tok: -1, nl: nl, col: col})
 			nl = 0
 			col += j - i
 			i = j
-		case blockStart != "" && hasPrefix(gap[i:], blockStart):
+		case blockStart != "" && runesHavePrefix(gap[i:], blockStart):
 			j := i + len(blockStart)
 			for j < len(gap) && !(gap[j] == '/' && gap[j-1] == '*' && j-1 >= i+len(blockStart)) {
 				j++
@@ -109,7 +109,7 @@ func gapComments(gap []rune, col int, lineStart, blockStart string, out []elem) 
 			}
 			j++
 			text := string(gap[i:j])
-			out = append(out, elem{text: text, typ: blockComment, tok: -1, nl: nl, col: col})
+			out = append(out, srcElem{text: text, typ: elemBlockComment, tok: -1, nl: nl, col: col})
 			nl = 0
 			if k := strings.LastIndexByte(text, '\n'); k >= 0 {
 				col = len([]rune(text[k+1:]))
@@ -124,7 +124,7 @@ func gapComments(gap []rune, col int, lineStart, blockStart string, out []elem) 
 	return out, nl, nil
 }
 
-func hasPrefix(rs []rune, p string) bool {
+func runesHavePrefix(rs []rune, p string) bool {
 	if p == "" || len(rs) < len(p) {
 		return false
 	}
@@ -136,18 +136,18 @@ func hasPrefix(rs []rune, p string) bool {
 	return true
 }
 
-// endCol is the column after text, which starts at col.
-func endCol(text string, col int) int {
+// columnAfter is the column after text, which starts at col.
+func columnAfter(text string, col int) int {
 	if k := strings.LastIndexByte(text, '\n'); k >= 0 {
 		return len([]rune(text[k+1:]))
 	}
 	return col + len([]rune(text))
 }
 
-// glues reports whether writing b right after a, without a blank, could
+// gluesTokens reports whether writing b right after a, without a blank, could
 // make one token of the end of a and the start of b: two characters that
 // form an operator or a comment opener.
-func glues(a, b string) bool {
+func gluesTokens(a, b string) bool {
 	if a == "" || b == "" {
 		return false
 	}
@@ -156,15 +156,15 @@ func glues(a, b string) bool {
 	case "&&", "||", "==", "!=", "<=", ">=", "<<", ">>", "->", "=>", "//", "/*", "*/", "--", "++", "**":
 		return true
 	}
-	return isWord(a[len(a)-1]) && isWord(b[0])
+	return isWordByte(a[len(a)-1]) && isWordByte(b[0])
 }
 
-func isWord(c byte) bool {
+func isWordByte(c byte) bool {
 	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
 }
 
-// commentTexts returns the texts of the comments among elems, in order.
-func commentTexts(elems []elem) []string {
+// commentsOf returns the texts of the comments among elems, in order.
+func commentsOf(elems []srcElem) []string {
 	var texts []string
 	for i := range elems {
 		if elems[i].comment() {
@@ -174,9 +174,9 @@ func commentTexts(elems []elem) []string {
 	return texts
 }
 
-// sameStrings reports whether a and b are equal, and if not, the first
+// firstDifference reports whether a and b are equal, and if not, the first
 // index where they differ.
-func sameStrings(a, b []string) (int, bool) {
+func firstDifference(a, b []string) (int, bool) {
 	for i := range a {
 		if i >= len(b) || a[i] != b[i] {
 			return i, false
@@ -188,9 +188,9 @@ func sameStrings(a, b []string) (int, bool) {
 	return 0, true
 }
 
-// recovered turns a panic of a formatter into an internal error.
-func recovered(name string, err *error) {
+// recoverFormatter turns a panic of a formatter into an internal error.
+func recoverFormatter(name string, err *error) {
 	if r := recover(); r != nil {
-		*err = internalError(name, "panic: %v", r)
+		*err = internalErrorf(name, "panic: %v", r)
 	}
 }

@@ -21,13 +21,13 @@ const vvmIndent = "  "
 // comments where they were, own-line ones at the level of the block
 // they are in. It is a Formatter.
 func VVM(name string, src []byte) (out []byte, err error) {
-	defer recovered(name, &err)
+	defer recoverFormatter(name, &err)
 	if _, diags := vvm.ParseFile(name, src); diags.HasErrors() {
-		return nil, syntaxError(diags)
+		return nil, syntaxErrorOf(diags)
 	}
 	f, err := newVVMFile(src)
 	if err != nil {
-		return nil, internalError(name, "%v", err)
+		return nil, internalErrorf(name, "%v", err)
 	}
 	out = f.print()
 	if err := checkVVM(name, f, out); err != nil {
@@ -39,7 +39,7 @@ func VVM(name string, src []byte) (out []byte, err error) {
 // vvmFile is a VVM file being formatted: its elems, and the layout of
 // its logical lines.
 type vvmFile struct {
-	elems []elem
+	elems []srcElem
 	start []bool // elem i starts a logical line
 	level []int  // the block level of a logical line's first token
 	// cols are, for elem i starting a logical line, the source columns
@@ -69,12 +69,12 @@ func newVVMFile(src []byte) (*vvmFile, error) {
 		case parser.VVMLexerNEWLINE:
 			nl++
 		case parser.VVMLexerCOMMENT:
-			f.elems = append(f.elems, elem{text: strings.TrimRight(t.GetText(), " \t\r\f"), typ: lineComment, tok: -1, nl: nl, col: t.GetColumn()})
+			f.elems = append(f.elems, srcElem{text: strings.TrimRight(t.GetText(), " \t\r\f"), typ: elemLineComment, tok: -1, nl: nl, col: t.GetColumn()})
 			nl = 0
 		case parser.VVMLexerBAD_CHAR, parser.VVMLexerUNTERMINATED_STRING:
 			return nil, fmt.Errorf("unexpected %q", t.GetText())
 		default:
-			f.elems = append(f.elems, elem{text: t.GetText(), typ: t.GetTokenType(), tok: len(f.elems), nl: nl, col: t.GetColumn()})
+			f.elems = append(f.elems, srcElem{text: t.GetText(), typ: t.GetTokenType(), tok: len(f.elems), nl: nl, col: t.GetColumn()})
 			nl = 0
 		}
 	}
@@ -131,8 +131,8 @@ func newVVMFile(src []byte) (*vvmFile, error) {
 
 // print writes the formatted file.
 func (f *vvmFile) print() []byte {
-	p := newPrinter(vvmIndent)
-	var stack []*bracket
+	p := newLinePrinter(vvmIndent)
+	var stack []*openBracket
 	lineBase := 0
 	level := 0      // the level of the last logical line
 	var cols []int  // the source columns of its blocks
@@ -209,7 +209,7 @@ func (f *vvmFile) print() []byte {
 		}
 		p.write("", e.text)
 		if e.tok >= 0 && isVVMOpener(e.typ) {
-			stack = append(stack, &bracket{outer: lineBase, inner: lineBase + 1, line: p.lines, seq: i})
+			stack = append(stack, &openBracket{outer: lineBase, inner: lineBase + 1, line: p.lines, seq: i})
 		}
 		if e.tok >= 0 {
 			prevTok = i
@@ -262,7 +262,7 @@ func (f *vvmFile) nameLike(i int) bool {
 	if f.elems[i].typ == parser.VVMLexerIDENT {
 		return true
 	}
-	if i == 0 || !isWord(f.elems[i].text[0]) || f.elems[i].typ == parser.VVMLexerNUMBER {
+	if i == 0 || !isWordByte(f.elems[i].text[0]) || f.elems[i].typ == parser.VVMLexerNUMBER {
 		return false
 	}
 	switch f.elems[i-1].typ {
@@ -310,7 +310,7 @@ func (f *vvmFile) noSpace(a, b, depth int) bool {
 			no = no || f.nameLike(a)
 		}
 	}
-	return no && !glues(ea.text, eb.text)
+	return no && !gluesTokens(ea.text, eb.text)
 }
 
 func isVVMOpener(typ int) bool {
@@ -342,16 +342,16 @@ func (f *vvmFile) shape() []string {
 func checkVVM(name string, f *vvmFile, out []byte) error {
 	g, err := newVVMFile(out)
 	if err != nil {
-		return internalError(name, "the output does not lex: %v", err)
+		return internalErrorf(name, "the output does not lex: %v", err)
 	}
-	if i, ok := sameStrings(f.shape(), g.shape()); !ok {
-		return internalError(name, "the output's tokens or blocks differ from the source's at token %d", i)
+	if i, ok := firstDifference(f.shape(), g.shape()); !ok {
+		return internalErrorf(name, "the output's tokens or blocks differ from the source's at token %d", i)
 	}
-	if i, ok := sameStrings(commentTexts(f.elems), commentTexts(g.elems)); !ok {
-		return internalError(name, "the output's comments differ from the source's at comment %d", i)
+	if i, ok := firstDifference(commentsOf(f.elems), commentsOf(g.elems)); !ok {
+		return internalErrorf(name, "the output's comments differ from the source's at comment %d", i)
 	}
 	if _, diags := vvm.ParseFile(name, out); diags.HasErrors() {
-		return internalError(name, "the output does not parse: %v", diags.Error())
+		return internalErrorf(name, "the output does not parse: %v", diags.Error())
 	}
 	return nil
 }
