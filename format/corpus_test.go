@@ -2,9 +2,11 @@ package format
 
 import (
 	"errors"
+	"fmt"
 	"math/rand"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -90,11 +92,13 @@ func genVVMPrograms(t *testing.T) []genVVMProgram {
 	return progs
 }
 
-// positionlessIR returns the printed IR of m with every source position
-// cleared, and the text of every VVM note (the narration's quote of the
-// statement's source line, which sourceLine of package vvm takes from
-// the file as it is laid out, as a position is): what the program
-// compiles to, positions aside.
+// positionlessIR returns the printed IR of m with what derives from where
+// the source is written cleared: every source position; the text of
+// every VVM note (the narration's quote of the statement's source line,
+// which sourceLine of package vvm takes from the file as it is laid out),
+// the constants then shared again as the lowering shares them; and the
+// line and column in the names of VVM lambdas and parallel branches.
+// What remains is what the program compiles to, positions aside.
 func positionlessIR(m *ir.Module) string {
 	for _, d := range m.Data {
 		d.Pos = diag.Pos{}
@@ -120,9 +124,49 @@ func positionlessIR(m *ir.Module) string {
 		}
 		if f.Body != nil {
 			region(f.Body)
+			reshareConsts(f.Body)
 		}
 	}
-	return ir.Print(m)
+	return positionNames.ReplaceAllString(ir.Print(m), ".${1}_L_C")
+}
+
+// positionNames are the names the VVM lowering gives the functions of
+// lambdas and parallel branches: from the line and column where they are
+// written (lower.go, lower_stdlib.go), positions too.
+var positionNames = regexp.MustCompile(`\.(lambda|parallel)_[0-9]+_[0-9]+`)
+
+// reshareConsts makes the equal constants of a function body one again,
+// as the VVM lowering does (lower_consts.go), once the note texts are
+// cleared: two notes that quoted different lines are now equal, and a
+// program whose notes were shared differently must print the same.
+func reshareConsts(body *ir.Region) {
+	first := map[string]*ir.Value{}
+	subst := map[*ir.Value]*ir.Value{}
+	var walk func(r *ir.Region)
+	walk = func(r *ir.Region) {
+		kept := r.Instrs[:0]
+		for _, in := range r.Instrs {
+			for i, a := range in.Args {
+				if s, ok := subst[a]; ok {
+					in.Args[i] = s
+				}
+			}
+			if in.Op == ir.OpConst && len(in.Results) == 1 && len(in.Regions) == 0 {
+				k := fmt.Sprintf("%v|%d|%d|%v|%q", in.Type, in.Lit.Kind, in.Lit.Int, in.Lit.Num, in.Lit.Str)
+				if v, ok := first[k]; ok {
+					subst[in.Results[0]] = v
+					continue
+				}
+				first[k] = in.Results[0]
+			}
+			for _, sub := range in.Regions {
+				walk(sub)
+			}
+			kept = append(kept, in)
+		}
+		r.Instrs = kept
+	}
+	walk(body)
 }
 
 // compileGenVVMIR compiles srcs to unoptimized IR, positions cleared; "" when
@@ -135,17 +179,25 @@ func compileGenVVMIR(srcs []compiler.Source) string {
 	return positionlessIR(out.Module)
 }
 
-// TestCorpusGenesisVVM formats every Genesis and VVM program of the repository
-// and checks the three promises of the formatter: the formatted program
-// compiles to the same IR as the original, positions aside; formatting
-// is idempotent; every comment is kept, in order. A file with errors
-// must be refused with its diagnostics, never formatted.
+// TestCorpusGenesisVVM formats every Genesis and VVM program of the
+// repository and checks the promises of the formatter:
+//
+//   - the formatted program compiles to the same IR as the original,
+//     positions aside; formatting is idempotent; every comment is kept;
+//   - the layout depends only on what docs/fmt.md says it keeps of the
+//     source: each file with every other blank changed at random
+//     (relayoutBlanks) formats to the same text;
+//   - each program with line breaks and comments added at random where
+//     they are allowed (perturb) formats to a program that compiles to
+//     the original's IR, idempotently, keeping the comments.
+//
+// A file with errors must be refused with its diagnostics.
 func TestCorpusGenesisVVM(t *testing.T) {
+	r := rand.New(rand.NewSource(1818))
 	progs := genVVMPrograms(t)
-	var formatted, refused, compiled, changed int
+	var formatted, refused, compiled int
 	for _, p := range progs {
-		var out []compiler.Source
-		ok := true
+		var outs []compiler.Source
 		for _, f := range p.files {
 			got, err := File(f.Name, f.Data)
 			var se *SyntaxError
@@ -155,43 +207,151 @@ func TestCorpusGenesisVVM(t *testing.T) {
 					t.Errorf("%s: refused without a diagnostic", f.Name)
 				}
 				refused++
-				ok = false
-				continue
 			case err != nil:
 				t.Errorf("%s: %v", f.Name, err)
-				ok = false
-				continue
+			default:
+				outs = append(outs, compiler.Source{Name: f.Name, Data: got})
 			}
-			formatted++
-			if string(got) != string(f.Data) {
-				changed++
-			}
-			again, err := File(f.Name, got)
-			if err != nil {
-				t.Errorf("%s: formatting the formatted file: %v", f.Name, err)
-			} else if d := cmp.Diff(string(got), string(again)); d != "" {
-				t.Errorf("%s: not idempotent (-once +twice):\n%s", f.Name, d)
-			}
-			if d := cmp.Diff(commentMultiset(t, f.Name, f.Data), commentMultiset(t, f.Name, got)); d != "" {
-				t.Errorf("%s: comments differ (-source +formatted):\n%s", f.Name, d)
-			}
-			out = append(out, compiler.Source{Name: f.Name, Data: got})
 		}
-		if !ok {
+		if len(outs) < len(p.files) {
 			continue
 		}
+		formatted += len(p.files)
 		want := compileGenVVMIR(p.files)
-		if want == "" {
-			continue // a program with semantic errors: nothing to compare
+		if want != "" {
+			compiled++
 		}
-		compiled++
-		if d := cmp.Diff(want, compileGenVVMIR(out)); d != "" {
-			t.Errorf("%s: the formatted program compiles differently (-source +formatted):\n%s", p.files[0].Name, d)
+		checkFormatted(t, p.files, outs, want, "")
+		var perturbed, perturbedOuts []compiler.Source
+		for k, f := range p.files {
+			if got, err := File(f.Name, relayout(t, r, f.Name, f.Data)); err != nil {
+				t.Errorf("%s, relaid out: %v", f.Name, err)
+			} else if d := cmp.Diff(string(outs[k].Data), string(got)); d != "" {
+				t.Errorf("%s: formatted differently once relaid out (-original +relaid):\n%s", f.Name, d)
+			}
+			src := perturb(t, r, f.Name, f.Data)
+			got, err := File(f.Name, src)
+			if err != nil {
+				t.Errorf("%s, perturbed: %v\n%s", f.Name, err, src)
+				continue
+			}
+			perturbed = append(perturbed, compiler.Source{Name: f.Name, Data: src})
+			perturbedOuts = append(perturbedOuts, compiler.Source{Name: f.Name, Data: got})
+		}
+		if len(perturbed) == len(p.files) {
+			checkFormatted(t, perturbed, perturbedOuts, want, " (perturbed)")
 		}
 	}
-	t.Logf("%d programs: %d files formatted (%d changed), %d refused with diagnostics; %d programs compiled and compared", len(progs), formatted, changed, refused, compiled)
+	t.Logf("%d programs: %d files formatted, %d refused with diagnostics; %d programs compiled and compared", len(progs), formatted, refused, compiled)
 	if formatted < 500 || compiled < 300 {
 		t.Errorf("only %d files formatted and %d programs compared: the corpus was not found", formatted, compiled)
+	}
+}
+
+// checkFormatted checks the files of a program, formatted as outs: each
+// formats again to itself and keeps the source's comments, and the
+// program formatted compiles to want (unless want is "": the original
+// does not compile).
+func checkFormatted(t *testing.T, files, outs []compiler.Source, want, what string) {
+	t.Helper()
+	for k, f := range files {
+		got := outs[k].Data
+		again, err := File(f.Name, got)
+		if err != nil {
+			t.Errorf("%s%s: formatting the formatted file: %v", f.Name, what, err)
+		} else if d := cmp.Diff(string(got), string(again)); d != "" {
+			t.Errorf("%s%s: not idempotent (-once +twice):\n%s", f.Name, what, d)
+		}
+		if d := cmp.Diff(commentMultiset(t, f.Name, f.Data), commentMultiset(t, f.Name, got)); d != "" {
+			t.Errorf("%s%s: comments differ (-source +formatted):\n%s", f.Name, what, d)
+		}
+	}
+	if want == "" {
+		return
+	}
+	if d := cmp.Diff(want, compileGenVVMIR(outs)); d != "" {
+		t.Errorf("%s%s: the formatted program compiles differently (-source +formatted):\n%s", files[0].Name, what, d)
+	}
+}
+
+// perturb returns src with line breaks and comments added at random
+// where the language allows them without changing the program: in
+// Genesis between any two tokens but inside an asm instruction; in VVM
+// inside brackets, at the end of a line, and as lines of their own
+// (indented at random) before a logical line.
+func perturb(t *testing.T, r *rand.Rand, name string, src []byte) []byte {
+	t.Helper()
+	var b strings.Builder
+	n := 0
+	comment := func(prefix string) string {
+		n++
+		return fmt.Sprintf("%s c%d", prefix, n)
+	}
+	if strings.HasSuffix(name, ".gen") {
+		g, err := newGenesisFile(name, src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inAsm := func(i int) bool { e := g.elems[i]; return e.tok >= 0 && g.toks[e.tok].asm }
+		for i, e := range g.elems {
+			if i > 0 {
+				free := !inAsm(i) && !inAsm(i-1)
+				switch x := r.Intn(20); {
+				case free && x == 0:
+					b.WriteString("\n")
+				case free && x == 1:
+					b.WriteString(" " + comment("//") + "\n")
+				case free && x == 2:
+					b.WriteString(" /*" + comment("") + " */ ")
+				}
+			}
+			writeGap(&b, e)
+			b.WriteString(e.text)
+		}
+		b.WriteString("\n")
+		return []byte(b.String())
+	}
+	f, err := newVVMFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	depth := 0
+	for i, e := range f.elems {
+		switch {
+		case depth > 0 && !e.comment():
+			switch x := r.Intn(10); {
+			case x == 0:
+				b.WriteString("\n")
+			case x == 1 && !f.elems[i-1].comment():
+				b.WriteString("  " + comment("#") + "\n")
+			}
+		case f.start[i] && i > 0:
+			if !f.elems[i-1].comment() && r.Intn(4) == 0 {
+				b.WriteString("  " + comment("#"))
+			}
+			if r.Intn(4) == 0 {
+				b.WriteString("\n" + strings.Repeat(" ", r.Intn(12)) + comment("#"))
+			}
+		}
+		writeGap(&b, e)
+		b.WriteString(e.text)
+		if e.tok >= 0 && isVVMOpener(e.typ) {
+			depth++
+		} else if e.tok >= 0 && isVVMCloser(e.typ) && depth > 0 {
+			depth--
+		}
+	}
+	b.WriteString("\n")
+	return []byte(b.String())
+}
+
+// writeGap writes the blank space before e as the source had it: its
+// line breaks and its column, or one blank.
+func writeGap(b *strings.Builder, e srcElem) {
+	if e.nl > 0 {
+		b.WriteString(strings.Repeat("\n", e.nl) + strings.Repeat(" ", e.col))
+	} else if b.Len() > 0 {
+		b.WriteString(" ")
 	}
 }
 
@@ -218,55 +378,26 @@ func commentMultiset(t *testing.T, name string, src []byte) []string {
 	return texts
 }
 
-// TestCanonicalGenesisVVM checks that the layout fmt writes depends only on what
-// docs/fmt.md says it keeps of the source: where lines break, whether
-// blank lines separate them, and for VVM the indentation of logical lines
-// and own-line comments. Every other blank of each corpus file is
-// changed at random (indentation, blanks between tokens, added where
-// there were none and dropped where they are not needed, runs of blank
-// lines lengthened): the formatted result must be the original's.
-func TestCanonicalGenesisVVM(t *testing.T) {
-	r := rand.New(rand.NewSource(18))
-	n := 0
-	for _, p := range genVVMPrograms(t) {
-		for _, f := range p.files {
-			want, err := File(f.Name, f.Data)
-			if err != nil {
-				continue
-			}
-			var mangled []byte
-			if strings.HasSuffix(f.Name, ".gen") {
-				_, elems, err := genesisTokens(f.Data)
-				if err != nil {
-					t.Fatal(err)
-				}
-				mangled = relayoutBlanks(r, elems, nil)
-			} else {
-				vf, err := newVVMFile(f.Data)
-				if err != nil {
-					t.Fatal(err)
-				}
-				mangled = relayoutBlanks(r, vf.elems, func(i int) bool {
-					// Logical lines and own-line comments outside
-					// brackets keep their indentation.
-					e := vf.elems[i]
-					return vf.start[i] || e.comment() && e.nl > 0 && vvmDepth(vf, i) == 0
-				})
-			}
-			got, err := File(f.Name, mangled)
-			if err != nil {
-				t.Errorf("%s, relaid out: %v\n%s", f.Name, err, mangled)
-				continue
-			}
-			n++
-			if d := cmp.Diff(string(want), string(got)); d != "" {
-				t.Errorf("%s: formatted differently once relaid out (-original +relaid):\n%s\nthe relaid source:\n%s", f.Name, d, mangled)
-			}
+// relayout returns src with random blanks where fmt decides them
+// (relayoutBlanks): for VVM, logical lines and own-line comments outside
+// brackets keep their indentation, which fmt reads.
+func relayout(t *testing.T, r *rand.Rand, name string, src []byte) []byte {
+	t.Helper()
+	if strings.HasSuffix(name, ".gen") {
+		_, elems, err := genesisTokens(src)
+		if err != nil {
+			t.Fatal(err)
 		}
+		return relayoutBlanks(r, elems, nil)
 	}
-	if n < 500 {
-		t.Errorf("only %d files relaid out", n)
+	vf, err := newVVMFile(src)
+	if err != nil {
+		t.Fatal(err)
 	}
+	return relayoutBlanks(r, vf.elems, func(i int) bool {
+		e := vf.elems[i]
+		return vf.start[i] || e.comment() && e.nl > 0 && vvmDepth(vf, i) == 0
+	})
 }
 
 // relayoutBlanks writes elems with random blanks: the same line breaks, blank

@@ -524,7 +524,7 @@ func isGenesisCloser(typ int) bool {
 }
 
 // checkGenesis checks the formatted text: the same tokens and comments
-// as the source, and a clean parse.
+// as the source, and so the same parse.
 func checkGenesis(name string, g *genesisFile, out []byte) error {
 	_, elems, err := genesisTokens(out)
 	if err != nil {
@@ -540,8 +540,19 @@ func checkGenesis(name string, g *genesisFile, out []byte) error {
 	if i, ok := firstDifference(a, b); !ok {
 		return internalErrorf(name, "the output's tokens differ from the source's at token %d", i)
 	}
-	if _, diags := genesis.Parse(name, out); diags.HasErrors() {
-		return internalErrorf(name, "the output does not parse: %v", diags.Error())
+	// With the same tokens, the output parses as the source did unless a
+	// line break moved where the grammar looks at them: in an asm body
+	// (an instruction's operands start on its mnemonic's line), the one
+	// rule of the grammar that sees line breaks. Only then is the output
+	// parsed again.
+	hasAsm := false
+	for _, e := range g.elems {
+		hasAsm = hasAsm || e.typ == parser.GenesisLexerASM
+	}
+	if hasAsm {
+		if _, diags := genesis.Parse(name, out); diags.HasErrors() {
+			return internalErrorf(name, "the output does not parse: %v", diags.Error())
+		}
 	}
 	return nil
 }
