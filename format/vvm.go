@@ -153,8 +153,11 @@ func (f *vvmFile) print() []byte {
 		case e.comment() && e.nl > 0 && depth == 0:
 			brk = true
 			lvl = f.commentLevel(i, level, cols)
-		case depth > 0 && (e.nl > 0 && (f.elems[i-1].comment() || f.keepsBreakAfter(i-1)) ||
+		case depth > 0 && (e.nl > 0 && (e.comment() || f.elems[i-1].comment() || f.keepsBreakAfter(i-1)) ||
 			closer && stack[depth-1].broken):
+			// Inside brackets: a comment on a line of its own, a line
+			// after a comment, a kept break, a closing bracket whose
+			// opening one ends a line.
 			brk = true
 			if closer {
 				lvl = stack[depth-1].outer
