@@ -414,7 +414,7 @@ func (g *genesisFile) print() []byte {
 			blank := e.nl > 1 && i > 0 && !closer && !isGenesisOpener(g.elems[i-1].typ)
 			var level int
 			switch {
-			case closer:
+			case closer && top() != nil:
 				level = top().outer
 			case t != nil && t.unit:
 				level = inside()
