@@ -178,7 +178,7 @@ func (f *vvmFile) print() []byte {
 				stack[depth-1].broken = true // the line breaks right after the bracket
 			}
 			blank := e.nl > 1 && i > 0
-			if blank && !f.elems[i-1].comment() && lvl > level && lastStart >= 0 {
+			if blank && depth == 0 && !f.elems[i-1].comment() && lvl > level && lastStart >= 0 {
 				// No blank line between a block's header and its body.
 				blank = false
 			}
