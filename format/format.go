@@ -24,15 +24,17 @@ import (
 
 // Formatter formats one source file of a language: name is the file's
 // name as diagnostics give it, src its bytes. It returns the formatted
-// file, which ends with exactly one line break; formatting it again
-// returns it unchanged. A file that the frontend does not parse, or whose
+// file, which ends with exactly one line break (an empty file stays
+// empty); formatting it again returns it unchanged. A file that the frontend does not parse, or whose
 // parse reports an error, gives a *SyntaxError and no output. A
 // Formatter never panics, whatever src holds.
 type Formatter func(name string, src []byte) ([]byte, error)
 
 // formatters is the dispatch of File by extension (lower case), in the
-// order docs/fmt.md lists them. A nil Formatter is a language whose
-// formatter does not exist yet.
+// order docs/fmt.md lists them: one line a language. A nil Formatter is
+// a language whose formatter does not exist yet (File says so); giving
+// it its Formatter is all it takes to format it, in File, Extensions,
+// Languages and the help of genesisc fmt.
 var formatters = []struct {
 	ext, lang string
 	fn        Formatter
