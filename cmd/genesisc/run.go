@@ -89,6 +89,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			cacheCommand(stdout, stderr),
 			planCommand(stdout, stderr),
 			traceCommand(stdout, stderr),
+			fmtCommand(stdout, stderr),
 			{
 				Name:      "check",
 				Usage:     "report the program's diagnostics without building it",

@@ -36,6 +36,7 @@ var Sections = map[string]string{
 	"out/run":        "the log of an execution plan's run in the plan interpreter",
 	"out/runs":       "the runs of a corpus of VVM programs",
 	"out/summary":    "what a corpus's compile reports, one line per program",
+	"out/formatted":  "the source file as genesisc fmt formats it",
 }
 
 // sectionPrefixes are the families of names with a suffix: the IR right
