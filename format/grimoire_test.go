@@ -1,0 +1,390 @@
+package format
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/antlr4-go/antlr/v4"
+	"github.com/google/go-cmp/cmp"
+	"golang.org/x/tools/txtar"
+
+	"github.com/genesis-toolchain/genesis/diag"
+	"github.com/genesis-toolchain/genesis/frontend"
+	"github.com/genesis-toolchain/genesis/frontend/grimoire"
+	"github.com/genesis-toolchain/genesis/frontend/grimoire/parser"
+	"github.com/genesis-toolchain/genesis/internal/golden"
+	"github.com/genesis-toolchain/genesis/internal/inputlimits"
+	"github.com/genesis-toolchain/genesis/ir"
+)
+
+// spellSource is one spell the corpus tests format: a file, or a section
+// of a txtar case, with what it imports.
+type spellSource struct {
+	name  string
+	data  []byte
+	files map[string][]byte // the other files it may import, by path
+}
+
+// spellCorpus is every spell of the repository and the shared corpus:
+// the corpus copy (tests/grimoire/corpus), the shared corpus when
+// present, examples/, and the spells of the frontend's and the runner's
+// golden cases that parse.
+func spellCorpus(t *testing.T) []spellSource {
+	t.Helper()
+	var spells []spellSource
+	for _, dir := range []string{"../tests/grimoire/corpus", "../../shared/corpus", "../examples"} {
+		if _, err := os.Stat(dir); err != nil {
+			t.Logf("no %s: skipped", dir)
+			continue
+		}
+		for _, rel := range golden.CorpusFiles(t, dir, ".spell") {
+			path := filepath.Join(dir, filepath.FromSlash(rel))
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			spells = append(spells, spellSource{name: path, data: data})
+		}
+	}
+	for _, pattern := range []string{"../tests/grimoire/parse/*.txtar", "../tests/grimoire/run/*.txtar", "../tests/grimoire/errors/*.txtar"} {
+		for _, path := range golden.Files(t, pattern) {
+			a, err := txtar.ParseFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			dir := filepath.Dir(path)
+			files := map[string][]byte{}
+			for _, f := range a.Files {
+				files[filepath.Join(dir, f.Name)] = f.Data
+			}
+			for _, f := range a.Files {
+				if filepath.Ext(f.Name) != ".spell" {
+					continue
+				}
+				if _, diags := grimoire.ParseFile(f.Name, f.Data); diags.HasErrors() {
+					continue // an error case: TestGrimoireRefuses
+				}
+				spells = append(spells, spellSource{name: filepath.Join(dir, f.Name), data: f.Data, files: files})
+			}
+		}
+	}
+	if len(spells) < 170 {
+		t.Fatalf("found %d spells, want the corpus's 170 at least", len(spells))
+	}
+	return spells
+}
+
+// TestGrimoireCorpus formats every spell of the corpus and checks what a
+// formatter promises: the formatted spell compiles to the same IR
+// (positions' columns aside: lines do not move), formatting it again
+// changes nothing, every comment is kept, and it has the original's
+// lines.
+func TestGrimoireCorpus(t *testing.T) {
+	spells := spellCorpus(t)
+	changed := 0
+	for _, s := range spells {
+		out, err := Grimoire(s.name, s.data)
+		if err != nil {
+			t.Errorf("%s: %v", s.name, err)
+			continue
+		}
+		if !bytes.Equal(out, s.data) {
+			changed++
+		}
+		again, err := Grimoire(s.name, out)
+		if err != nil {
+			t.Errorf("%s: formatting the formatted spell: %v", s.name, err)
+		} else if d := cmp.Diff(string(out), string(again)); d != "" {
+			t.Errorf("%s: not idempotent (-once +twice):\n%s", s.name, d)
+		}
+		if d := cmp.Diff(comments(t, s.data), comments(t, out)); d != "" {
+			t.Errorf("%s: comments changed (-before +after):\n%s", s.name, d)
+		}
+		if a, b := codeLines(s.data), codeLines(out); a != b {
+			t.Errorf("%s: %d lines before the last token, %d after", s.name, a, b)
+		}
+		want, wantDiags := compileSpell(s, false)
+		got, gotDiags := compileSpell(s, true)
+		if d := cmp.Diff(diagKeys(wantDiags), diagKeys(gotDiags)); d != "" {
+			t.Errorf("%s: diagnostics changed (-before +after):\n%s", s.name, d)
+		}
+		if d := cmp.Diff(want, got); d != "" {
+			t.Errorf("%s: the IR changed (-before +after):\n%s", s.name, d)
+		}
+	}
+	t.Logf("%d spells formatted, %d of them changed", len(spells), changed)
+	if changed == 0 {
+		t.Errorf("no spell of the corpus changed: the test formats nothing")
+	}
+}
+
+// compileSpell compiles s, formatted first (and what it imports as it is
+// read) when formatted is set, and returns its IR printed with the
+// columns of its positions removed ("" when it does not compile), and
+// its diagnostics.
+func compileSpell(s spellSource, formatted bool) (string, diag.List) {
+	read := func(path string) ([]byte, error) {
+		data, ok := s.files[filepath.Clean(path)]
+		if !ok {
+			var err error
+			if data, err = os.ReadFile(path); err != nil {
+				return nil, err
+			}
+		}
+		if formatted {
+			return Grimoire(path, data)
+		}
+		return data, nil
+	}
+	in, err := frontend.ReadInput(s.name, func(path string) ([]byte, error) {
+		if filepath.Clean(path) == filepath.Clean(s.name) {
+			if formatted {
+				return Grimoire(path, s.data)
+			}
+			return s.data, nil
+		}
+		return read(path)
+	})
+	if err != nil {
+		var l diag.List
+		l.Errorf(diag.Pos{File: s.name}, "TEST", "%v", err)
+		return "", l
+	}
+	m, diags := grimoire.Compile(in)
+	if m == nil || diags.HasErrors() {
+		return "", diags
+	}
+	stripColumns(m)
+	return ir.Print(m), diags
+}
+
+// stripColumns zeroes the column of every position of m.
+func stripColumns(m *ir.Module) {
+	for _, d := range m.Data {
+		d.Pos.Col = 0
+	}
+	var region func(r *ir.Region)
+	region = func(r *ir.Region) {
+		for _, in := range r.Instrs {
+			in.Pos.Col = 0
+			for _, sub := range in.Regions {
+				region(sub)
+			}
+		}
+	}
+	for _, f := range m.Funcs {
+		f.Pos.Col = 0
+		for _, l := range f.Locals {
+			l.Pos.Col = 0
+		}
+		if f.Body != nil {
+			region(f.Body)
+		}
+	}
+}
+
+// diagKeys is what a diagnostic says but its column.
+func diagKeys(l diag.List) []string {
+	var keys []string
+	for _, d := range l {
+		keys = append(keys, strings.Join([]string{d.Pos.File, strconv.Itoa(d.Pos.Line), d.Severity.String(), d.Code, d.Msg}, ":"))
+	}
+	return keys
+}
+
+// comments returns the comments of a spell, sorted, each without the
+// white space that ends it: read from the gaps between the lexer's
+// tokens, independently of the formatter.
+func comments(t *testing.T, src []byte) []string {
+	t.Helper()
+	input := antlr.NewInputStream(string(src))
+	lexer := parser.NewGrimoireLexer(input)
+	lexer.RemoveErrorListeners()
+	var found []string
+	next := 0
+	for {
+		tok := lexer.NextToken()
+		if tok.GetStart() > next {
+			gap := input.GetText(next, tok.GetStart()-1)
+			if i := strings.IndexByte(gap, '#'); i >= 0 {
+				found = append(found, strings.TrimRight(gap[i:], " \t\r\f\v"))
+			}
+		}
+		if tok.GetTokenType() == antlr.TokenEOF {
+			break
+		}
+		next = tok.GetStop() + 1
+	}
+	slices.Sort(found)
+	return found
+}
+
+// codeLines counts the lines of src up to its last one that is not
+// blank: the formatter keeps them all, so that positions keep their
+// lines.
+func codeLines(src []byte) int {
+	s := strings.ReplaceAll(string(src), "\r\n", "\n")
+	s = strings.ReplaceAll(s, "\r", "\n")
+	lines := strings.Split(s, "\n")
+	for len(lines) > 0 && strings.TrimSpace(lines[len(lines)-1]) == "" {
+		lines = lines[:len(lines)-1]
+	}
+	return len(lines)
+}
+
+// TestGrimoireGolden formats the spell.spell section of each case of
+// testdata/grimoire into its formatted.spell section (-update rewrites
+// them) and checks the formatted spell is a fixed point.
+func TestGrimoireGolden(t *testing.T) {
+	golden.Run(t, "testdata/grimoire/*.txtar", func(t *testing.T, c *golden.Case) {
+		src, ok := c.File("spell.spell")
+		if !ok {
+			t.Fatal("no spell.spell section")
+		}
+		out, err := Grimoire("spell.spell", []byte(src))
+		if err != nil {
+			c.Check("out/errors", err.(diag.List).Render(diag.Sources{"spell.spell": []byte(src)}))
+			return
+		}
+		c.Check("formatted.spell", string(out))
+		again, err := Grimoire("formatted.spell", out)
+		if err != nil || !bytes.Equal(again, out) {
+			t.Errorf("formatting the formatted spell again: %v\n%s", err, again)
+		}
+		a, _ := grimoire.ParseFile("spell.spell", []byte(src))
+		b, _ := grimoire.ParseFile("spell.spell", out)
+		if d := cmp.Diff(grimoire.Sprint(a), grimoire.Sprint(b)); d != "" {
+			t.Errorf("the formatted spell parses to another tree (-before +after):\n%s", d)
+		}
+		if d := cmp.Diff(comments(t, []byte(src)), comments(t, out)); d != "" {
+			t.Errorf("comments changed (-before +after):\n%s", d)
+		}
+	})
+}
+
+// TestGrimoireRefuses checks that a spell that does not parse is not
+// formatted, and that the error is the frontend's diagnostics, which the
+// command renders with the source line and a caret.
+func TestGrimoireRefuses(t *testing.T) {
+	for _, src := range []string{
+		"spell Broken {\n  version:\n",
+		"spell X\n  on manual\n    pass\n",
+		"spell X\n  on manual:\n    x = 50bps\n",
+		"",
+		"spell X\n    on manual:\n      pass\n  on hourly:\n    pass\n",
+	} {
+		out, err := Grimoire("bad.spell", []byte(src))
+		if err == nil {
+			t.Errorf("%q formatted to %q, want an error", src, out)
+			continue
+		}
+		var l diag.List
+		if !errors.As(err, &l) || !l.HasErrors() {
+			t.Errorf("%q: error %v (%T), want a diag.List with an error", src, err, err)
+			continue
+		}
+		_, want := grimoire.ParseFile("bad.spell", []byte(src))
+		if d := cmp.Diff(want.Error(), l.Error()); d != "" {
+			t.Errorf("%q: not the frontend's diagnostics (-frontend +formatter):\n%s", src, d)
+		}
+		if out != nil {
+			t.Errorf("%q: output %q with an error", src, out)
+		}
+	}
+}
+
+// TestGrimoireLineEndings checks CRLF line endings become line feeds and
+// tabs of indentation two spaces a level, with the same tree.
+func TestGrimoireLineEndings(t *testing.T) {
+	src := "spell X\r\n\ton manual:\r\n\t\tx = 1   # one\r\n\t\temit e(v=x)\r\n"
+	out, err := Grimoire("x.spell", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "spell X\n  on manual:\n    x = 1 # one\n    emit e(v=x)\n"
+	if d := cmp.Diff(want, string(out)); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+}
+
+// TestGrimoireLarge formats a spell large enough for the frontend's
+// chunked parse, and holds the formatter to a bound of the memory it
+// allocates per byte, and to growing linearly.
+func TestGrimoireLarge(t *testing.T) {
+	measure := func(size int) (inputlimits.Usage, int) {
+		src := inputlimits.SpellProgram(size)
+		// Indent it badly: three spaces a level instead of two.
+		src = bytes.ReplaceAll(src, []byte("\n  "), []byte("\n   "))
+		src = bytes.ReplaceAll(src, []byte("\n     "), []byte("\n      "))
+		var out []byte
+		u := inputlimits.Measure(func() any {
+			var err error
+			out, err = Grimoire("big.spell", src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return out
+		})
+		if bytes.Equal(out, src) {
+			t.Fatal("the badly indented spell did not change")
+		}
+		if again, err := Grimoire("big.spell", out); err != nil || !bytes.Equal(again, out) {
+			t.Fatalf("not idempotent on a large spell: %v", err)
+		}
+		return u, len(src)
+	}
+	small, n := measure(256 << 10)
+	inputlimits.PerByte(t, small, n, 900, 0)
+	large, m := measure(1 << 20)
+	inputlimits.Grows(t, small, large, float64(m)/float64(n), 1.3)
+}
+
+// FuzzGrimoire checks that the formatter never panics, that a spell that
+// parses always formats (no internal error), to a spell that parses to
+// the same tree and formats to itself, and that one that does not parse
+// gives the frontend's diagnostics.
+func FuzzGrimoire(f *testing.F) {
+	for _, dir := range []string{"../tests/grimoire/corpus/grimoire", "../tests/grimoire/corpus/grimoire-braces", "testdata/grimoire"} {
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			data, err := os.ReadFile(filepath.Join(dir, e.Name()))
+			if err != nil {
+				continue
+			}
+			if strings.HasSuffix(e.Name(), ".txtar") {
+				a := txtar.Parse(data)
+				for _, file := range a.Files {
+					f.Add(file.Data)
+				}
+				continue
+			}
+			f.Add(data)
+		}
+	}
+	f.Fuzz(func(t *testing.T, src []byte) {
+		_, diags := grimoire.ParseFile("f.spell", src)
+		out, err := Grimoire("f.spell", src)
+		if diags.HasErrors() {
+			if err == nil {
+				t.Fatalf("a spell with errors formatted")
+			}
+			return
+		}
+		if err != nil {
+			t.Fatalf("a spell that parses did not format: %v", err)
+		}
+		again, err := Grimoire("f.spell", out)
+		if err != nil {
+			t.Fatalf("the formatted spell does not format: %v\n%s", err, out)
+		}
+		if !bytes.Equal(again, out) {
+			t.Fatalf("not idempotent:\n%s\n---\n%s", out, again)
+		}
+	})
+}
