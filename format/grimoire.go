@@ -283,12 +283,13 @@ func (f *grimoireFormatter) levelOf(l gline) int {
 // flush writes the lines without tokens held before a line of the given
 // level and source column (col). A comment goes with the line after it,
 // unless that line is less indented than the code before the comment,
-// which was at level hi (the line ends indented blocks or closes
-// brackets), and the comment was written deeper than that line: then it
-// stays with the code before it. Outside brackets it goes to the
-// deepest block that its column reaches, by the columns the blocks had
-// in the source (indents, those open before the line); inside brackets
-// to level hi. The rule reads only levels and the order of columns, so a
+// which was at level hi: the line closes brackets or ends indented
+// blocks. A comment before a closing bracket is inside the bracket, and
+// indented as its contents (level hi). Before the end of indented
+// blocks, a comment written deeper than the line after it stays with
+// the code before it, in the deepest block that its column reaches, by
+// the columns the blocks had in the source (indents, those open before
+// the line). The rule reads only levels and the order of columns, so a
 // formatted spell keeps its comments where they are.
 func (f *grimoireFormatter) flush(level, hi, col int, indents []int, inBrackets bool) {
 	for _, p := range f.pending {
@@ -297,12 +298,14 @@ func (f *grimoireFormatter) flush(level, hi, col int, indents []int, inBrackets 
 			continue
 		}
 		at := level
-		if level < hi && p.col > col {
+		switch {
+		case level >= hi:
+		case inBrackets:
 			at = hi
-			if !inBrackets {
-				for at > level && at < len(indents) && indents[at] > p.col {
-					at--
-				}
+		case p.col > col:
+			at = hi
+			for at > level && at < len(indents) && indents[at] > p.col {
+				at--
 			}
 		}
 		f.indent(at)

@@ -106,6 +106,11 @@ func TestGrimoireCorpus(t *testing.T) {
 		if d := cmp.Diff(comments(t, s.data), comments(t, out)); d != "" {
 			t.Errorf("%s: comments changed (-before +after):\n%s", s.name, d)
 		}
+		if respaced, err := Grimoire(s.name, respace(s.data)); err != nil {
+			t.Errorf("%s: respaced: %v", s.name, err)
+		} else if d := cmp.Diff(string(out), string(respaced)); d != "" {
+			t.Errorf("%s: the spell respaced formats otherwise (-spell +respaced):\n%s", s.name, d)
+		}
 		if a, b := codeLines(s.data), codeLines(out); a != b {
 			t.Errorf("%s: %d lines before the last token, %d after", s.name, a, b)
 		}
@@ -225,6 +230,57 @@ func comments(t *testing.T, src []byte) []string {
 	return found
 }
 
+// respace returns src with other white space between its tokens, the
+// same tokens on the same lines: indentation three times as wide (which
+// keeps the order of columns, so the same blocks), a space where tokens
+// were joined (but around a '-', which may join the words of an id),
+// two where there was white space, trailing blanks. A canonical
+// formatter formats it as src.
+func respace(src []byte) []byte {
+	input := antlr.NewInputStream(string(src))
+	lexer := parser.NewGrimoireLexer(input)
+	lexer.RemoveErrorListeners()
+	var b strings.Builder
+	next, lineStart, prev := 0, true, 0
+	for {
+		tok := lexer.NextToken()
+		typ := tok.GetTokenType()
+		gap := ""
+		if tok.GetStart() > next {
+			gap = input.GetText(next, tok.GetStart()-1)
+		}
+		comment := ""
+		if i := strings.IndexByte(gap, '#'); i >= 0 {
+			gap, comment = gap[:i], gap[i:]
+		}
+		switch {
+		case lineStart:
+			b.WriteString(strings.Repeat(" ", 3*indentColumn(gap)))
+		case gap != "":
+			b.WriteString("  ")
+		case typ != parser.GrimoireLexerMINUS && prev != parser.GrimoireLexerMINUS &&
+			typ != parser.GrimoireLexerNEWLINE && typ != antlr.TokenEOF:
+			b.WriteString(" ")
+		}
+		if comment != "" {
+			if !lineStart {
+				b.WriteString(" ")
+			}
+			b.WriteString(comment)
+		}
+		if typ == antlr.TokenEOF {
+			break
+		}
+		if typ == parser.GrimoireLexerNEWLINE {
+			b.WriteString("  ")
+		}
+		b.WriteString(tok.GetText())
+		lineStart, prev = typ == parser.GrimoireLexerNEWLINE, typ
+		next = tok.GetStop() + 1
+	}
+	return []byte(b.String())
+}
+
 // codeLines counts the lines of src up to its last one that is not
 // blank: the formatter keeps them all, so that positions keep their
 // lines.
@@ -314,35 +370,40 @@ func TestGrimoireLineEndings(t *testing.T) {
 }
 
 // TestGrimoireLarge formats a spell large enough for the frontend's
-// chunked parse, and holds the formatter to a bound of the memory it
-// allocates per byte, and to growing linearly.
+// chunked parse, and holds the formatter to bounds of the memory it
+// allocates per byte: the whole of Grimoire (two parses and their
+// checks), and the formatting proper, which must also grow linearly.
 func TestGrimoireLarge(t *testing.T) {
-	measure := func(size int) (inputlimits.Usage, int) {
+	spell := func(size int) []byte {
 		src := inputlimits.SpellProgram(size)
 		// Indent it badly: three spaces a level instead of two.
 		src = bytes.ReplaceAll(src, []byte("\n  "), []byte("\n   "))
-		src = bytes.ReplaceAll(src, []byte("\n     "), []byte("\n      "))
-		var out []byte
-		u := inputlimits.Measure(func() any {
-			var err error
-			out, err = Grimoire("big.spell", src)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return out
-		})
-		if bytes.Equal(out, src) {
-			t.Fatal("the badly indented spell did not change")
-		}
-		if again, err := Grimoire("big.spell", out); err != nil || !bytes.Equal(again, out) {
-			t.Fatalf("not idempotent on a large spell: %v", err)
-		}
-		return u, len(src)
+		return bytes.ReplaceAll(src, []byte("\n     "), []byte("\n      "))
 	}
-	small, n := measure(256 << 10)
-	inputlimits.PerByte(t, small, n, 900, 0)
-	large, m := measure(1 << 20)
-	inputlimits.Grows(t, small, large, float64(m)/float64(n), 1.3)
+	src := spell(96 << 10)
+	var out []byte
+	u := inputlimits.Measure(func() any {
+		var err error
+		if out, err = Grimoire("big.spell", src); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	})
+	inputlimits.PerByte(t, u, len(src), 1000, 0)
+	if bytes.Equal(out, src) {
+		t.Fatal("the badly indented spell did not change")
+	}
+	if again, err := Grimoire("big.spell", out); err != nil || !bytes.Equal(again, out) {
+		t.Fatalf("not idempotent on a large spell: %v", err)
+	}
+
+	formatOnly := func(src []byte) inputlimits.Usage {
+		return inputlimits.Measure(func() any { return formatSpell(src) })
+	}
+	small := formatOnly(src)
+	inputlimits.PerByte(t, small, len(src), 100, 0)
+	large := spell(4 * len(src))
+	inputlimits.Grows(t, small, formatOnly(large), float64(len(large))/float64(len(src)), 1.2)
 }
 
 // FuzzGrimoire checks that the formatter never panics, that a spell that
