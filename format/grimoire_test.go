@@ -3,6 +3,7 @@ package format
 import (
 	"bytes"
 	"errors"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -448,4 +449,66 @@ func FuzzGrimoire(f *testing.F) {
 			t.Fatalf("not idempotent:\n%s\n---\n%s", out, again)
 		}
 	})
+}
+
+// TestGrimoireMutations runs the fuzz target's checks on spells of the
+// corpus cut, spliced and respaced by a fixed pseudo-random sequence:
+// a deterministic sample of what FuzzGrimoire explores, run with every
+// `go test`.
+func TestGrimoireMutations(t *testing.T) {
+	var seeds [][]byte
+	for _, dir := range []string{"../tests/grimoire/corpus/grimoire", "../tests/grimoire/corpus/grimoire-braces"} {
+		for _, rel := range golden.CorpusFiles(t, dir, ".spell") {
+			data, err := os.ReadFile(filepath.Join(dir, rel))
+			if err != nil {
+				t.Fatal(err)
+			}
+			seeds = append(seeds, data)
+		}
+	}
+	rng := rand.New(rand.NewPCG(18, 1))
+	pieces := []string{" ", "\n", "\t", "  ", "#", "# c\n", "(", ")", "{", "}", "[", "]", ":", ",", "-", "=", "\n    ", "\r\n", "?", "%", "*", "'", "\""}
+	parsed := 0
+	for i := range 1500 {
+		src := slices.Clone(seeds[rng.IntN(len(seeds))])
+		for range 1 + rng.IntN(3) {
+			at := rng.IntN(len(src) + 1)
+			switch rng.IntN(3) {
+			case 0: // delete a few bytes
+				end := min(len(src), at+1+rng.IntN(4))
+				src = slices.Delete(src, at, end)
+			case 1: // insert a piece
+				src = slices.Insert(src, at, []byte(pieces[rng.IntN(len(pieces))])...)
+			case 2: // duplicate a line
+				if start := bytes.LastIndexByte(src[:at], '\n') + 1; start < len(src) {
+					end := bytes.IndexByte(src[start:], '\n')
+					if end < 0 {
+						end = len(src) - start
+					}
+					line := slices.Clone(src[start : start+end+min(1, len(src)-start-end)])
+					src = slices.Insert(src, start, line...)
+				}
+			}
+		}
+		_, diags := grimoire.ParseFile("m.spell", src)
+		out, err := Grimoire("m.spell", src)
+		if diags.HasErrors() {
+			if err == nil {
+				t.Errorf("mutation %d: a spell with errors formatted:\n%s", i, src)
+			}
+			continue
+		}
+		parsed++
+		if err != nil {
+			t.Errorf("mutation %d: a spell that parses did not format: %v\n%s", i, err, src)
+			continue
+		}
+		if again, err := Grimoire("m.spell", out); err != nil || !bytes.Equal(again, out) {
+			t.Errorf("mutation %d: not idempotent (%v):\n%s\n---\n%s", i, err, out, again)
+		}
+		if d := cmp.Diff(comments(t, src), comments(t, out)); d != "" {
+			t.Errorf("mutation %d: comments changed (-before +after):\n%s", i, d)
+		}
+	}
+	t.Logf("%d mutations parsed and were formatted", parsed)
 }
