@@ -41,74 +41,83 @@ func Grimoire(name string, src []byte) (out []byte, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			out = nil
-			err = internalError(name, "internal error of the formatter: %v", p)
+			err = spellInternalError(name, "internal error of the formatter: %v", p)
 		}
 	}()
 	spell, diags := grimoire.ParseFile(name, src)
 	if diags.HasErrors() {
 		return nil, diags
 	}
-	want := treeHash(spell)
+	want := spellTreeHash(spell)
 	spell = nil
 
-	out = formatSpell(src)
+	out = spellFormat(src)
 
 	again, diags := grimoire.ParseFile(name, out)
 	if diags.HasErrors() {
-		return nil, internalError(name, "internal error of the formatter: the formatted spell does not parse (%s); the file is left unformatted", diags[0].Error())
+		first := diags[0]
+		for _, d := range diags {
+			if d.Severity == diag.Error {
+				first = d
+				break
+			}
+		}
+		return nil, spellInternalError(name, "internal error of the formatter: the formatted spell does not parse (%s); the file is left unformatted", first.Error())
 	}
-	if treeHash(again) != want {
-		return nil, internalError(name, "internal error of the formatter: the formatted spell would compile to another program; the file is left unformatted")
+	if spellTreeHash(again) != want {
+		return nil, spellInternalError(name, "internal error of the formatter: the formatted spell would compile to another program; the file is left unformatted")
 	}
 	return out, nil
 }
 
-// treeHash is the hash of a parsed spell's printed tree, which holds no
+// spellTreeHash is the hash of a parsed spell's printed tree, which holds no
 // positions and nothing of the syntax: two spells with the same hash are
 // the same program.
-func treeHash(s *grimoire.Spell) [sha256.Size]byte {
+func spellTreeHash(s *grimoire.Spell) [sha256.Size]byte {
 	return sha256.Sum256([]byte(grimoire.Sprint(s)))
 }
 
-func internalError(name, format string, args ...any) error {
+// spellInternalError is the G999 diagnostic of a bug of the formatter,
+// at the start of the file.
+func spellInternalError(name, format string, args ...any) error {
 	var l diag.List
 	l.Errorf(diag.Pos{File: name, Line: 1, Col: 1}, grimoire.CodeInternal, format, args...)
 	return l
 }
 
-// indentUnit is one level of indentation, the specification's two spaces.
-const indentUnit = "  "
+// spellIndentUnit is one level of indentation, the specification's two spaces.
+const spellIndentUnit = "  "
 
-// A gtok is a token of a line: its type, as the lexer gives it, and its
+// A spellTok is a token of a line: its type, as the lexer gives it, and its
 // text, verbatim (a string or a prompt may span lines).
-type gtok struct {
+type spellTok struct {
 	typ  int
 	text string
 	// glued is set when no white space precedes the token on its line.
 	glued bool
 }
 
-// A gline is one physical line of the spell (with the lines a token
+// A spellLine is one physical line of the spell (with the lines a token
 // spanning lines runs over): its tokens, its comment ("#…", without the
 // white space that ends it, or ""), and the column its first token or
 // its comment starts at, counted as the frontend's token source counts
 // indentation (a tab is two columns).
-type gline struct {
-	toks    []gtok
+type spellLine struct {
+	toks    []spellTok
 	comment string
 	col     int
 }
 
-// A pending line is a line without tokens, held until the next line with
+// A spellPending is a line without tokens, held until the next line with
 // tokens says how deep a comment on it is indented.
-type pending struct {
+type spellPending struct {
 	comment string // "" for a blank line
 	col     int
 }
 
-// An open bracket: its token type, the level of the line it was opened
+// A spellBracket is an open bracket: its token type, the level of the line it was opened
 // on, and how many `?` wait for their `:` inside it.
-type openBracket struct {
+type spellBracket struct {
 	typ     int
 	level   int
 	ternary int
@@ -121,12 +130,12 @@ type grimoireFormatter struct {
 	// brackets are the brackets open, innermost last; indents the
 	// columns of the indented blocks open in the source (indents[0] is
 	// 0), as the frontend's token source follows them.
-	brackets []openBracket
+	brackets []spellBracket
 	indents  []int
 	// ternary counts the `?` outside all brackets waiting for their `:`.
 	ternary int
 
-	pending []pending
+	spellPending []spellPending
 
 	// The last two tokens written (0 before any), and whether the last
 	// one started a statement: they decide the spacing of the next.
@@ -134,13 +143,17 @@ type grimoireFormatter struct {
 	prevStmtStart bool
 	prevUnary     bool
 	prevName      bool
-	// prevHyphen is set when the last token was a hyphen (see hyphen).
+	// prevHyphen is set when the last token was a hyphen (see spellHyphen).
 	prevHyphen bool
 	// assignStmt is set when the last `=` written was an assignment.
 	assignStmt bool
 	// level is the level of the line being written.
 	level int
 }
+
+// spellFormat is the formatting proper, which Grimoire checks; a
+// variable so that a test can break it.
+var spellFormat = formatSpell
 
 // formatSpell formats src, which parses: it reads the tokens of the
 // frontend's lexer a line at a time and writes each line as it ends.
@@ -152,7 +165,7 @@ func formatSpell(src []byte) []byte {
 	f.out.Grow(len(src) + len(src)/8)
 
 	next := 0 // the index of the first character not yet read
-	var line gline
+	var line spellLine
 	started := false // the line has a token or a comment
 	for {
 		t := lexer.NextToken()
@@ -166,7 +179,7 @@ func formatSpell(src []byte) []byte {
 			// it has one: a comment runs to the end of its line.
 			if i := strings.IndexByte(gap, '#'); i >= 0 {
 				if !started {
-					line.col = indentColumn(gap[:i])
+					line.col = spellColumn(gap[:i])
 				}
 				line.comment = strings.TrimRight(gap[i:], " \t\f\r\v")
 				started = true
@@ -175,24 +188,24 @@ func formatSpell(src []byte) []byte {
 			if typ == antlr.TokenEOF {
 				break
 			}
-			line, started = gline{}, false
+			line, started = spellLine{}, false
 			next = t.GetStop() + 1
 			continue
 		}
 		if !started {
-			line.col = indentColumn(gap)
+			line.col = spellColumn(gap)
 			started = true
 		}
-		line.toks = append(line.toks, gtok{typ: typ, text: t.GetText(), glued: gap == "" && len(line.toks) > 0})
+		line.toks = append(line.toks, spellTok{typ: typ, text: t.GetText(), glued: gap == "" && len(line.toks) > 0})
 		next = t.GetStop() + 1
 	}
 	f.end()
 	return f.out.Bytes()
 }
 
-// indentColumn measures leading white space as the frontend's token
+// spellColumn measures leading white space as the frontend's token
 // source does: a space is one column, a tab two, anything else none.
-func indentColumn(ws string) int {
+func spellColumn(ws string) int {
 	n := 0
 	for _, r := range ws {
 		switch r {
@@ -206,12 +219,12 @@ func indentColumn(ws string) int {
 }
 
 // line takes one line of the spell; started is false for a blank one.
-func (f *grimoireFormatter) line(l gline, started bool) {
+func (f *grimoireFormatter) line(l spellLine, started bool) {
 	if len(l.toks) == 0 {
 		if started {
-			f.pending = append(f.pending, pending{comment: l.comment, col: l.col})
+			f.spellPending = append(f.spellPending, spellPending{comment: l.comment, col: l.col})
 		} else {
-			f.pending = append(f.pending, pending{})
+			f.spellPending = append(f.spellPending, spellPending{})
 		}
 		return
 	}
@@ -221,7 +234,7 @@ func (f *grimoireFormatter) line(l gline, started bool) {
 	f.indent(level)
 	f.level = level
 	for i, t := range l.toks {
-		f.token(t, i == 0, hyphen(l.toks, i))
+		f.token(t, i == 0, spellHyphen(l.toks, i))
 	}
 	if l.comment != "" {
 		f.out.WriteByte(' ')
@@ -233,8 +246,8 @@ func (f *grimoireFormatter) line(l gline, started bool) {
 // end writes the comments after the last token, dropping the blank lines
 // that end the file.
 func (f *grimoireFormatter) end() {
-	for len(f.pending) > 0 && f.pending[len(f.pending)-1].comment == "" {
-		f.pending = f.pending[:len(f.pending)-1]
+	for len(f.spellPending) > 0 && f.spellPending[len(f.spellPending)-1].comment == "" {
+		f.spellPending = f.spellPending[:len(f.spellPending)-1]
 	}
 	f.flush(0, f.innerLevel(), 0, f.indents, len(f.brackets) > 0)
 }
@@ -257,7 +270,7 @@ func (f *grimoireFormatter) innerLevel() int {
 // parser, it is one more than the level of the line that opened the
 // innermost bracket, or, for a line that starts by closing a bracket,
 // that bracket's opening line's level.
-func (f *grimoireFormatter) levelOf(l gline) int {
+func (f *grimoireFormatter) levelOf(l spellLine) int {
 	if len(f.brackets) == 0 {
 		top := f.indents[len(f.indents)-1]
 		switch {
@@ -270,7 +283,7 @@ func (f *grimoireFormatter) levelOf(l gline) int {
 		}
 		return len(f.indents) - 1
 	}
-	if open := opener(l.toks[0].typ); open != 0 {
+	if open := spellOpener(l.toks[0].typ); open != 0 {
 		for i := len(f.brackets) - 1; i >= 0; i-- {
 			if f.brackets[i].typ == open {
 				return f.brackets[i].level
@@ -292,7 +305,7 @@ func (f *grimoireFormatter) levelOf(l gline) int {
 // the line). The rule reads only levels and the order of columns, so a
 // formatted spell keeps its comments where they are.
 func (f *grimoireFormatter) flush(level, hi, col int, indents []int, inBrackets bool) {
-	for _, p := range f.pending {
+	for _, p := range f.spellPending {
 		if p.comment == "" {
 			f.out.WriteByte('\n')
 			continue
@@ -312,29 +325,29 @@ func (f *grimoireFormatter) flush(level, hi, col int, indents []int, inBrackets 
 		f.out.WriteString(p.comment)
 		f.out.WriteByte('\n')
 	}
-	f.pending = f.pending[:0]
+	f.spellPending = f.spellPending[:0]
 }
 
 func (f *grimoireFormatter) indent(level int) {
 	for range level {
-		f.out.WriteString(indentUnit)
+		f.out.WriteString(spellIndentUnit)
 	}
 }
 
-// hyphen reports whether toks[i] is a `-` written between two names
+// spellHyphen reports whether toks[i] is a `-` written between two names
 // without spaces, as in the ids of the skills, allowed_tools and mcp
 // lists (`web-search`), which the language reads back as the text they
 // were written as: such a `-` stays unspaced (docs/fmt-grimoire.md).
-func hyphen(toks []gtok, i int) bool {
+func spellHyphen(toks []spellTok, i int) bool {
 	if toks[i].typ != parser.GrimoireLexerMINUS || i == 0 || i+1 >= len(toks) || !toks[i].glued || !toks[i+1].glued {
 		return false
 	}
-	return isName(toks[i-1].typ) && isName(toks[i+1].typ)
+	return spellName(toks[i-1].typ) && spellName(toks[i+1].typ)
 }
 
-// isName reports whether a token of type typ is a name: an identifier or
+// spellName reports whether a token of type typ is a name: an identifier or
 // a contextual keyword.
-func isName(typ int) bool {
+func spellName(typ int) bool {
 	switch typ {
 	case parser.GrimoireLexerID, parser.GrimoireLexerMAX, parser.GrimoireLexerEVERY, parser.GrimoireLexerWHERE,
 		parser.GrimoireLexerBY, parser.GrimoireLexerORDER, parser.GrimoireLexerBLOCK:
@@ -343,8 +356,8 @@ func isName(typ int) bool {
 	return false
 }
 
-// opener is the opening bracket of a closing bracket's type, or 0.
-func opener(typ int) int {
+// spellOpener is the opening bracket of a closing bracket's type, or 0.
+func spellOpener(typ int) int {
 	switch typ {
 	case parser.GrimoireLexerRPAREN:
 		return parser.GrimoireLexerLPAREN
@@ -359,7 +372,7 @@ func opener(typ int) int {
 // token writes one token, and the space before it that the spacing rules
 // (docs/fmt-grimoire.md) give; first is set for the first token of a
 // line, written after the indentation.
-func (f *grimoireFormatter) token(t gtok, first, hyphen bool) {
+func (f *grimoireFormatter) token(t spellTok, first, joined bool) {
 	typ := t.typ
 	innermost := 0
 	if n := len(f.brackets); n > 0 {
@@ -386,16 +399,16 @@ func (f *grimoireFormatter) token(t gtok, first, hyphen bool) {
 	case parser.GrimoireLexerCOMMA:
 		f.setTernary(0)
 	}
-	if !first && !hyphen && !f.prevHyphen && f.spaced(typ, ternaryColon) {
+	if !first && !joined && !f.prevHyphen && f.spaced(typ, ternaryColon) {
 		f.out.WriteByte(' ')
 	}
 	f.out.WriteString(t.text)
 
 	switch typ {
 	case parser.GrimoireLexerLPAREN, parser.GrimoireLexerLBRACK, parser.GrimoireLexerLBRACE:
-		f.brackets = append(f.brackets, openBracket{typ: typ, level: f.level})
+		f.brackets = append(f.brackets, spellBracket{typ: typ, level: f.level})
 	case parser.GrimoireLexerRPAREN, parser.GrimoireLexerRBRACK, parser.GrimoireLexerRBRACE:
-		open := opener(typ)
+		open := spellOpener(typ)
 		for i := len(f.brackets) - 1; i >= 0; i-- {
 			if f.brackets[i].typ == open {
 				f.brackets = f.brackets[:i]
@@ -411,7 +424,7 @@ func (f *grimoireFormatter) token(t gtok, first, hyphen bool) {
 		f.assignStmt = f.prevStmtStart
 	}
 	f.prev2, f.prev = f.prev, typ
-	f.prevStmtStart, f.prevUnary, f.prevName, f.prevHyphen = stmtStart, unary, name, hyphen
+	f.prevStmtStart, f.prevUnary, f.prevName, f.prevHyphen = stmtStart, unary, name, joined
 }
 
 func (f *grimoireFormatter) ternaryCount() int {

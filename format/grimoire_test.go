@@ -104,20 +104,20 @@ func TestGrimoireCorpus(t *testing.T) {
 		} else if d := cmp.Diff(string(out), string(again)); d != "" {
 			t.Errorf("%s: not idempotent (-once +twice):\n%s", s.name, d)
 		}
-		if d := cmp.Diff(comments(t, s.data), comments(t, out)); d != "" {
+		if d := cmp.Diff(spellComments(t, s.data), spellComments(t, out)); d != "" {
 			t.Errorf("%s: comments changed (-before +after):\n%s", s.name, d)
 		}
-		if respaced, err := Grimoire(s.name, respace(s.data)); err != nil {
+		if respaced, err := Grimoire(s.name, spellRespace(s.data)); err != nil {
 			t.Errorf("%s: respaced: %v", s.name, err)
 		} else if d := cmp.Diff(string(out), string(respaced)); d != "" {
 			t.Errorf("%s: the spell respaced formats otherwise (-spell +respaced):\n%s", s.name, d)
 		}
-		if a, b := codeLines(s.data), codeLines(out); a != b {
+		if a, b := spellLines(s.data), spellLines(out); a != b {
 			t.Errorf("%s: %d lines before the last token, %d after", s.name, a, b)
 		}
 		want, wantDiags := compileSpell(s, false)
 		got, gotDiags := compileSpell(s, true)
-		if d := cmp.Diff(diagKeys(wantDiags), diagKeys(gotDiags)); d != "" {
+		if d := cmp.Diff(spellDiagKeys(wantDiags), spellDiagKeys(gotDiags)); d != "" {
 			t.Errorf("%s: diagnostics changed (-before +after):\n%s", s.name, d)
 		}
 		if d := cmp.Diff(want, got); d != "" {
@@ -166,12 +166,12 @@ func compileSpell(s spellSource, formatted bool) (string, diag.List) {
 	if m == nil || diags.HasErrors() {
 		return "", diags
 	}
-	stripColumns(m)
+	spellStripColumns(m)
 	return ir.Print(m), diags
 }
 
-// stripColumns zeroes the column of every position of m.
-func stripColumns(m *ir.Module) {
+// spellStripColumns zeroes the column of every position of m.
+func spellStripColumns(m *ir.Module) {
 	for _, d := range m.Data {
 		d.Pos.Col = 0
 	}
@@ -195,8 +195,8 @@ func stripColumns(m *ir.Module) {
 	}
 }
 
-// diagKeys is what a diagnostic says but its column.
-func diagKeys(l diag.List) []string {
+// spellDiagKeys is what a diagnostic says but its column.
+func spellDiagKeys(l diag.List) []string {
 	var keys []string
 	for _, d := range l {
 		keys = append(keys, strings.Join([]string{d.Pos.File, strconv.Itoa(d.Pos.Line), d.Severity.String(), d.Code, d.Msg}, ":"))
@@ -204,10 +204,10 @@ func diagKeys(l diag.List) []string {
 	return keys
 }
 
-// comments returns the comments of a spell, sorted, each without the
+// spellComments returns the comments of a spell, sorted, each without the
 // white space that ends it: read from the gaps between the lexer's
 // tokens, independently of the formatter.
-func comments(t *testing.T, src []byte) []string {
+func spellComments(t *testing.T, src []byte) []string {
 	t.Helper()
 	input := antlr.NewInputStream(string(src))
 	lexer := parser.NewGrimoireLexer(input)
@@ -231,13 +231,13 @@ func comments(t *testing.T, src []byte) []string {
 	return found
 }
 
-// respace returns src with other white space between its tokens, the
+// spellRespace returns src with other white space between its tokens, the
 // same tokens on the same lines: indentation three times as wide (which
 // keeps the order of columns, so the same blocks), a space where tokens
 // were joined (but around a '-', which may join the words of an id),
 // two where there was white space, trailing blanks. A canonical
 // formatter formats it as src.
-func respace(src []byte) []byte {
+func spellRespace(src []byte) []byte {
 	input := antlr.NewInputStream(string(src))
 	lexer := parser.NewGrimoireLexer(input)
 	lexer.RemoveErrorListeners()
@@ -256,7 +256,7 @@ func respace(src []byte) []byte {
 		}
 		switch {
 		case lineStart:
-			b.WriteString(strings.Repeat(" ", 3*indentColumn(gap)))
+			b.WriteString(strings.Repeat(" ", 3*spellColumn(gap)))
 		case gap != "":
 			b.WriteString("  ")
 		case typ != parser.GrimoireLexerMINUS && prev != parser.GrimoireLexerMINUS &&
@@ -282,10 +282,10 @@ func respace(src []byte) []byte {
 	return []byte(b.String())
 }
 
-// codeLines counts the lines of src up to its last one that is not
+// spellLines counts the lines of src up to its last one that is not
 // blank: the formatter keeps them all, so that positions keep their
 // lines.
-func codeLines(src []byte) int {
+func spellLines(src []byte) int {
 	s := strings.ReplaceAll(string(src), "\r\n", "\n")
 	s = strings.ReplaceAll(s, "\r", "\n")
 	lines := strings.Split(s, "\n")
@@ -319,7 +319,7 @@ func TestGrimoireGolden(t *testing.T) {
 		if d := cmp.Diff(grimoire.Sprint(a), grimoire.Sprint(b)); d != "" {
 			t.Errorf("the formatted spell parses to another tree (-before +after):\n%s", d)
 		}
-		if d := cmp.Diff(comments(t, []byte(src)), comments(t, out)); d != "" {
+		if d := cmp.Diff(spellComments(t, []byte(src)), spellComments(t, out)); d != "" {
 			t.Errorf("comments changed (-before +after):\n%s", d)
 		}
 	})
@@ -352,6 +352,28 @@ func TestGrimoireRefuses(t *testing.T) {
 		}
 		if out != nil {
 			t.Errorf("%q: output %q with an error", src, out)
+		}
+	}
+}
+
+// TestGrimoireChecksItself breaks the formatting proper in the two ways
+// a bug could, and checks that Grimoire then returns a G999 diagnostic
+// and no output rather than a spell that is another program, or none.
+func TestGrimoireChecksItself(t *testing.T) {
+	src := []byte("spell X\n  on manual:\n    x = 1\n    emit e(v=x)\n")
+	defer func(f func([]byte) []byte) { spellFormat = f }(spellFormat)
+	for what, broken := range map[string]func([]byte) []byte{
+		"another program": func(src []byte) []byte { return bytes.Replace(formatSpell(src), []byte("x = 1"), []byte("x = 2"), 1) },
+		"no spell": func(src []byte) []byte {
+			return bytes.Replace(formatSpell(src), []byte("manual:"), []byte("manual"), 1)
+		},
+		"a panic": func([]byte) []byte { panic("broken") },
+	} {
+		spellFormat = broken
+		out, err := Grimoire("x.spell", src)
+		var l diag.List
+		if out != nil || !errors.As(err, &l) || len(l) != 1 || l[0].Code != grimoire.CodeInternal {
+			t.Errorf("%s: got %q, %v; want no output and one %s error", what, out, err, grimoire.CodeInternal)
 		}
 	}
 }
@@ -506,7 +528,7 @@ func TestGrimoireMutations(t *testing.T) {
 		if again, err := Grimoire("m.spell", out); err != nil || !bytes.Equal(again, out) {
 			t.Errorf("mutation %d: not idempotent (%v):\n%s\n---\n%s", i, err, out, again)
 		}
-		if d := cmp.Diff(comments(t, src), comments(t, out)); d != "" {
+		if d := cmp.Diff(spellComments(t, src), spellComments(t, out)); d != "" {
 			t.Errorf("mutation %d: comments changed (-before +after):\n%s", i, d)
 		}
 	}
