@@ -34,9 +34,10 @@ import (
 // as it is. Grimoire never panics.
 //
 // Memory: the text of the spell, as runes, and the result, plus one
-// parsed tree at a time (the parse of src, then that of the result), so a
-// large spell is formatted in the memory its parse takes
-// (docs/grimoire.md, "Limits": the chunked parse).
+// parsed tree and its printed form at a time (the parse of src, then
+// that of the result, each with the frontend's chunked parse of a large
+// spell), so memory is linear in the spell: about 90 bytes a byte at
+// the peak (docs/fmt-grimoire.md, "Limits and cost").
 func Grimoire(name string, src []byte) (out []byte, err error) {
 	defer func() {
 		if p := recover(); p != nil {
@@ -49,7 +50,6 @@ func Grimoire(name string, src []byte) (out []byte, err error) {
 		return nil, diags
 	}
 	want := spellTreeHash(spell)
-	spell = nil
 
 	out = spellFormat(src)
 
@@ -85,11 +85,12 @@ func spellInternalError(name, format string, args ...any) error {
 	return l
 }
 
-// spellIndentUnit is one level of indentation, the specification's two spaces.
+// spellIndentUnit is one level of indentation, the specification's two
+// spaces.
 const spellIndentUnit = "  "
 
-// A spellTok is a token of a line: its type, as the lexer gives it, and its
-// text, verbatim (a string or a prompt may span lines).
+// A spellTok is a token of a line: its type, as the lexer gives it, and
+// its text, verbatim (a string or a prompt may span lines).
 type spellTok struct {
 	typ  int
 	text string
@@ -115,8 +116,8 @@ type spellPending struct {
 	col     int
 }
 
-// A spellBracket is an open bracket: its token type, the level of the line it was opened
-// on, and how many `?` wait for their `:` inside it.
+// A spellBracket is an open bracket: its token type, the level of the
+// line it was opened on, and how many `?` wait for their `:` inside it.
 type spellBracket struct {
 	typ     int
 	level   int
@@ -135,11 +136,12 @@ type grimoireFormatter struct {
 	// ternary counts the `?` outside all brackets waiting for their `:`.
 	ternary int
 
-	spellPending []spellPending
+	// pending are the lines without tokens since the last line with.
+	pending []spellPending
 
-	// The last two tokens written (0 before any), and whether the last
-	// one started a statement: they decide the spacing of the next.
-	prev, prev2   int
+	// The type of the last token written (0 before any), and what it
+	// was: they decide the spacing of the next.
+	prev          int
 	prevStmtStart bool
 	prevUnary     bool
 	prevName      bool
@@ -222,9 +224,9 @@ func spellColumn(ws string) int {
 func (f *grimoireFormatter) line(l spellLine, started bool) {
 	if len(l.toks) == 0 {
 		if started {
-			f.spellPending = append(f.spellPending, spellPending{comment: l.comment, col: l.col})
+			f.pending = append(f.pending, spellPending{comment: l.comment, col: l.col})
 		} else {
-			f.spellPending = append(f.spellPending, spellPending{})
+			f.pending = append(f.pending, spellPending{})
 		}
 		return
 	}
@@ -246,8 +248,8 @@ func (f *grimoireFormatter) line(l spellLine, started bool) {
 // end writes the comments after the last token, dropping the blank lines
 // that end the file.
 func (f *grimoireFormatter) end() {
-	for len(f.spellPending) > 0 && f.spellPending[len(f.spellPending)-1].comment == "" {
-		f.spellPending = f.spellPending[:len(f.spellPending)-1]
+	for len(f.pending) > 0 && f.pending[len(f.pending)-1].comment == "" {
+		f.pending = f.pending[:len(f.pending)-1]
 	}
 	f.flush(0, f.innerLevel(), 0, f.indents, len(f.brackets) > 0)
 }
@@ -305,7 +307,7 @@ func (f *grimoireFormatter) levelOf(l spellLine) int {
 // the line). The rule reads only levels and the order of columns, so a
 // formatted spell keeps its comments where they are.
 func (f *grimoireFormatter) flush(level, hi, col int, indents []int, inBrackets bool) {
-	for _, p := range f.spellPending {
+	for _, p := range f.pending {
 		if p.comment == "" {
 			f.out.WriteByte('\n')
 			continue
@@ -325,7 +327,7 @@ func (f *grimoireFormatter) flush(level, hi, col int, indents []int, inBrackets 
 		f.out.WriteString(p.comment)
 		f.out.WriteByte('\n')
 	}
-	f.spellPending = f.spellPending[:0]
+	f.pending = f.pending[:0]
 }
 
 func (f *grimoireFormatter) indent(level int) {
@@ -345,8 +347,8 @@ func spellHyphen(toks []spellTok, i int) bool {
 	return spellName(toks[i-1].typ) && spellName(toks[i+1].typ)
 }
 
-// spellName reports whether a token of type typ is a name: an identifier or
-// a contextual keyword.
+// spellName reports whether a token of type typ is a name: an
+// identifier or a contextual keyword.
 func spellName(typ int) bool {
 	switch typ {
 	case parser.GrimoireLexerID, parser.GrimoireLexerMAX, parser.GrimoireLexerEVERY, parser.GrimoireLexerWHERE,
@@ -423,7 +425,7 @@ func (f *grimoireFormatter) token(t spellTok, first, joined bool) {
 	if typ == parser.GrimoireLexerASSIGN {
 		f.assignStmt = f.prevStmtStart
 	}
-	f.prev2, f.prev = f.prev, typ
+	f.prev = typ
 	f.prevStmtStart, f.prevUnary, f.prevName, f.prevHyphen = stmtStart, unary, name, joined
 }
 
