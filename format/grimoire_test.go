@@ -39,6 +39,9 @@ type spellSource struct {
 func spellCorpus(t *testing.T) []spellSource {
 	t.Helper()
 	var spells []spellSource
+	// seen holds the spells read, so that the shared corpus, a copy of
+	// tests/grimoire/corpus (tests/grimoire checks it), is formatted once.
+	seen := map[string]bool{}
 	for _, dir := range []string{"../tests/grimoire/corpus", "../../shared/corpus", "../examples"} {
 		if _, err := os.Stat(dir); err != nil {
 			t.Logf("no %s: skipped", dir)
@@ -50,7 +53,10 @@ func spellCorpus(t *testing.T) []spellSource {
 			if err != nil {
 				t.Fatal(err)
 			}
-			spells = append(spells, spellSource{name: path, data: data})
+			if !seen[string(data)] {
+				seen[string(data)] = true
+				spells = append(spells, spellSource{name: path, data: data})
+			}
 		}
 	}
 	for _, pattern := range []string{"../tests/grimoire/parse/*.txtar", "../tests/grimoire/run/*.txtar", "../tests/grimoire/errors/*.txtar"} {
