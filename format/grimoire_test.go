@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"golang.org/x/tools/txtar"
 
+	"github.com/genesis-toolchain/genesis/compiler"
 	"github.com/genesis-toolchain/genesis/diag"
 	"github.com/genesis-toolchain/genesis/frontend"
 	"github.com/genesis-toolchain/genesis/frontend/grimoire"
@@ -129,6 +130,14 @@ func TestGrimoireCorpus(t *testing.T) {
 		if d := cmp.Diff(want, got); d != "" {
 			t.Errorf("%s: the IR changed (-before +after):\n%s", s.name, d)
 		}
+		want, wantDiags = buildSpell(s.name, s.data)
+		got, gotDiags = buildSpell(s.name, out)
+		if d := cmp.Diff(spellDiagKeys(wantDiags), spellDiagKeys(gotDiags)); d != "" {
+			t.Errorf("%s: genesisc build's diagnostics changed (-before +after):\n%s", s.name, d)
+		}
+		if d := cmp.Diff(want, got); d != "" {
+			t.Errorf("%s: the optimized IR changed (-before +after):\n%s", s.name, d)
+		}
 	}
 	t.Logf("%d spells formatted, %d of them changed", len(spells), changed)
 	if changed == 0 {
@@ -174,6 +183,19 @@ func compileSpell(s spellSource, formatted bool) (string, diag.List) {
 	}
 	spellStripColumns(m)
 	return ir.Print(m), diags
+}
+
+// buildSpell builds the spell src as `genesisc build --emit ir -O2`
+// does (the compiler package, imports read from the file system), and
+// returns the optimized IR printed with the columns of its positions
+// removed ("" when it does not build), and the diagnostics.
+func buildSpell(name string, src []byte) (string, diag.List) {
+	out, diags := compiler.Build([]compiler.Source{{Name: name, Data: src}}, compiler.Options{Emit: compiler.EmitIR, OptLevel: 2})
+	if out == nil || out.Module == nil || diags.HasErrors() {
+		return "", diags
+	}
+	spellStripColumns(out.Module)
+	return ir.Print(out.Module), diags
 }
 
 // spellStripColumns zeroes the column of every position of m.
