@@ -20,6 +20,7 @@ import (
 	"strings"
 
 	"github.com/genesis-toolchain/genesis/diag"
+	"github.com/genesis-toolchain/genesis/frontend/grimoire"
 )
 
 // Formatter formats one source file of a language: name is the file's
@@ -41,7 +42,27 @@ var formatters = []struct {
 }{
 	{".gen", "Genesis", Genesis},
 	{".vvm", "VVM", VVM},
-	{".spell", "Grimoire", nil},
+	{".spell", "Grimoire", spellFile},
+}
+
+// spellFile is Grimoire with its errors in the shapes of the other
+// formatters: the frontend's diagnostics as a *SyntaxError, the G999 of
+// its self-check as an error that is ErrInternal.
+func spellFile(name string, src []byte) ([]byte, error) {
+	out, err := Grimoire(name, src)
+	var ds diag.List
+	if err == nil || !errors.As(err, &ds) {
+		return out, err
+	}
+	for _, d := range ds {
+		if d.Code == grimoire.CodeInternal {
+			return nil, internalErrorf(name, "%s", d.Msg)
+		}
+	}
+	if serr := syntaxErrorOf(ds); serr != nil {
+		return nil, serr
+	}
+	return nil, err
 }
 
 // SyntaxError is the error of a file that cannot be formatted because

@@ -17,7 +17,7 @@ import (
 // indentation syntax or the brace syntax; a spell keeps its syntax).
 // name is the file name diagnostics carry.
 //
-// The canonical form (docs/fmt-grimoire.md) re-indents every line by two
+// The canonical form (docs/fmt.md, Grimoire) re-indents every line by two
 // spaces a level, spaces the tokens of a line by fixed rules, strips
 // trailing white space, writes line feeds and ends the file with exactly
 // one. It never moves a token to another line, nor a comment: a line of
@@ -37,7 +37,7 @@ import (
 // parsed tree and its printed form at a time (the parse of src, then
 // that of the result, each with the frontend's chunked parse of a large
 // spell), so memory is linear in the spell: about 90 bytes a byte at
-// the peak (docs/fmt-grimoire.md, "Limits and cost").
+// the peak (docs/fmt.md, Grimoire, "Limits and cost").
 func Grimoire(name string, src []byte) (out []byte, err error) {
 	defer func() {
 		if p := recover(); p != nil {
@@ -339,7 +339,7 @@ func (f *grimoireFormatter) indent(level int) {
 // spellHyphen reports whether toks[i] is a `-` written between two names
 // without spaces, as in the ids of the skills, allowed_tools and mcp
 // lists (`web-search`), which the language reads back as the text they
-// were written as: such a `-` stays unspaced (docs/fmt-grimoire.md).
+// were written as: such a `-` stays unspaced (docs/fmt.md, Grimoire).
 func spellHyphen(toks []spellTok, i int) bool {
 	if toks[i].typ != parser.GrimoireLexerMINUS || i == 0 || i+1 >= len(toks) || !toks[i].glued || !toks[i+1].glued {
 		return false
@@ -372,7 +372,7 @@ func spellOpener(typ int) int {
 }
 
 // token writes one token, and the space before it that the spacing rules
-// (docs/fmt-grimoire.md) give; first is set for the first token of a
+// (docs/fmt.md, Grimoire) give; first is set for the first token of a
 // line, written after the indentation.
 func (f *grimoireFormatter) token(t spellTok, first, joined bool) {
 	typ := t.typ
