@@ -547,28 +547,5 @@ func substOf(subst map[*ir.Value]*ir.Value, v *ir.Value) *ir.Value {
 // parameters) with their operands mapped through vals, to which it adds
 // each original result and its copy.
 func (rt *rotator) clone(ins []*ir.Instr, vals map[*ir.Value]*ir.Value) []*ir.Instr {
-	out := make([]*ir.Instr, len(ins))
-	for i, in := range ins {
-		c := *in
-		c.Args = make([]*ir.Value, len(in.Args))
-		for j, a := range in.Args {
-			c.Args[j] = substOf(vals, a)
-		}
-		c.Results = nil
-		for _, v := range in.Results {
-			w := c.AddResult(rt.f, v.Type)
-			w.Name = rt.names.fresh(v.Name)
-			vals[v] = w
-		}
-		c.Cases = append([][]int64(nil), in.Cases...)
-		c.Regs = append([]int(nil), in.Regs...)
-		c.Regions = make([]*ir.Region, len(in.Regions))
-		for j, r := range in.Regions {
-			nr := &ir.Region{Parent: &c}
-			nr.SetInstrs(rt.clone(r.Instrs, vals))
-			c.Regions[j] = nr
-		}
-		out[i] = &c
-	}
-	return out
+	return cloneInstrs(rt.f, &rt.names, ins, vals)
 }
