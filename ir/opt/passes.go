@@ -91,7 +91,7 @@ var passes = [...]Pass{
 	// continue is a block by then) and before deadcode, which removes
 	// the loop parameters rotation leaves unused.
 	{Name: "looprotate", Func: looprotate, Level: 2,
-		Doc: "turns loops tested at the top into a guard and a loop tested at the bottom, one jump per iteration"},
+		Doc: "turns loops tested at the top into a guard and a loop tested at the bottom, one jump per iteration (a <= or >= of two variables versioned on the bound's extreme value)"},
 	// jumpthread follows looprotate, which copies a loop's test (a && b
 	// included) before the loop and to its bottom, so that both copies
 	// are threaded; threading first would leave an exit test that
