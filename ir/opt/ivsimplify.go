@@ -132,37 +132,19 @@ func (s *stepper) loop(loop *ir.Instr) []*ir.Instr {
 			p   *ir.Value
 			off string
 		}
-		type ptr struct {
-			q    *ir.Value
-			disp int64 // the constant part of the offset q stands for
-		}
-		done := map[key]ptr{}
+		done := map[key]*ir.Value{}
 		ids := map[*ir.Value]int{}
 		for _, in := range addrs {
+			if stepped >= maxStepped {
+				break
+			}
 			p, off := in.Args[0], in.Args[1]
 			if _, gone := s.subst[in.Results[0]]; gone || s.fl.definedIn(p, loop) || !s.linear(loop, k, off, 8) {
 				continue
 			}
-			// Offsets that differ by a constant (a[j-1] and a[j]) share
-			// one pointer: the other address is the pointer plus the
-			// difference, which the backends fold into the access's
-			// offset (LOADW r, q, -8).
-			sk, disp := s.split(loop, off, ids)
-			kk := key{p, sk}
+			kk := key{p, s.exprKey(loop, off, ids)}
 			if q, ok := done[kk]; ok {
-				d := disp - q.disp
-				if d == 0 {
-					s.subst[in.Results[0]] = q.q
-					continue
-				}
-				if d == int64(int32(d)) {
-					c := &ir.Instr{Op: ir.OpConst, Type: ir.I64, Lit: ir.Literal{Kind: ir.LitInt, Int: d}, Pos: in.Pos}
-					insertBefore(in.Parent, in, c)
-					in.Args = []*ir.Value{q.q, c.AddResult(s.f, ir.I64)}
-					continue
-				}
-			}
-			if stepped >= maxStepped {
+				s.subst[in.Results[0]] = q
 				continue
 			}
 			if !s.pays(loop, k, p, off) {
@@ -204,9 +186,7 @@ func (s *stepper) loop(loop *ir.Instr) []*ir.Instr {
 				c.Args = append(c.Args, next)
 			}
 			s.subst[in.Results[0]] = q
-			if _, ok := done[kk]; !ok {
-				done[kk] = ptr{q, disp}
-			}
+			done[kk] = q
 			stepped++
 		}
 	}
@@ -242,45 +222,6 @@ func (s *stepper) exprKey(loop *ir.Instr, v *ir.Value, ids map[*ir.Value]int) st
 		ids[v] = id
 	}
 	return fmt.Sprintf("v%d", id)
-}
-
-// split returns the key of offset v (as exprKey) without its constant
-// part, and that constant: v is the keyed expression plus disp. The
-// constant is taken out of an add or sub of a constant, and through a
-// shl or mul by a constant of such ((j-1)<<3 is (j<<3) - 8); two offsets
-// with the same key differ by the difference of their constants at
-// every iteration (the arithmetic wraps as ptradd does).
-func (s *stepper) split(loop *ir.Instr, v *ir.Value, ids map[*ir.Value]int) (string, int64) {
-	if c, ok := constInt(v); ok {
-		return "0", c
-	}
-	d := v.Def
-	if d == nil || len(d.Results) != 1 || !s.fl.definedIn(v, loop) || v.Type != ir.I64 {
-		return s.exprKey(loop, v, ids), 0
-	}
-	switch d.Op {
-	case ir.OpAdd, ir.OpSub:
-		if c, ok := constInt(d.Args[1]); ok {
-			k, x := s.split(loop, d.Args[0], ids)
-			if d.Op == ir.OpSub {
-				c = -c
-			}
-			return k, x + c
-		}
-		if c, ok := constInt(d.Args[0]); ok && d.Op == ir.OpAdd {
-			k, x := s.split(loop, d.Args[1], ids)
-			return k, x + c
-		}
-	case ir.OpShl, ir.OpMul:
-		if c, ok := constInt(d.Args[1]); ok {
-			k, x := s.split(loop, d.Args[0], ids)
-			if d.Op == ir.OpShl {
-				return fmt.Sprintf("(%d %s %s)", d.Op, k, s.exprKey(loop, d.Args[1], ids)), x << (uint64(c) & 63)
-			}
-			return fmt.Sprintf("(%d %s %s)", d.Op, k, s.exprKey(loop, d.Args[1], ids)), x * c
-		}
-	}
-	return s.exprKey(loop, v, ids), 0
 }
 
 // insertBefore inserts in before at, an instruction of r.
