@@ -39,7 +39,10 @@ import (
 //     advances; a load's expression includes the version it reads. A
 //     loop body that writes memory starts at a fresh version (its later
 //     iterations follow its writes); an if, switch or block arm starts at
-//     the version before it. Load forwarding from stores is not done.
+//     the version before it. A store makes the value it wrote available
+//     as the load of its type, address and offset in the version it
+//     begins (load forwarding: s->count = s->count + 1 and a read of
+//     s->count after it load once).
 //
 // Calls have a version of their own, kept the same way: an expression
 // computed before a call is not reused after it, since its value would
@@ -189,6 +192,9 @@ func (n *numberer) region(r *ir.Region, st state) {
 		if fx&fxCalls != 0 {
 			st.calls = n.fresh()
 		}
+		if in.Op == ir.OpStore {
+			n.forward(in, st)
+		}
 		keep = append(keep, in)
 	}
 	clear(r.Instrs[len(keep):])
@@ -208,6 +214,20 @@ func (n *numberer) region(r *ir.Region, st state) {
 		}
 	}
 	n.log, n.strLog = n.log[:logged], n.strLog[:strLogged]
+}
+
+// forward makes the value a store wrote available as the load of the
+// same type, address and offset in the memory version the store began
+// (st, the state after it): such a load, with no write between, reads
+// what the store wrote, in the same canonical form (a narrow integer as
+// its type's value, a bool as 0 or 1).
+func (n *numberer) forward(store *ir.Instr, st state) {
+	v := store.Args[0]
+	k := exprKey{op: ir.OpLoad, typ: v.Type, n: store.Int, bits: uint64(st.mem)}
+	k.args[0] = store.Args[1]
+	prev, had := n.table[k]
+	n.table[k] = avail{v, st.calls}
+	n.log = append(n.log, undo[exprKey]{k, prev, had})
 }
 
 // redundant reports whether in computes an expression already available,

@@ -39,7 +39,8 @@ import (
 // columns of a matrix product).
 func ivsimplify(m *ir.Module) {
 	forEachFunc(m, func(f *ir.Func) {
-		s := &stepper{f: f, fl: analyze(f), subst: map[*ir.Value]*ir.Value{}, names: valueNames(f), uses: countUses(f)}
+		s := &stepper{f: f, fl: analyze(f), subst: map[*ir.Value]*ir.Value{}, names: valueNames(f), uses: countUses(f),
+			effects: &numberer{effects: map[*ir.Instr]effect{}}}
 		s.region(f.Body)
 		if len(s.subst) > 0 {
 			ir.ReplaceUses(f, s.subst)
@@ -63,6 +64,8 @@ type stepper struct {
 	// its induction variable being considered, so that shared operands
 	// are looked at once.
 	inv, lin map[*ir.Value]bool
+	// effects caches whether a loop calls, at any depth.
+	effects *numberer
 }
 
 // region steps the loops of r, inner loops first.
@@ -87,6 +90,16 @@ func (s *stepper) region(r *ir.Region) {
 func (s *stepper) loop(loop *ir.Instr) []*ir.Instr {
 	conts := s.fl.conts[loop]
 	if len(conts) == 0 {
+		return nil
+	}
+	if s.effects.effect(loop)&fxCalls != 0 {
+		// A pointer stepped in a loop that calls lives across the
+		// call: the Forge backend saves and restores it around each
+		// (a PUSH and a POP, 2 ticks) and steps it on every iteration,
+		// where the address it replaces is computed only where it is
+		// used, often in an arm that the call's own test guards, and
+		// again after the call (gvn does not carry values across
+		// calls). licm leaves such loops alone for the same reason.
 		return nil
 	}
 	body := loop.Regions[0]

@@ -1,6 +1,9 @@
 package opt
 
-import "github.com/genesis-toolchain/genesis/ir"
+import (
+	"github.com/genesis-toolchain/genesis/diag"
+	"github.com/genesis-toolchain/genesis/ir"
+)
 
 // looprotate turns a loop tested at the top,
 //
@@ -44,9 +47,15 @@ import "github.com/genesis-toolchain/genesis/ir"
 //   - the bottom test is one Forge jump: the condition to continue is a
 //     bool, or a comparison eq, ne, lt or gt. A le or ge against a
 //     constant becomes lt or gt against its neighbour when that does not
-//     wrap (i <= 10 is i < 11); a le or ge of two variables cannot, as
-//     Forge only jumps on less-than, and would cost two jumps at the
-//     bottom as well as at the top: such a loop is left as it is.
+//     wrap (i <= 10 is i < 11). A le or ge of two variables, one of them
+//     invariant in the loop (the bound b), becomes lt or gt against b+1
+//     or b−1, which is the same comparison for every b but the extreme
+//     one where the neighbour wraps (MAX, or MIN, 0 unsigned): the loop
+//     is versioned, `if b == extreme { the loop as it was } else { the
+//     rotated loop }`, when it can be copied whole (no effect, call or
+//     asm, at most maxVersioned instructions); otherwise, since Forge
+//     only jumps on less-than and the bottom test would cost two jumps
+//     as the top one does, it is left as it is.
 func looprotate(m *ir.Module) {
 	forEachFunc(m, func(f *ir.Func) {
 		r := &rotator{f: f, fl: analyze(f), names: valueNames(f)}
@@ -59,9 +68,10 @@ func looprotate(m *ir.Module) {
 const maxHeader = 32
 
 type rotator struct {
-	f     *ir.Func
-	fl    *flow
-	names namer
+	f      *ir.Func
+	fl     *flow
+	names  namer
+	labels namer // the function's labels, made when a loop is first versioned
 }
 
 // region rotates the loops of r, inner loops first.
@@ -147,12 +157,24 @@ func (rt *rotator) rotate(loop *ir.Instr) []*ir.Instr {
 		return nil
 	}
 	bare := len(exit.Regions[0].Instrs[0].Args) == 0 && !entersAlways(loop, header, exit.Args[0])
-	ok, konst := rt.oneJump(header, exit.Args[0], bare)
+	ok, konst, vary := rt.oneJump(loop, header, exit.Args[0], bare)
 	if !ok {
 		return nil
 	}
 	if konst != nil { // the constant of a comparison made strict
 		header = append([]*ir.Instr{konst}, header...)
+	}
+	var ver *version
+	if vary != nil {
+		// A le or ge of two variables: versioned on the bound's
+		// extreme value, the loop copied as it is for that case.
+		if !versionable(loop) {
+			return nil
+		}
+		ver = &version{orig: rt.cloneLoop(loop), pos: loop.Pos}
+		var bump []*ir.Instr
+		bump, ver.pre, ver.wraps = rt.strictVar(loop, vary)
+		header = append(bump, header...)
 	}
 	brk := exit.Regions[0].Instrs[0]
 
@@ -241,7 +263,7 @@ func (rt *rotator) rotate(loop *ir.Instr) []*ir.Instr {
 	if foldGuard(guardHeader, cond0) {
 		// The loop is always entered: no guard. The header's copy, now
 		// constants, is deadcode's.
-		return append(guardHeader, loop)
+		return ver.wrap(rt, append(guardHeader, loop))
 	}
 
 	// The guard's if takes over the loop's results; the loop gets new
@@ -276,7 +298,7 @@ func (rt *rotator) rotate(loop *ir.Instr) []*ir.Instr {
 	for _, r := range guard.Regions {
 		r.Parent = guard
 	}
-	return append(guardHeader, guard)
+	return ver.wrap(rt, append(guardHeader, guard))
 }
 
 // entersAlways reports whether the exit condition c of loop is false on
@@ -354,7 +376,7 @@ func evalHeader(header []*ir.Instr, c *ir.Value, val func(*ir.Value) (int64, boo
 // moves, and the loop is left alone. An exit test of eq, ne, a bool, or
 // lt/gt, and an exit passing values (the moves before its jump stop the
 // peephole), cost a second jump per iteration, which rotation saves.
-func (rt *rotator) oneJump(header []*ir.Instr, c *ir.Value, bare bool) (bool, *ir.Instr) {
+func (rt *rotator) oneJump(loop *ir.Instr, header []*ir.Instr, c *ir.Value, bare bool) (ok bool, konst, vary *ir.Instr) {
 	odd := true // the continue condition is not c
 	v := c
 	for v.Def != nil && v.Def.Op == ir.OpNot && v.Def.Args[0].Type == ir.Bool {
@@ -363,7 +385,7 @@ func (rt *rotator) oneJump(header []*ir.Instr, c *ir.Value, bare bool) (bool, *i
 	}
 	cmp := v.Def
 	if cmp == nil || !isComparison(cmp.Op) {
-		return true, nil // a bool: JZ or JNZ
+		return true, nil, nil // a bool: JZ or JNZ
 	}
 	op := cmp.Op
 	if odd {
@@ -371,17 +393,199 @@ func (rt *rotator) oneJump(header []*ir.Instr, c *ir.Value, bare bool) (bool, *i
 	}
 	switch op {
 	case ir.OpEq, ir.OpNe:
-		return true, nil
+		return true, nil, nil
 	case ir.OpLtS, ir.OpLtU, ir.OpGtS, ir.OpGtU:
-		return !bare, nil
+		return !bare, nil, nil
 	}
 	// Only a comparison of the header, which the rotation copies, is
 	// rewritten (the constant goes into the header).
-	if !inHeader(header, cmp) {
-		return false, nil
+	if !inHeader(header, cmp) || !cmp.Args[0].Type.IsInt() {
+		return false, nil, nil
 	}
-	konst := rt.strict(cmp)
-	return konst != nil, konst
+	_, k0 := constInt(cmp.Args[0])
+	_, k1 := constInt(cmp.Args[1])
+	if !k0 && !k1 {
+		// Two variables: the bound must be invariant, and the loop is
+		// then versioned (strictVar).
+		if bound(loop, rt.fl, cmp) < 0 {
+			return false, nil, nil
+		}
+		return true, nil, cmp
+	}
+	konst = rt.strict(cmp)
+	return konst != nil, konst, nil
+}
+
+// bound returns the index of the operand of cmp, a comparison of two
+// variables in loop's header, that is defined outside loop (the second
+// when both are), or -1.
+func bound(loop *ir.Instr, fl *flow, cmp *ir.Instr) int {
+	for k := 1; k >= 0; k-- {
+		if a := cmp.Args[k]; a.Def != loop && !fl.definedIn(a, loop) {
+			return k
+		}
+	}
+	return -1
+}
+
+// maxVersioned bounds the instructions (nested ones included) of a loop
+// that rotation versions, which copies it whole.
+const maxVersioned = 64
+
+// versionable reports whether loop can be copied whole for versioning:
+// no effect (whose step identity must stay unique), call or asm, and at
+// most maxVersioned instructions.
+func versionable(loop *ir.Instr) bool {
+	n := 0
+	ok := true
+	ir.Walk(loop.Regions[0], func(in *ir.Instr) {
+		n++
+		if in.Op.IsEffect() || in.Op == ir.OpAsm || in.Op == ir.OpCall || in.Op == ir.OpCallIndirect {
+			ok = false
+		}
+	})
+	return ok && n <= maxVersioned
+}
+
+// strictVar rewrites cmp, a le, lt, ge or gt of two variables in the
+// loop's header, one of them (the bound b) invariant, into the
+// comparison of the other strictness against b's neighbour, b+1 or
+// b−1: the same comparison for every value of b but one, the extreme
+// (MAX for b+1, MIN for b−1: 0 unsigned), where the neighbour wraps. It
+// returns the instructions computing the neighbour (to go first in the
+// header: they depend on b only), and those computing wraps, whether b
+// is that extreme (to go before the loop).
+func (rt *rotator) strictVar(loop, cmp *ir.Instr) (bump, pre []*ir.Instr, wraps *ir.Value) {
+	k := bound(loop, rt.fl, cmp)
+	if k < 0 {
+		panic("looprotate: strictVar without an invariant bound")
+	}
+	b := cmp.Args[k]
+	t := b.Type
+	signed := cmp.Op == ir.OpLtS || cmp.Op == ir.OpLeS || cmp.Op == ir.OpGtS || cmp.Op == ir.OpGeS
+	less := cmp.Op == ir.OpLtS || cmp.Op == ir.OpLtU || cmp.Op == ir.OpLeS || cmp.Op == ir.OpLeU
+	boundRight := k == 1 == less // the bound is the larger side
+	strictNow := cmp.Op == ir.OpLtS || cmp.Op == ir.OpLtU || cmp.Op == ir.OpGtS || cmp.Op == ir.OpGtU
+	up := boundRight != strictNow // as in strict
+	n := uint(t.Bits())
+	var extreme int64
+	switch {
+	case up && signed:
+		extreme = int64(uint64(1)<<(n-1) - 1)
+	case up:
+		extreme = -1 // all ones, normalized below
+	case signed:
+		extreme = int64(uint64(1) << (n - 1))
+	default:
+		extreme = 0
+	}
+	delta := int64(-1)
+	if up {
+		delta = 1
+	}
+	pos := cmp.Pos
+	dc := &ir.Instr{Op: ir.OpConst, Type: t, Lit: ir.Literal{Kind: ir.LitInt, Int: ir.Normalize(t, delta)}, Pos: pos}
+	add := &ir.Instr{Op: ir.OpAdd, Args: []*ir.Value{b, dc.AddResult(rt.f, t)}, Pos: pos}
+	cmp.Args[k] = add.AddResult(rt.f, t)
+	cmp.Op = strictSwap[cmp.Op]
+	ec := &ir.Instr{Op: ir.OpConst, Type: t, Lit: ir.Literal{Kind: ir.LitInt, Int: ir.Normalize(t, extreme)}, Pos: pos}
+	eq := &ir.Instr{Op: ir.OpEq, Args: []*ir.Value{b, ec.AddResult(rt.f, t)}, Pos: pos}
+	wraps = eq.AddResult(rt.f, ir.Bool)
+	return []*ir.Instr{dc, add}, []*ir.Instr{ec, eq}, wraps
+}
+
+// A version is the loop as it was, for the one value of its bound for
+// which the rotated loop's strict comparison would differ.
+type version struct {
+	orig  *ir.Instr   // the copy of the loop before rotation
+	pre   []*ir.Instr // computing wraps
+	wraps *ir.Value
+	pos   diag.Pos
+}
+
+// wrap returns the instructions that replace the loop: with no version,
+// repl; otherwise pre and if wraps { the original loop } else { repl },
+// the if taking over the results of repl's last instruction (the
+// loop's).
+func (ver *version) wrap(rt *rotator, repl []*ir.Instr) []*ir.Instr {
+	if ver == nil {
+		return repl
+	}
+	owner := repl[len(repl)-1]
+	vif := &ir.Instr{Op: ir.OpIf, Args: []*ir.Value{ver.wraps}, Pos: ver.pos, Regions: []*ir.Region{{}, {}}}
+	vif.Results = owner.Results
+	for _, v := range vif.Results {
+		v.Def = vif
+	}
+	owner.Results = nil
+	for _, v := range vif.Results {
+		w := owner.AddResult(rt.f, v.Type)
+		w.Name = rt.names.fresh(v.Name)
+	}
+	then := []*ir.Instr{ver.orig}
+	els := repl
+	if len(vif.Results) > 0 {
+		then = append(then, &ir.Instr{Op: ir.OpYield, Args: ver.orig.Results, Pos: ver.pos})
+		els = append(els, &ir.Instr{Op: ir.OpYield, Args: owner.Results, Pos: ver.pos})
+	}
+	vif.Regions[0].SetInstrs(then)
+	vif.Regions[1].SetInstrs(els)
+	for _, r := range vif.Regions {
+		r.Parent = vif
+	}
+	return append(ver.pre, vif)
+}
+
+// cloneLoop returns a copy of loop, whose labels (its own and those of
+// the loops and blocks in it) and values are new, its results too.
+func (rt *rotator) cloneLoop(loop *ir.Instr) *ir.Instr {
+	if rt.labels.used == nil {
+		rt.labels = labelNames(rt.f)
+	}
+	return rt.cloneDeep([]*ir.Instr{loop}, map[*ir.Value]*ir.Value{}, map[string]string{})[0]
+}
+
+// cloneDeep returns copies of ins with their operands mapped through
+// vals and their labels through labs, to which it adds each value and
+// label it copies.
+func (rt *rotator) cloneDeep(ins []*ir.Instr, vals map[*ir.Value]*ir.Value, labs map[string]string) []*ir.Instr {
+	out := make([]*ir.Instr, len(ins))
+	for i, in := range ins {
+		c := *in
+		if in.Op == ir.OpLoop || in.Op == ir.OpBlock {
+			c.Label = rt.labels.fresh(in.Label)
+			labs[in.Label] = c.Label
+		} else if l, ok := labs[in.Label]; ok && in.Label != "" {
+			c.Label = l
+		}
+		c.Args = make([]*ir.Value, len(in.Args))
+		for j, a := range in.Args {
+			c.Args[j] = substOf(vals, a)
+		}
+		c.Results = nil
+		for _, v := range in.Results {
+			w := c.AddResult(rt.f, v.Type)
+			w.Name = rt.names.fresh(v.Name)
+			vals[v] = w
+		}
+		c.Cases = append([][]int64(nil), in.Cases...)
+		c.Regs = append([]int(nil), in.Regs...)
+		c.Regions = make([]*ir.Region, len(in.Regions))
+		for j, r := range in.Regions {
+			nr := &ir.Region{Parent: &c}
+			for _, p := range r.Params {
+				q := rt.f.NewValue(p.Type)
+				q.Name = rt.names.fresh(p.Name)
+				vals[p] = q
+				nr.Params = append(nr.Params, q)
+				rt.fl.params[q] = nr
+			}
+			nr.SetInstrs(rt.cloneDeep(r.Instrs, vals, labs))
+			c.Regions[j] = nr
+		}
+		out[i] = &c
+	}
+	return out
 }
 
 // permutes reports whether the continue cont passes a parameter of the
@@ -547,28 +751,5 @@ func substOf(subst map[*ir.Value]*ir.Value, v *ir.Value) *ir.Value {
 // parameters) with their operands mapped through vals, to which it adds
 // each original result and its copy.
 func (rt *rotator) clone(ins []*ir.Instr, vals map[*ir.Value]*ir.Value) []*ir.Instr {
-	out := make([]*ir.Instr, len(ins))
-	for i, in := range ins {
-		c := *in
-		c.Args = make([]*ir.Value, len(in.Args))
-		for j, a := range in.Args {
-			c.Args[j] = substOf(vals, a)
-		}
-		c.Results = nil
-		for _, v := range in.Results {
-			w := c.AddResult(rt.f, v.Type)
-			w.Name = rt.names.fresh(v.Name)
-			vals[v] = w
-		}
-		c.Cases = append([][]int64(nil), in.Cases...)
-		c.Regs = append([]int(nil), in.Regs...)
-		c.Regions = make([]*ir.Region, len(in.Regions))
-		for j, r := range in.Regions {
-			nr := &ir.Region{Parent: &c}
-			nr.SetInstrs(rt.clone(r.Instrs, vals))
-			c.Regions[j] = nr
-		}
-		out[i] = &c
-	}
-	return out
+	return cloneInstrs(rt.f, &rt.names, ins, vals)
 }

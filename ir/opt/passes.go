@@ -91,7 +91,13 @@ var passes = [...]Pass{
 	// continue is a block by then) and before deadcode, which removes
 	// the loop parameters rotation leaves unused.
 	{Name: "looprotate", Func: looprotate, Level: 2,
-		Doc: "turns loops tested at the top into a guard and a loop tested at the bottom, one jump per iteration"},
+		Doc: "turns loops tested at the top into a guard and a loop tested at the bottom, one jump per iteration (a <= or >= of two variables versioned on the bound's extreme value)"},
+	// jumpthread follows looprotate, which copies a loop's test (a && b
+	// included) before the loop and to its bottom, so that both copies
+	// are threaded; threading first would leave an exit test that
+	// rotation does not take (an if whose else arm breaks).
+	{Name: "jumpthread", Func: jumpthread, Level: 2,
+		Doc: "threads the arms of an if that yields a bool (a && b, a || b) straight to the arms of the if that tests it"},
 	// ivsimplify follows looprotate, which moves the continues it adds
 	// an operand to, and strength, whose shifts it reads as the linear
 	// offsets they are; deadcode then removes the offsets it replaced.
@@ -158,6 +164,9 @@ var passOrder = [...]Order{
 	{"late-simplify", "looprotate"},
 	{"looprotate", "late-deadcode"},
 	{"looprotate", "ivsimplify"},
+	{"late-simplify", "jumpthread"},
+	{"looprotate", "jumpthread"},
+	{"jumpthread", "late-deadcode"},
 	{"strength", "ivsimplify"},
 	{"ivsimplify", "late-deadcode"},
 	// licm and gvn work on inlined, simplified bodies; gvn merges what

@@ -66,7 +66,8 @@ func TestLevelsRandomPrograms(t *testing.T) {
 // type, for constants c that strength reduces (powers of two, their
 // negations, the magic divisors of narrow types) and constants it keeps,
 // inside loops whose tests are <, <=, != and a bool, the shapes loop
-// rotation rewrites.
+// rotation rewrites, and loops tested with <= and >= of two variables,
+// which it versions, with bounds at and near their types' extremes.
 func divisionProgram() string {
 	var b strings.Builder
 	b.WriteString(`fn put_byte(c: u8) -> void {
@@ -140,11 +141,36 @@ fn mix(h: u64, v: u64) -> u64 {
 		b.WriteString("  return h;\n}\n\n")
 	}
 	b.WriteString(pointerChecks)
+	// Loops tested with <= and >= of two variables, which looprotate
+	// versions on the bound: run with the bound at the extremes (where
+	// only a break ends them) and near them.
+	bounds := map[string][]string{
+		"u64": {"0", "1", "7", "18446744073709551614", "18446744073709551615"},
+		"i64": {"0", "-9223372036854775808", "-9223372036854775807", "9223372036854775806", "9223372036854775807"},
+		"u8":  {"0", "1", "254", "255"},
+		"i32": {"0", "-2147483648", "2147483646", "2147483647"},
+	}
+	for _, name := range []string{"u64", "i64", "u8", "i32"} {
+		fmt.Fprintf(&b, "fn check_bounds_%[1]s(h0: u64, n: %[1]s) -> u64 {\n", name)
+		fmt.Fprintf(&b, "  let mut h: u64 = h0;\n  let mut j: %[1]s = n - 5;\n  let mut steps: u64 = 0;\n", name)
+		b.WriteString("  while j <= n {\n    h = mix(h, j as u64);\n    steps = steps + 1;\n    if steps == 12 { break; };\n    j = j + 1;\n  };\n  h = mix(h, steps);\n")
+		fmt.Fprintf(&b, "  let mut k: %[1]s = n + 3;\n  steps = 0;\n", name)
+		b.WriteString("  while k >= n {\n    h = mix(h, k as u64);\n    steps = steps + 1;\n    if steps == 12 { break; };\n    k = k - 1;\n  };\n  h = mix(h, steps);\n")
+		fmt.Fprintf(&b, "  let mut m: %[1]s = n - 2;\n  steps = 0;\n", name)
+		b.WriteString("  while n >= m {\n    h = mix(h, m as u64);\n    steps = steps + 1;\n    if steps == 9 { break; };\n    m = m + 1;\n  };\n  h = mix(h, steps);\n  return h;\n}\n\n")
+	}
 	b.WriteString("fn main() -> void {\n")
 	for _, ty := range types {
 		fmt.Fprintf(&b, "  put_u64(check_%s(88172645463325252));\n", ty.name)
 	}
 	b.WriteString("  put_u64(check_ptr(3, 13));\n  put_u64(check_ptr(5, 1));\n  put_u64(check_ptr(7, 0));\n")
+	b.WriteString("  let mut hb: u64 = 5;\n")
+	for _, name := range []string{"u64", "i64", "u8", "i32"} {
+		for _, v := range bounds[name] {
+			fmt.Fprintf(&b, "  hb = check_bounds_%s(hb, %s);\n", name, v)
+		}
+	}
+	b.WriteString("  put_u64(hb);\n")
 	b.WriteString("}\n")
 	return b.String()
 }
@@ -204,7 +230,7 @@ func TestLevelsDivision(t *testing.T) {
 		t.Fatalf("%s\n%s", msg, src)
 	}
 	o, _ := difftest.Forge(p, 2)
-	if o.Fault != "" || strings.Count(o.Stdout, "\n") != 11 {
-		t.Fatalf("the program does not print its 11 checksums: %s\n%s", o, src)
+	if o.Fault != "" || strings.Count(o.Stdout, "\n") != 12 {
+		t.Fatalf("the program does not print its 12 checksums: %s\n%s", o, src)
 	}
 }
