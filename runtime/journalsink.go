@@ -70,3 +70,15 @@ func (j *Journal) Awaiting() string {
 	}
 	return j.suspended
 }
+
+// Usage returns the LLM usage the journal's calls reported, summed over
+// its effects (what a resumed run counts against its budgets).
+func (j *Journal) Usage() Usage {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	var u Usage
+	for _, s := range j.order {
+		u.add(j.recs[s].usage)
+	}
+	return u
+}

@@ -1,0 +1,132 @@
+package distributed
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"time"
+
+	"github.com/dbos-inc/dbos-transact-golang/dbos"
+	"github.com/dbos-inc/dbos-transact-golang/dbos/internals"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// A heartbeat is a worker's row in the table genesis_workers of the
+// engine's database: its executor id, the queues it listens to, and the
+// time of its last beat on the database's clock (milliseconds), so that
+// workers on machines whose clocks differ agree on who is silent. A
+// worker that finds another's row older than DeadAfter deletes it — the
+// one whose delete succeeds has claimed it — and re-queues that
+// worker's pending runs (DBOS's recovery of an executor). A worker that
+// stops cleanly leaves its row stale, so that its runs are recovered at
+// once.
+type heartbeat struct {
+	exec, queues string
+	pg           *pgxpool.Pool
+	db           *sql.DB
+}
+
+func newHeartbeat(rt internals.Runtime, exec, queues string) (*heartbeat, error) {
+	pool := rt.SystemDB().Pool()
+	h := &heartbeat{exec: exec, queues: queues, pg: dbos.PgxPool(pool), db: dbos.SQLDB(pool)}
+	if h.pg == nil && h.db == nil {
+		return nil, errors.New("the engine's database is neither Postgres nor SQLite")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	const create = `CREATE TABLE IF NOT EXISTS genesis_workers (executor_id TEXT PRIMARY KEY, queues TEXT NOT NULL, heartbeat BIGINT NOT NULL)`
+	if err := h.exec_(ctx, create); err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+// now is the database's clock in milliseconds, in SQL.
+func (h *heartbeat) now() string {
+	if h.pg != nil {
+		return `(extract(epoch from clock_timestamp()) * 1000)::bigint`
+	}
+	return `CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)`
+}
+
+func (h *heartbeat) exec_(ctx context.Context, q string, args ...any) error {
+	_, err := h.execN(ctx, q, args...)
+	return err
+}
+
+func (h *heartbeat) execN(ctx context.Context, q string, args ...any) (int64, error) {
+	if h.pg != nil {
+		tag, err := h.pg.Exec(ctx, q, args...)
+		return tag.RowsAffected(), err
+	}
+	res, err := h.db.ExecContext(ctx, q, args...)
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
+}
+
+// beat records that the worker is alive.
+func (h *heartbeat) beat(ctx context.Context) error {
+	return h.exec_(ctx, `INSERT INTO genesis_workers (executor_id, queues, heartbeat) VALUES ($1, $2, `+h.now()+`)
+ON CONFLICT (executor_id) DO UPDATE SET heartbeat = excluded.heartbeat, queues = excluded.queues`, h.exec, h.queues)
+}
+
+// leave makes the worker's row stale at once.
+func (h *heartbeat) leave(ctx context.Context) error {
+	return h.exec_(ctx, `UPDATE genesis_workers SET heartbeat = 0 WHERE executor_id = $1`, h.exec)
+}
+
+// claimDead returns the workers silent for longer than after, each
+// claimed by this one: its row deleted by this worker's statement.
+func (h *heartbeat) claimDead(ctx context.Context, after time.Duration) ([]string, error) {
+	q := `SELECT executor_id FROM genesis_workers WHERE executor_id <> $1 AND heartbeat < ` + h.now() + ` - $2 ORDER BY executor_id`
+	ms := after.Milliseconds()
+	var ids []string
+	if h.pg != nil {
+		rows, err := h.pg.Query(ctx, q, h.exec, ms)
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			var id string
+			if err := rows.Scan(&id); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			ids = append(ids, id)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+	} else {
+		rows, err := h.db.QueryContext(ctx, q, h.exec, ms)
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			var id string
+			if err := rows.Scan(&id); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			ids = append(ids, id)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+	}
+	var claimed []string
+	for _, id := range ids {
+		n, err := h.execN(ctx, `DELETE FROM genesis_workers WHERE executor_id = $1 AND heartbeat < `+h.now()+` - $2`, id, ms)
+		if err != nil {
+			return claimed, err
+		}
+		if n == 1 {
+			claimed = append(claimed, id)
+		}
+	}
+	return claimed, nil
+}
