@@ -4,9 +4,9 @@ import (
 	"errors"
 	"flag"
 	"io"
-	"sort"
 	"math"
 	"runtime/debug"
+	"sort"
 	"strconv"
 	"strings"
 )
