@@ -27,10 +27,8 @@ func Open(ctx context.Context, url string, log io.Writer) (*Client, error) {
 	if err := CheckURL(url); err != nil {
 		return nil, err
 	}
-	c, err := dbos.NewClient(ctx, dbos.ClientConfig{
-		DatabaseURL: url,
-		AppName:     AppName,
-		Logger:      logger(log),
+	c, err := withMigrationLock(ctx, url, func() (dbos.Client, error) {
+		return dbos.NewClient(ctx, dbos.ClientConfig{DatabaseURL: url, AppName: AppName, Logger: logger(log)})
 	})
 	if err != nil {
 		return nil, fmt.Errorf("connecting to %s: %w", redact(url), err)

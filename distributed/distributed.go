@@ -12,6 +12,7 @@
 package distributed
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -20,6 +21,7 @@ import (
 	"time"
 
 	"github.com/dbos-inc/dbos-transact-golang/dbos"
+	"github.com/jackc/pgx/v5"
 	_ "github.com/dbos-inc/dbos-transact-golang/dbos/driver/sqlite" // sqlite: URLs
 
 	"github.com/genesis-toolchain/genesis/runtime"
@@ -119,4 +121,62 @@ func parseInput(s string) (runtime.Value, error) {
 		return runtime.Object(), nil
 	}
 	return runtime.ParseJSON([]byte(s))
+}
+
+// initRetries bounds the retries of connecting to a new database: DBOS
+// creates its schema when it is missing, and several processes starting
+// at once against a new database race to create it (Postgres answers
+// the losers with a unique violation, SQLSTATE 23505); a retry finds it
+// made.
+const initRetries = 5
+
+// retryInit calls open until it succeeds, fails otherwise than by that
+// race, or has tried initRetries times.
+func retryInit[T any](open func() (T, error)) (T, error) {
+	for i := 0; ; i++ {
+		v, err := open()
+		if err == nil || i == initRetries-1 || !strings.Contains(err.Error(), "23505") {
+			return v, err
+		}
+		time.Sleep(time.Duration(50*(i+1)) * time.Millisecond)
+	}
+}
+
+// migrationLockKey is the Postgres advisory lock that processes hold
+// while DBOS creates or migrates its tables.
+const migrationLockKey = 0x6765_6e19
+
+// withMigrationLock calls open holding, on Postgres, an advisory lock
+// that serializes the processes connecting at once: DBOS creates its
+// schema when it is missing, and concurrent creations fail (unique
+// violations, deadlocks). SQLite serializes them with its file lock.
+func withMigrationLock[T any](ctx context.Context, url string, open func() (T, error)) (T, error) {
+	if strings.HasPrefix(url, "sqlite:") {
+		return retryInit(open)
+	}
+	var zero T
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		return zero, err
+	}
+	defer conn.Close(context.Background())
+	// Polled, not waited for: a session blocked in pg_advisory_lock is
+	// in a statement, whose snapshot the CREATE INDEX CONCURRENTLY of
+	// the migrations would wait for.
+	for {
+		var got bool
+		if err := conn.QueryRow(ctx, "SELECT pg_try_advisory_lock($1)", int64(migrationLockKey)).Scan(&got); err != nil {
+			return zero, err
+		}
+		if got {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return zero, ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	defer conn.Exec(context.Background(), "SELECT pg_advisory_unlock($1)", int64(migrationLockKey))
+	return retryInit(open)
 }

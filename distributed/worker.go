@@ -172,7 +172,7 @@ func StartWorker(ctx context.Context, cfg WorkerConfig) (*Worker, error) {
 		w.queues = append(w.queues, QueueName(p.Hash))
 	}
 	sort.Strings(w.queues)
-	dctx, err := dbos.NewContext(ctx, newConfig(cfg.DB, w.exec, cfg.Log))
+	dctx, err := withMigrationLock(ctx, cfg.DB, func() (dbos.Context, error) { return dbos.NewContext(ctx, newConfig(cfg.DB, w.exec, cfg.Log)) })
 	if err != nil {
 		return nil, fmt.Errorf("connecting to %s: %w", redact(cfg.DB), err)
 	}
