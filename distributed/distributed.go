@@ -21,8 +21,8 @@ import (
 	"time"
 
 	"github.com/dbos-inc/dbos-transact-golang/dbos"
-	"github.com/jackc/pgx/v5"
 	_ "github.com/dbos-inc/dbos-transact-golang/dbos/driver/sqlite" // sqlite: URLs
+	"github.com/jackc/pgx/v5"
 
 	"github.com/genesis-toolchain/genesis/runtime"
 )
