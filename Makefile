@@ -7,7 +7,7 @@ GO      ?= go
 BUILDFLAGS ?= -tags=urfave_cli_no_docs
 BIN     := bin
 
-.PHONY: all build demo test vet fuzz bench pgo generate clean mcp-servers
+.PHONY: all build demo test vet fuzz bench pgo generate clean mcp-servers postgres
 
 all: build demo
 
@@ -45,7 +45,7 @@ demo: build
 	$(BIN)/forge check-proof --proof $(BIN)/demo/refund.proof --journal $(BIN)/demo/refund.journal \
 	    --input user_input="I bought it yesterday" $(BIN)/demo/refund.frgp
 
-test: vet mcp-servers
+test: vet mcp-servers postgres
 	$(GO) test -count=1 -timeout 20m ./...
 
 # mcp-servers: the official MCP reference servers (npm registry) that the
@@ -60,6 +60,20 @@ mcp-servers:
 	elif [ ! -x $(MCP_CACHE)/node_modules/.bin/mcp-server-filesystem ]; then \
 	    timeout 180 npm install --prefix $(MCP_CACHE) --no-audit --no-fund --no-save --loglevel=error --fetch-retries=1 --fetch-timeout=30000 $(MCP_SERVERS) \
 	    || echo "mcp-servers: npm install failed: the MCP reference server tests will skip"; \
+	fi
+
+# postgres: Debian's postgresql, whose initdb and pg_ctl the tests of
+# distributed runs (issue 19) start a private cluster with, in a
+# temporary directory (internal/pgtest): no server runs beforehand and
+# nothing is left behind. Installed when missing; without it (no apt-get,
+# no network) those tests skip and say why.
+postgres:
+	@if ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || command -v initdb >/dev/null; then :; \
+	elif ! command -v apt-get >/dev/null; then \
+	    echo "postgres: no apt-get to install postgresql: the Postgres tests will skip"; \
+	else \
+	    (timeout 120 apt-get update -qq && timeout 300 apt-get install -y -qq postgresql >/dev/null) \
+	    || echo "postgres: installing postgresql failed: the Postgres tests will skip"; \
 	fi
 
 vet:
