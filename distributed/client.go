@@ -159,10 +159,20 @@ func (c *Client) run(w dbos.WorkflowStatus) (*Run, error) {
 		}
 		var text []byte
 		for _, s := range ss {
-			if line, ok := s.Output.(string); ok && strings.HasPrefix(s.StepName, stepPrefix) {
-				text = append(text, line...)
-				r.Steps++
+			if !strings.HasPrefix(s.StepName, stepPrefix) {
+				continue
 			}
+			line, ok := s.Output.(string)
+			if !ok {
+				continue
+			}
+			// A client gets the output as serialized: a JSON string.
+			var decoded string
+			if json.Unmarshal([]byte(line), &decoded) == nil {
+				line = decoded
+			}
+			text = append(text, line...)
+			r.Steps++
 		}
 		if len(text) > 0 {
 			if j, err := runtime.ReadJournal(text); err == nil {

@@ -267,14 +267,16 @@ func (w *Worker) Stop(drain time.Duration) {
 	}
 	w.stopHB()
 	<-w.hbDone
-	left := w.active.Load()
-	if left == 0 {
-		dbos.Shutdown(w.ctx, drain)
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if err := w.hb.leave(ctx); err != nil {
 		w.logf("leaving: %v", err)
+	}
+	if w.active.Load() == 0 {
+		// Nothing left for the others: close the engine cleanly. (With
+		// runs left, the process ends with them in flight, as a crash
+		// would, and the others continue them.)
+		dbos.Shutdown(w.ctx, drain)
 	}
 }
 
