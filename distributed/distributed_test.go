@@ -223,4 +223,3 @@ func TestCheckURL(t *testing.T) {
 		t.Errorf("redact: %s", got)
 	}
 }
-
