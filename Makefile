@@ -99,12 +99,16 @@ fuzz:
 # then the integer suite of issue 17 (twelve programs: gcc -O2, Genesis on
 # forge, Go and native, lua5.4, luajit, luajit -joff). gcc, lua5.4 and
 # luajit are installed when missing; make test needs none of them.
+# Then distributed runs (issue 19): runs per second and the cost of an
+# effect with 1, 2 and 3 DBOS workers on a private Postgres cluster,
+# against the same runs in one process (docs/distributed.md).
 BENCH_PKGS = $(shell command -v gcc >/dev/null || echo gcc) \
 	$(shell command -v lua5.4 >/dev/null || echo lua5.4) \
 	$(shell command -v luajit >/dev/null || echo luajit)
-bench:
+bench: postgres
 	@test -z "$(strip $(BENCH_PKGS))" || (apt-get update -qq && apt-get install -y -qq $(BENCH_PKGS) >/dev/null)
 	$(GO) run ./bench
+	$(GO) run ./bench/distributed
 
 # pgo: refresh the profile that guides the Go compiler when it builds
 # bin/forge (cmd/forge/default.pgo): the interpreter running the benchmark

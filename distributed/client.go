@@ -248,3 +248,20 @@ func (c *Client) Wait(ctx context.Context, id string, poll time.Duration) (*Run,
 		}
 	}
 }
+
+// StepTimes returns when each journal step of the run completed, in
+// step order (make bench's per-effect figures).
+func (c *Client) StepTimes(id string) ([]time.Time, error) {
+	ss, err := dbos.GetWorkflowSteps(c.c, id, dbos.WithStepsLoadOutput(false))
+	if err != nil {
+		return nil, err
+	}
+	sort.Slice(ss, func(i, j int) bool { return ss[i].StepID < ss[j].StepID })
+	var ts []time.Time
+	for _, s := range ss {
+		if strings.HasPrefix(s.StepName, stepPrefix) {
+			ts = append(ts, s.CompletedAt)
+		}
+	}
+	return ts, nil
+}

@@ -231,12 +231,16 @@ func (w *Worker) heartbeats(ctx context.Context, rt internals.Runtime) {
 		case <-t.C:
 		}
 		if err := w.hb.beat(ctx); err != nil {
-			w.logf("heartbeat: %v", err)
+			if ctx.Err() == nil {
+				w.logf("heartbeat: %v", err)
+			}
 			continue
 		}
 		dead, err := w.hb.claimDead(ctx, w.cfg.DeadAfter)
 		if err != nil {
-			w.logf("looking for dead workers: %v", err)
+			if ctx.Err() == nil {
+				w.logf("looking for dead workers: %v", err)
+			}
 			continue
 		}
 		for _, id := range dead {

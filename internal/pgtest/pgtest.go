@@ -9,6 +9,7 @@ package pgtest
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -28,6 +29,10 @@ type Server struct {
 	URL  string
 	Port int
 	Dir  string
+
+	bin     string
+	cred    *syscall.Credential
+	started bool
 }
 
 // Bin returns the directory holding initdb, pg_ctl and postgres: the
@@ -51,21 +56,45 @@ func version(dir string) int {
 	return n
 }
 
-// Start starts a cluster for t, or skips t when Postgres is not
-// installed (make test installs it: the Makefile's postgres target).
-// Postgres refuses to run as root: as root, the cluster runs as the
-// user postgres (Debian's package makes it), its directory theirs.
+// ErrNotInstalled is the error of StartServer when Postgres is not
+// installed.
+var ErrNotInstalled = errors.New("Postgres is not installed (initdb not found in /usr/lib/postgresql/*/bin or PATH): `make postgres` installs Debian's postgresql")
+
+// Start starts a cluster for t, stopped and removed when t ends, or
+// skips t when Postgres is not installed (make test installs it: the
+// Makefile's postgres target).
 func Start(t testing.TB) *Server {
 	t.Helper()
+	s, err := StartServer()
+	if errors.Is(err, ErrNotInstalled) || errors.Is(err, errNoUser) {
+		t.Skip(err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := s.Stop(); err != nil {
+			t.Log(err)
+		}
+	})
+	return s
+}
+
+var errNoUser = errors.New("running as root and there is no user postgres to run the cluster as")
+
+// StartServer starts a cluster; Stop stops and removes it. Postgres
+// refuses to run as root: as root, the cluster runs as the user
+// postgres (Debian's package makes it), its directory theirs.
+func StartServer() (*Server, error) {
 	bin := Bin()
 	if bin == "" {
-		t.Skip("Postgres is not installed (initdb not found in /usr/lib/postgresql/*/bin or PATH): `make postgres` installs Debian's postgresql")
+		return nil, ErrNotInstalled
 	}
 	var cred *syscall.Credential
 	if os.Geteuid() == 0 {
 		u, err := user.Lookup("postgres")
 		if err != nil {
-			t.Skip("running as root and there is no user postgres to run the cluster as")
+			return nil, errNoUser
 		}
 		uid, _ := strconv.Atoi(u.Uid)
 		gid, _ := strconv.Atoi(u.Gid)
@@ -73,63 +102,91 @@ func Start(t testing.TB) *Server {
 	}
 	dir, err := os.MkdirTemp("", "genesis-pg-")
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	if cred != nil {
-		if err := os.Chown(dir, int(cred.Uid), int(cred.Gid)); err != nil {
-			t.Fatal(err)
+	s := &Server{Dir: dir, bin: bin, cred: cred}
+	if err := s.start(); err != nil {
+		s.Stop()
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *Server) run(name string, args ...string) error {
+	cmd := exec.Command(filepath.Join(s.bin, name), args...)
+	cmd.Dir = s.Dir
+	cmd.Env = append(os.Environ(), "LC_ALL=C", "TZ=UTC")
+	if s.cred != nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: s.cred}
+	}
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("%s %v: %v\n%s", name, args, err, out.String())
+	}
+	return nil
+}
+
+func (s *Server) start() error {
+	if s.cred != nil {
+		if err := os.Chown(s.Dir, int(s.cred.Uid), int(s.cred.Gid)); err != nil {
+			return err
 		}
 	}
-	data := filepath.Join(dir, "data")
-	run := func(name string, args ...string) error {
-		cmd := exec.Command(filepath.Join(bin, name), args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "LC_ALL=C", "TZ=UTC")
-		if cred != nil {
-			cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
-		}
-		var out bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &out
-		if err := cmd.Run(); err != nil {
-			return fmt.Errorf("%s %v: %v\n%s", name, args, err, out.String())
-		}
-		return nil
+	data := filepath.Join(s.Dir, "data")
+	if err := s.run("initdb", "-D", data, "-U", "genesis", "--auth=trust", "--no-sync", "-E", "UTF8", "--locale=C"); err != nil {
+		return err
 	}
-	if err := run("initdb", "-D", data, "-U", "genesis", "--auth=trust", "--no-sync", "-E", "UTF8", "--locale=C"); err != nil {
-		t.Fatal(err)
-	}
-	var port int
 	for attempt := 0; ; attempt++ {
-		port = freePort(t)
-		opts := fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200 -c shared_buffers=32MB", port, dir)
-		err := run("pg_ctl", "-D", data, "-l", filepath.Join(dir, "log"), "-o", opts, "-w", "-t", "60", "start")
+		port, err := freePort()
+		if err != nil {
+			return err
+		}
+		opts := fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200 -c shared_buffers=32MB", port, s.Dir)
+		err = s.run("pg_ctl", "-D", data, "-l", filepath.Join(s.Dir, "log"), "-o", opts, "-w", "-t", "60", "start")
 		if err == nil {
+			s.Port, s.started = port, true
 			break
 		}
 		if attempt == 2 { // the port was taken between the probe and the start
-			log, _ := os.ReadFile(filepath.Join(dir, "log"))
-			t.Fatalf("%v\n%s", err, log)
+			log, _ := os.ReadFile(filepath.Join(s.Dir, "log"))
+			return fmt.Errorf("%v\n%s", err, log)
 		}
 	}
-	t.Cleanup(func() {
-		if err := run("pg_ctl", "-D", data, "-m", "immediate", "-w", "-t", "30", "stop"); err != nil {
-			t.Log(err)
-		}
-	})
-	s := &Server{Port: port, Dir: dir, URL: fmt.Sprintf("postgres://genesis@127.0.0.1:%d/genesis?sslmode=disable", port)}
-	if err := run("createdb", "-h", dir, "-p", strconv.Itoa(port), "-U", "genesis", "genesis"); err != nil {
-		t.Fatal(err)
+	s.URL = fmt.Sprintf("postgres://genesis@127.0.0.1:%d/genesis?sslmode=disable", s.Port)
+	return s.CreateDB("genesis")
+}
+
+// CreateDB creates the database name (owned by the user genesis); its
+// URL is URL with the database's name replaced.
+func (s *Server) CreateDB(name string) error {
+	return s.run("createdb", "-h", s.Dir, "-p", strconv.Itoa(s.Port), "-U", "genesis", name)
+}
+
+// DBURL returns the URL of the database name.
+func (s *Server) DBURL(name string) string {
+	return fmt.Sprintf("postgres://genesis@127.0.0.1:%d/%s?sslmode=disable", s.Port, name)
+}
+
+// Stop stops the cluster and removes its directory.
+func (s *Server) Stop() error {
+	var err error
+	if s.started {
+		err = s.run("pg_ctl", "-D", filepath.Join(s.Dir, "data"), "-m", "immediate", "-w", "-t", "30", "stop")
+		s.started = false
 	}
-	return s
+	if rmErr := os.RemoveAll(s.Dir); err == nil {
+		err = rmErr
+	}
+	return err
 }
 
 // freePort returns a TCP port of 127.0.0.1 free a moment ago.
-func freePort(t testing.TB) int {
+func freePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		t.Fatal(err)
+		return 0, err
 	}
 	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	return l.Addr().(*net.TCPAddr).Port, nil
 }
