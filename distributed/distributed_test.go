@@ -223,3 +223,120 @@ func TestCheckURL(t *testing.T) {
 		t.Errorf("redact: %s", got)
 	}
 }
+
+// budgetProg has four LLM calls of 0.4 USD each around a tool step.
+const budgetProg = `{"steps": [
+  {"id": "a", "type": "llm", "prompt": "first"},
+  {"id": "slow", "type": "tool", "tool": "slow"},
+  {"id": "b", "type": "llm", "prompt": "second"},
+  {"id": "c", "type": "llm", "prompt": "third"},
+  {"id": "d", "type": "llm", "prompt": "fourth"}
+]}
+`
+
+// TestRecoveredRunKeepsItsBudget stops a worker in the middle of a run
+// (it leaves without finishing it, as a dead one) and checks that the
+// worker that recovers it serves the completed LLM call from its steps
+// and counts its cost: the run is refused its fourth call at 1 USD, as
+// in one process, and the first call is not made again.
+func TestRecoveredRunKeepsItsBudget(t *testing.T) {
+	dir := t.TempDir()
+	db := "sqlite:" + filepath.Join(dir, "engine.db")
+	p := compileProg(t, "budget.json", budgetProg)
+	llm, err := runtime.ParseMockLLM([]byte(`{"__default__": {"$reply": "ok", "$usage": {"prompt_tokens": 10, "completion_tokens": 5, "cost": 0.4}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var calls atomic.Int64
+	counting := &countingLLM{llm: llm, n: &calls}
+	entered, release := make(chan struct{}, 1), make(chan struct{})
+	released := false
+	defer func() {
+		if !released {
+			close(release)
+		}
+	}()
+	host := func(block bool) *runtime.Host {
+		h := runtime.NewHost(runtime.Config{LLM: counting, Budget: runtime.Budget{Cost: 1}})
+		h.RegisterTool("slow", func(ctx context.Context, args runtime.Value) (runtime.Value, error) {
+			if block {
+				entered <- struct{}{}
+				<-release
+			}
+			return runtime.String("done"), nil
+		})
+		return h
+	}
+	cfg := WorkerConfig{DB: db, Programs: []*Program{p}, Poll: 20 * time.Millisecond, Heartbeat: 50 * time.Millisecond, DeadAfter: 300 * time.Millisecond, Log: io.Discard}
+	cfg.Host = host(true)
+	a, err := StartWorker(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl, err := Open(context.Background(), db, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	id, err := cl.Submit(p.Name, p.Hash, runtime.Object())
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-entered:
+	case <-time.After(60 * time.Second): // a hang guard only
+		t.Fatal("the run did not reach its tool step")
+	}
+	a.Stop(0) // leaves the run in flight, its heartbeat stale
+	cfg.Host = host(false)
+	startWorker(t, db, cfg.Host, p)
+	r := waitState(t, cl, id, "success", "failed", "budget_exceeded")
+
+	want, err := p.Execute(host(false), runtime.RunOptions{Program: p.Name, ProgramHash: p.Hash, Input: runtime.Object()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.ResultJSON != string(want.AppendJSON(nil)) {
+		t.Errorf("result\n%s\nwant (one process's)\n%s", r.ResultJSON, want.AppendJSON(nil))
+	}
+	if r.State != "budget_exceeded" || r.Usage.Cost < 1.1 {
+		t.Errorf("the recovered run ended %s having cost %v, want budget_exceeded at 1.2", r.State, r.Usage.Cost)
+	}
+	// Three calls on the workers (a once, b, c), three in one process.
+	if n := calls.Load(); n != 6 {
+		t.Errorf("%d LLM calls in all, want 6: the recovered run made a completed call again", n)
+	}
+
+	// The stopped worker's execution, released, is no longer the run's:
+	// it cannot record a step, and ends without touching the result.
+	released = true
+	close(release)
+	deadline := time.Now().Add(60 * time.Second) // a hang guard only
+	for a.Active() > 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if a.Active() > 0 {
+		t.Fatal("the stopped worker's execution did not end")
+	}
+	if n := calls.Load(); n != 6 {
+		t.Errorf("the stopped worker's execution made %d more LLM calls", n-6)
+	}
+	after, err := cl.Status(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.ResultJSON != r.ResultJSON {
+		t.Errorf("the stopped worker's execution changed the result:\n%s\nwas\n%s", after.ResultJSON, r.ResultJSON)
+	}
+}
+
+// countingLLM counts the calls of an LLM provider.
+type countingLLM struct {
+	llm runtime.LLMProvider
+	n   *atomic.Int64
+}
+
+func (c *countingLLM) Complete(ctx context.Context, call *runtime.Call, req *runtime.LLMRequest) (runtime.LLMResponse, error) {
+	c.n.Add(1)
+	return c.llm.Complete(ctx, call, req)
+}

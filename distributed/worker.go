@@ -456,8 +456,18 @@ type stepSink struct {
 
 func (s *stepSink) AppendLine(line []byte) error {
 	str := string(line)
-	_, err := dbos.RunAsStep(s.ctx, func(context.Context) (string, error) { return str, nil },
-		dbos.WithStepName(stepName(line)))
+	ran := false
+	_, err := dbos.RunAsStep(s.ctx, func(context.Context) (string, error) {
+		ran = true
+		return str, nil
+	}, dbos.WithStepName(stepName(line)))
+	if err == nil && !ran {
+		// The engine answered with a step another execution recorded:
+		// the run was recovered elsewhere while this execution went
+		// on (a worker taken for dead). This one stops at once, its
+		// effect in flight the only one made twice.
+		err = errors.New("the run is continued by another worker")
+	}
 	if err != nil {
 		s.err.Store(true)
 	}

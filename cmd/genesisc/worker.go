@@ -108,6 +108,12 @@ func runWorker(c *cli.Context, stdout, stderr io.Writer) error {
 // agent program's source compiled for the Forge Machine.
 func loadDistProgram(name string, stderr io.Writer) (*distributed.Program, error) {
 	var code *bytecode.Program
+	if fi, err := os.Stat(name); err == nil && fi.IsDir() {
+		// A compiled Go package: its runs would need their own process
+		// (docs/decisions.md, "Distributed runs on DBOS (issue 19)").
+		fmt.Fprintf(stderr, "genesisc: %s is a directory: a worker runs programs on the Forge Machine, in its own process; give the program's source or its .frgp (genesisc build), not a compiled Go package\n", name)
+		return nil, exitError{exitUsage}
+	}
 	if strings.EqualFold(filepath.Ext(name), ".frgp") {
 		b, err := os.ReadFile(name)
 		if err != nil {
