@@ -27,9 +27,20 @@ func Open(ctx context.Context, url string, log io.Writer) (*Client, error) {
 	if err := CheckURL(url); err != nil {
 		return nil, err
 	}
-	c, err := withMigrationLock(ctx, url, func() (dbos.Client, error) {
+	open := func(log io.Writer) (dbos.Client, error) {
 		return dbos.NewClient(ctx, dbos.ClientConfig{DatabaseURL: url, AppName: AppName, Logger: logger(log)})
-	})
+	}
+	c, err := open(nil) // quiet: a new database is no error
+	if err != nil && strings.Contains(err.Error(), "schema version") {
+		// A new database, no worker connected yet: a client does not
+		// create the engine's tables itself.
+		c, err = withMigrationLock(ctx, url, func() (dbos.Client, error) {
+			if err := dbos.Migrate(ctx, url, dbos.WithMigrateLogger(logger(log))); err != nil {
+				return nil, err
+			}
+			return open(log)
+		})
+	}
 	if err != nil {
 		return nil, fmt.Errorf("connecting to %s: %w", redact(url), err)
 	}

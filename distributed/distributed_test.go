@@ -85,7 +85,7 @@ func startWorker(t *testing.T, db string, h *runtime.Host, progs ...*Program) *W
 
 func waitState(t *testing.T, cl *Client, id string, states ...string) *Run {
 	t.Helper()
-	deadline := time.Now().Add(60 * time.Second) // a hang guard only
+	deadline := time.Now().Add(20 * time.Second) // a hang guard only
 	for {
 		r, err := cl.Status(id)
 		if err != nil {
@@ -97,7 +97,7 @@ func waitState(t *testing.T, cl *Client, id string, states ...string) *Run {
 			}
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("run %s is %s, want %v", id, r.State, states)
+			t.Fatalf("run %s is %s (engine status %s, executor %s, %d steps), want %v", id, r.State, r.Status, r.Executor, r.Steps, states)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -260,7 +260,10 @@ func TestRecoveredRunKeepsItsBudget(t *testing.T) {
 		h := runtime.NewHost(runtime.Config{LLM: counting, Budget: runtime.Budget{Cost: 1}})
 		h.RegisterTool("slow", func(ctx context.Context, args runtime.Value) (runtime.Value, error) {
 			if block {
-				entered <- struct{}{}
+				select {
+				case entered <- struct{}{}:
+				default:
+				}
 				<-release
 			}
 			return runtime.String("done"), nil
@@ -287,6 +290,7 @@ func TestRecoveredRunKeepsItsBudget(t *testing.T) {
 	case <-time.After(60 * time.Second): // a hang guard only
 		t.Fatal("the run did not reach its tool step")
 	}
+	t.Logf("worker a: %s", a.ExecutorID())
 	a.Stop(0) // leaves the run in flight, its heartbeat stale
 	cfg.Host = host(false)
 	startWorker(t, db, cfg.Host, p)

@@ -15,11 +15,10 @@ import (
 // engine's database: its executor id, the queues it listens to, and the
 // time of its last beat on the database's clock (milliseconds), so that
 // workers on machines whose clocks differ agree on who is silent. A
-// worker that finds another's row older than DeadAfter deletes it — the
-// one whose delete succeeds has claimed it — and re-queues that
-// worker's pending runs (DBOS's recovery of an executor). A worker that
-// stops cleanly leaves its row stale, so that its runs are recovered at
-// once.
+// worker that finds another's row older than DeadAfter re-queues that
+// worker's pending runs (DBOS's recovery of an executor; see stale). A
+// worker that stops cleanly leaves its row stale, so that its runs are
+// recovered at once (its row says it stopped).
 type heartbeat struct {
 	exec, queues string
 	pg           *pgxpool.Pool
@@ -34,7 +33,7 @@ func newHeartbeat(rt internals.Runtime, exec, queues string) (*heartbeat, error)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	const create = `CREATE TABLE IF NOT EXISTS genesis_workers (executor_id TEXT PRIMARY KEY, queues TEXT NOT NULL, heartbeat BIGINT NOT NULL)`
+	const create = `CREATE TABLE IF NOT EXISTS genesis_workers (executor_id TEXT PRIMARY KEY, queues TEXT NOT NULL, heartbeat BIGINT NOT NULL, stopped INTEGER NOT NULL DEFAULT 0)`
 	if err := h.exec_(ctx, create); err != nil {
 		return nil, err
 	}
@@ -72,15 +71,22 @@ func (h *heartbeat) beat(ctx context.Context) error {
 ON CONFLICT (executor_id) DO UPDATE SET heartbeat = excluded.heartbeat, queues = excluded.queues`, h.exec, h.queues)
 }
 
-// leave makes the worker's row stale at once.
+// leave makes the worker's row stale at once: stopped.
 func (h *heartbeat) leave(ctx context.Context) error {
-	return h.exec_(ctx, `UPDATE genesis_workers SET heartbeat = 0 WHERE executor_id = $1`, h.exec)
+	return h.exec_(ctx, `UPDATE genesis_workers SET stopped = 1 WHERE executor_id = $1`, h.exec)
 }
 
-// claimDead returns the workers silent for longer than after, each
-// claimed by this one: its row deleted by this worker's statement.
-func (h *heartbeat) claimDead(ctx context.Context, after time.Duration) ([]string, error) {
-	q := `SELECT executor_id FROM genesis_workers WHERE executor_id <> $1 AND heartbeat < ` + h.now() + ` - $2 ORDER BY executor_id`
+// stale returns the workers silent for longer than after. Their rows
+// stay: recovering a worker's runs re-queues those still pending under
+// its id, which is idempotent (a run another worker took since is
+// pending under that one's), so every worker recovers every silent one
+// at every beat, and a run a dying worker took at the last moment is
+// recovered too. Rows silent for a day are deleted.
+func (h *heartbeat) stale(ctx context.Context, after time.Duration) ([]string, error) {
+	if err := h.exec_(ctx, `DELETE FROM genesis_workers WHERE heartbeat < `+h.now()+` - $1`, int64(24*time.Hour/time.Millisecond)); err != nil {
+		return nil, err
+	}
+	q := `SELECT executor_id FROM genesis_workers WHERE executor_id <> $1 AND (stopped = 1 OR heartbeat < ` + h.now() + ` - $2) ORDER BY executor_id`
 	ms := after.Milliseconds()
 	var ids []string
 	if h.pg != nil {
@@ -88,45 +94,27 @@ func (h *heartbeat) claimDead(ctx context.Context, after time.Duration) ([]strin
 		if err != nil {
 			return nil, err
 		}
+		defer rows.Close()
 		for rows.Next() {
 			var id string
 			if err := rows.Scan(&id); err != nil {
-				rows.Close()
 				return nil, err
 			}
 			ids = append(ids, id)
 		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return nil, err
-		}
-	} else {
-		rows, err := h.db.QueryContext(ctx, q, h.exec, ms)
-		if err != nil {
-			return nil, err
-		}
-		for rows.Next() {
-			var id string
-			if err := rows.Scan(&id); err != nil {
-				rows.Close()
-				return nil, err
-			}
-			ids = append(ids, id)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return nil, err
-		}
+		return ids, rows.Err()
 	}
-	var claimed []string
-	for _, id := range ids {
-		n, err := h.execN(ctx, `DELETE FROM genesis_workers WHERE executor_id = $1 AND heartbeat < `+h.now()+` - $2`, id, ms)
-		if err != nil {
-			return claimed, err
-		}
-		if n == 1 {
-			claimed = append(claimed, id)
-		}
+	rows, err := h.db.QueryContext(ctx, q, h.exec, ms)
+	if err != nil {
+		return nil, err
 	}
-	return claimed, nil
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
 }

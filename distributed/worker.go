@@ -172,7 +172,12 @@ func StartWorker(ctx context.Context, cfg WorkerConfig) (*Worker, error) {
 		w.queues = append(w.queues, QueueName(p.Hash))
 	}
 	sort.Strings(w.queues)
-	dctx, err := withMigrationLock(ctx, cfg.DB, func() (dbos.Context, error) { return dbos.NewContext(ctx, newConfig(cfg.DB, w.exec, cfg.Log)) })
+	// The engine's context is not ctx: cancelling the engine's own
+	// context cancels its runs durably (status CANCELLED), while
+	// stopping a worker must leave them to the others (Stop).
+	dctx, err := withMigrationLock(ctx, cfg.DB, func() (dbos.Context, error) {
+		return dbos.NewContext(context.WithoutCancel(ctx), newConfig(cfg.DB, w.exec, cfg.Log))
+	})
 	if err != nil {
 		return nil, fmt.Errorf("connecting to %s: %w", redact(cfg.DB), err)
 	}
@@ -236,7 +241,7 @@ func (w *Worker) heartbeats(ctx context.Context, rt internals.Runtime) {
 			}
 			continue
 		}
-		dead, err := w.hb.claimDead(ctx, w.cfg.DeadAfter)
+		dead, err := w.hb.stale(ctx, w.cfg.DeadAfter)
 		if err != nil {
 			if ctx.Err() == nil {
 				w.logf("looking for dead workers: %v", err)
@@ -249,7 +254,9 @@ func (w *Worker) heartbeats(ctx context.Context, rt internals.Runtime) {
 				w.logf("recovering the runs of worker %s: %v", id, err)
 				continue
 			}
-			w.logf("worker %s stopped: %d of its runs queued again", id, len(hs))
+			if len(hs) > 0 {
+				w.logf("worker %s stopped: %d of its runs queued again", id, len(hs))
+			}
 		}
 	}
 }
@@ -328,8 +335,11 @@ func (w *Worker) workflow(ctx dbos.Context, in RunInput) (RunOutput, error) {
 	waiting := rec.waiting
 	for {
 		if resume == nil && (waiting || (j.Awaiting() != "" && j.Ended() == runtime.StatusSuspended)) {
-			// Suspended: wait for genesisc resume's message.
+			// Suspended: wait for genesisc resume's message. A run
+			// waiting is not in progress: stopping does not wait for it.
+			w.active.Add(-1)
 			resume, err = receive(ctx)
+			w.active.Add(1)
 			if err != nil {
 				return RunOutput{}, err
 			}

@@ -350,3 +350,99 @@ func mustRead(t *testing.T, path string) []byte {
 	}
 	return b
 }
+
+// TestDistributedCommands drives submit, status, runs and resume against
+// a worker on SQLite, through a suspension: the result is that of
+// genesisc run --journal, then --resume --payload, on the same program.
+func TestDistributedCommands(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "pay.json", `{"steps": [
+  {"id": "pay", "type": "tool", "tool": "pay", "args": {"order": "$order"}},
+  {"id": "notify", "type": "tool", "tool": "notify"}
+]}
+`)
+	writeFile(t, dir, "tools.json", `{"pay": "PENDING", "notify": {"sent": true}}`)
+	t.Chdir(dir)
+	db := "sqlite:" + filepath.Join(dir, "engine.db")
+	cli := func(args ...string) (int, string, string) {
+		var out, errOut bytes.Buffer
+		code := run(append([]string{"genesisc"}, args...), &out, &errOut)
+		return code, out.String(), errOut.String()
+	}
+
+	for _, args := range [][]string{
+		{"submit", "pay.json"},
+		{"submit", "--db", "mysql://x", "pay.json"},
+		{"status", "--db", db},
+		{"resume", "--db", db, "someid"},
+		{"resume", "--db", db, "--payload", "{", "someid"},
+		{"worker", "--db", db, dir},
+	} {
+		if code, _, errOut := cli(args...); code != exitUsage || errOut == "" {
+			t.Errorf("genesisc %v: exit %d, %q; want a usage error", args, code, errOut)
+		}
+	}
+
+	cmd := exec.Command(os.Args[0], "worker", "--db", db, "--tools", "mock:tools.json", "--poll", "20ms", "pay.json")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GENESISC_TEST_MAIN=1")
+	var werr bytes.Buffer
+	cmd.Stderr = &werr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		cmd.Process.Signal(syscall.SIGTERM) // stops cleanly
+		cmd.Wait()
+		if t.Failed() {
+			t.Logf("worker stderr:\n%s", werr.String())
+		}
+	}()
+
+	code, out, errOut := cli("submit", "--db", db, "--input", "order=A-17", "--wait", "pay.json")
+	if code != 3 || !strings.Contains(out, "suspended at pay @ pay.json") {
+		t.Fatalf("submit --wait: exit %d\n%s%s, want 3 and the run suspended at pay", code, out, errOut)
+	}
+	id := strings.TrimSpace(strings.Split(errOut, "\n")[0])
+	if code, out, _ := cli("runs", "--db", db); code != 0 || !strings.Contains(out, id+"  suspended  pay.json") {
+		t.Errorf("runs: exit %d\n%s", code, out)
+	}
+	if code, out, errOut := cli("resume", "--db", db, "--payload", `{"receipt": "R-9"}`, id); code != 0 {
+		t.Fatalf("resume: exit %d\n%s%s", code, out, errOut)
+	}
+	var r *distributed.Run
+	waitFor(t, "the resumed run to end", func() bool {
+		cl, err := distributed.Open(context.Background(), db, io.Discard)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cl.Close()
+		r, err = cl.Status(id)
+		return err == nil && r.State != "suspended" && r.State != "running"
+	})
+	code, out, errOut = cli("status", "--db", db, "--result", "result.json", "--trace", "trace.jsonl", id)
+	if code != 0 || !strings.Contains(out, "status   success") {
+		t.Fatalf("status: exit %d\n%s%s", code, out, errOut)
+	}
+
+	// The same in one process, on a journal.
+	local := []string{"run", "--target", "forge", "--tools", "mock:tools.json", "--input", "order=A-17", "--journal", "local.journal"}
+	if code, _, errOut := cli(append(local, "--result", "local1.json", "pay.json")...); code != 3 {
+		t.Fatalf("local run: exit %d\n%s", code, errOut)
+	}
+	if code, _, errOut := cli(append(local, "--resume", "--payload", `{"receipt": "R-9"}`, "--result", "local2.json", "--trace", "local.trace", "pay.json")...); code != 0 {
+		t.Fatalf("local resume: exit %d\n%s", code, errOut)
+	}
+	if got, want := mustRead(t, "result.json"), mustRead(t, "local2.json"); !bytes.Equal(got, want) {
+		t.Errorf("result\n%s\nwant (genesisc run --resume's)\n%s", got, want)
+	}
+	if got, want := mustRead(t, "trace.jsonl"), mustRead(t, "local.trace"); !bytes.Equal(got, want) {
+		t.Errorf("trace\n%s\nwant (genesisc run --resume's)\n%s", got, want)
+	}
+	if code, _, errOut := cli("resume", "--db", db, "--payload", "1", id); code != 1 || !strings.Contains(errOut, "has ended") {
+		t.Errorf("resuming an ended run: exit %d, %q", code, errOut)
+	}
+	if code, _, errOut := cli("status", "--db", db, "0123"); code != 1 || !strings.Contains(errOut, "no such run") {
+		t.Errorf("status of an unknown run: exit %d, %q", code, errOut)
+	}
+}
