@@ -391,9 +391,12 @@ func TestDistributedCommands(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	stopped := false
 	defer func() {
-		cmd.Process.Signal(syscall.SIGTERM) // stops cleanly
-		cmd.Wait()
+		if !stopped {
+			cmd.Process.Kill()
+			cmd.Wait()
+		}
 		if t.Failed() {
 			t.Logf("worker stderr:\n%s", werr.String())
 		}
@@ -444,5 +447,12 @@ func TestDistributedCommands(t *testing.T) {
 	}
 	if code, _, errOut := cli("status", "--db", db, "0123"); code != 1 || !strings.Contains(errOut, "no such run") {
 		t.Errorf("status of an unknown run: exit %d, %q", code, errOut)
+	}
+
+	// SIGTERM stops the worker cleanly: exit status 0.
+	stopped = true
+	cmd.Process.Signal(syscall.SIGTERM)
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("the worker stopped by SIGTERM: %v", err)
 	}
 }
