@@ -456,3 +456,52 @@ func TestDistributedCommands(t *testing.T) {
 		t.Errorf("the worker stopped by SIGTERM: %v", err)
 	}
 }
+
+// TestDistributedGrimoireCast submits a Grimoire spell in cast mode: the
+// run suspends for the confirmation of its side effect, genesisc resume
+// confirms it, and the action runs once.
+func TestDistributedGrimoireCast(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "swap.spell", "spell CastSwap\n  venues:\n    dex: @uniswap\n  on manual:\n    tx = dex.swap(1)\n    emit swapped(tx=tx)\n")
+	writeFile(t, dir, "tools.json", `{"dex.swap": "0xabc"}`)
+	t.Chdir(dir)
+	db := "sqlite:" + filepath.Join(dir, "engine.db")
+	cmd := exec.Command(os.Args[0], "worker", "--db", db, "--tools", "mock:tools.json", "--poll", "20ms", "swap.spell")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GENESISC_TEST_MAIN=1")
+	var werr bytes.Buffer
+	cmd.Stderr = &werr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+		if t.Failed() {
+			t.Logf("worker stderr:\n%s", werr.String())
+		}
+	}()
+	var out, errOut bytes.Buffer
+	if code := run([]string{"genesisc", "submit", "--db", db, "--mode", "cast", "--wait", "swap.spell"}, &out, &errOut); code != 3 {
+		t.Fatalf("submit --mode cast --wait: exit %d\n%s%s, want 3 (suspended)", code, out.String(), errOut.String())
+	}
+	id := strings.TrimSpace(strings.Split(errOut.String(), "\n")[0])
+	out.Reset()
+	errOut.Reset()
+	if code := run([]string{"genesisc", "resume", "--db", db, "--payload", `{"confirm": true}`, "--source", "OPERATOR", id}, &out, &errOut); code != 0 {
+		t.Fatalf("resume: exit %d\n%s", code, errOut.String())
+	}
+	var r *distributed.Run
+	waitFor(t, "the confirmed run to end", func() bool {
+		cl, err := distributed.Open(context.Background(), db, io.Discard)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cl.Close()
+		r, err = cl.Status(id)
+		return err == nil && r.State != "suspended" && r.State != "running"
+	})
+	if r.State != "success" || !strings.Contains(r.ResultJSON, `"dex.swap"`) || !strings.Contains(r.ResultJSON, `"swapped"`) {
+		t.Errorf("the confirmed cast: %s\n%s", r.State, r.ResultJSON)
+	}
+}

@@ -41,7 +41,7 @@ func submitCommand(stdout, stderr io.Writer) *cli.Command {
 	return &cli.Command{
 		Name:      "submit",
 		Usage:     "queue a run of an agent program for the workers (genesisc worker) and print its id",
-		UsageText: "genesisc submit --db URL [--input KEY=VALUE]... [--wait [--result FILE] [--trace FILE]] PROGRAM",
+		UsageText: "genesisc submit --db URL [--input KEY=VALUE]... [--trigger KIND] [--event NAME [--event-payload JSON]] [--param KEY=VALUE]... [--mode simulate|cast] [--yes] [--wait [--result FILE] [--trace FILE]] PROGRAM",
 		Description: "Compiles PROGRAM (or reads the .frgp file) for its program hash, queues a run of\n" +
 			"it with the input, and prints the run's id. With --wait it waits for the run to\n" +
 			"end (or suspend) and writes its result as genesisc status does; the exit status\n" +
@@ -49,6 +49,12 @@ func submitCommand(stdout, stderr io.Writer) *cli.Command {
 		Flags: []cli.Flag{
 			dbFlag,
 			&cli.StringSliceFlag{Name: "input", Usage: "an input field `KEY=VALUE` (repeatable; VALUE is JSON or a string)"},
+			&cli.StringFlag{Name: "trigger", Usage: "the trigger `KIND` to run (Grimoire)"},
+			&cli.StringFlag{Name: "event", Usage: "the event `NAME` that fired (Grimoire)"},
+			&cli.StringFlag{Name: "event-payload", Usage: "the event's payload `JSON` (Grimoire)"},
+			&cli.StringSliceFlag{Name: "param", Usage: "a parameter override `KEY=VALUE` (repeatable; Grimoire)"},
+			&cli.StringFlag{Name: "mode", Usage: "simulate or cast (Grimoire)"},
+			&cli.BoolFlag{Name: "yes", Usage: "confirm every side effect in advance (Grimoire cast mode)"},
 			&cli.BoolFlag{Name: "wait", Usage: "wait for the run to end"},
 			&cli.StringFlag{Name: "result", Usage: "with --wait: write the result JSON to `FILE` (default: standard output)"},
 			&cli.StringFlag{Name: "trace", Usage: "with --wait: write the run's trace to `FILE`"},
@@ -71,6 +77,12 @@ func submitCommand(stdout, stderr io.Writer) *cli.Command {
 				}
 				fields = append(fields, runtime.Field{Key: k, Value: v})
 			}
+			more, err := grimoireInput(c)
+			if err != nil {
+				fmt.Fprintf(stderr, "genesisc submit: %v\n", err)
+				return exitError{exitUsage}
+			}
+			fields = append(fields, more...)
 			if err := distributed.CheckURL(c.String("db")); err != nil {
 				fmt.Fprintf(stderr, "genesisc submit: --db: %v\n", err)
 				return exitError{exitUsage}
@@ -120,6 +132,47 @@ func cutInput(s string) (string, runtime.Value, bool) {
 		}
 	}
 	return "", runtime.Value{}, false
+}
+
+// grimoireInput returns the input fields of the Grimoire flags, as the
+// compiled program's own flags make them (runtime.Main): trigger, event,
+// event_payload, params, mode, yes.
+func grimoireInput(c *cli.Context) ([]runtime.Field, error) {
+	var fields []runtime.Field
+	if s := c.String("trigger"); s != "" {
+		fields = append(fields, runtime.Field{Key: "trigger", Value: runtime.String(s)})
+	}
+	if s := c.String("event"); s != "" {
+		fields = append(fields, runtime.Field{Key: "event", Value: runtime.String(s)})
+	}
+	if s := c.String("event-payload"); s != "" {
+		v, err := runtime.ParseJSON([]byte(s))
+		if err != nil {
+			return nil, fmt.Errorf("--event-payload: %v", err)
+		}
+		fields = append(fields, runtime.Field{Key: "event_payload", Value: v})
+	}
+	var params []runtime.Field
+	for _, p := range c.StringSlice("param") {
+		k, v, ok := cutInput(p)
+		if !ok {
+			return nil, fmt.Errorf("--param %q: want KEY=VALUE", p)
+		}
+		params = append(params, runtime.Field{Key: k, Value: v})
+	}
+	if len(params) > 0 {
+		fields = append(fields, runtime.Field{Key: "params", Value: runtime.Object(params...)})
+	}
+	if m := c.String("mode"); m != "" {
+		if m != "simulate" && m != "cast" {
+			return nil, fmt.Errorf("--mode must be simulate or cast")
+		}
+		fields = append(fields, runtime.Field{Key: "mode", Value: runtime.String(m)})
+	}
+	if c.Bool("yes") {
+		fields = append(fields, runtime.Field{Key: "yes", Value: runtime.True})
+	}
+	return fields, nil
 }
 
 // writeRun writes what status says of a run: its summary on standard
