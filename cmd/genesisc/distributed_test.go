@@ -377,6 +377,11 @@ func TestDistributedCommands(t *testing.T) {
 		{"resume", "--db", db, "someid"},
 		{"resume", "--db", db, "--payload", "{", "someid"},
 		{"worker", "--db", db, dir},
+		{"worker", "--db", db, "--concurrency", "0", "pay.json"},
+		{"worker", "--db", db, "--dead-after", "100ms", "pay.json"},
+		{"worker", "--db", db, "--poll", "0s", "pay.json"},
+		{"worker", "--db", db, "--max-steps", "-1", "pay.json"},
+		{"worker", "pay.json"},
 	} {
 		if code, _, errOut := cli(args...); code != exitUsage || errOut == "" {
 			t.Errorf("genesisc %v: exit %d, %q; want a usage error", args, code, errOut)

@@ -64,8 +64,19 @@ func runWorker(c *cli.Context, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "genesisc worker: --db: %v\n", err)
 		return exitError{exitUsage}
 	}
-	if c.Int("concurrency") < 1 {
+	switch {
+	case c.Int("concurrency") < 1:
 		fmt.Fprintln(stderr, "genesisc worker: --concurrency must be at least 1")
+		return exitError{exitUsage}
+	case c.Duration("poll") <= 0:
+		fmt.Fprintln(stderr, "genesisc worker: --poll must be a positive duration")
+		return exitError{exitUsage}
+	case c.Duration("dead-after") < 2*distributed.DefaultHeartbeat:
+		// Below two heartbeats, live workers would take each other for dead.
+		fmt.Fprintf(stderr, "genesisc worker: --dead-after must be at least %v (two heartbeats)\n", 2*distributed.DefaultHeartbeat)
+		return exitError{exitUsage}
+	case c.Duration("drain") < 0:
+		fmt.Fprintln(stderr, "genesisc worker: --drain must not be negative")
 		return exitError{exitUsage}
 	}
 	if err := checkProviders(c, stderr); err != nil {
