@@ -183,6 +183,15 @@ func TestWorkerServesItsProgramsOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cl.Close()
+	if n, err := LiveWorkers(context.Background(), db, a.Hash); err != nil || n != 1 {
+		t.Errorf("LiveWorkers(a) = %d, %v; want 1", n, err)
+	}
+	if n, err := LiveWorkers(context.Background(), db, b.Hash); err != nil || n != 0 {
+		t.Errorf("LiveWorkers(b) = %d, %v; want 0", n, err)
+	}
+	if n, err := LiveWorkers(context.Background(), "sqlite:"+filepath.Join(dir, "new.db"), b.Hash); err != nil || n != 0 {
+		t.Errorf("LiveWorkers on a database no worker used = %d, %v; want 0", n, err)
+	}
 	in := runtime.Object(runtime.Field{Key: "order", Value: runtime.String("B-1")})
 	idB, err := cl.Submit(b.Name, b.Hash, in)
 	if err != nil {

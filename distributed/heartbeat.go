@@ -4,10 +4,13 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"os"
+	"strings"
 	"time"
 
 	"github.com/dbos-inc/dbos-transact-golang/dbos"
 	"github.com/dbos-inc/dbos-transact-golang/dbos/internals"
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
@@ -41,8 +44,12 @@ func newHeartbeat(rt internals.Runtime, exec, queues string) (*heartbeat, error)
 }
 
 // now is the database's clock in milliseconds, in SQL.
-func (h *heartbeat) now() string {
-	if h.pg != nil {
+func (h *heartbeat) now() string { return nowSQL(h.pg != nil) }
+
+// nowSQL is the database's clock in milliseconds, in Postgres's SQL or
+// SQLite's.
+func nowSQL(postgres bool) string {
+	if postgres {
 		return `(extract(epoch from clock_timestamp()) * 1000)::bigint`
 	}
 	return `CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)`
@@ -117,4 +124,43 @@ func (h *heartbeat) stale(ctx context.Context, after time.Duration) ([]string, e
 		ids = append(ids, id)
 	}
 	return ids, rows.Err()
+}
+
+// LiveWorkers returns how many workers serving the program whose hash
+// is hash beat within DeadAfter and have not stopped, by the heartbeat
+// table of the database url (0 when no worker ever connected to it).
+func LiveWorkers(ctx context.Context, url, hash string) (int, error) {
+	if err := CheckURL(url); err != nil {
+		return 0, err
+	}
+	queue := "%" + QueueName(hash) + "%"
+	ms := DefaultDeadAfter.Milliseconds()
+	if strings.HasPrefix(url, "sqlite:") {
+		path := strings.TrimPrefix(url, "sqlite:")
+		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+			return 0, nil
+		}
+		db, err := sql.Open("sqlite", "file:"+path+"?mode=ro&_pragma=busy_timeout(5000)")
+		if err != nil {
+			return 0, err
+		}
+		defer db.Close()
+		var n int
+		err = db.QueryRowContext(ctx, `SELECT count(*) FROM genesis_workers WHERE stopped = 0 AND queues LIKE $1 AND heartbeat >= `+nowSQL(false)+` - $2`, queue, ms).Scan(&n)
+		if err != nil && strings.Contains(err.Error(), "no such table") {
+			return 0, nil
+		}
+		return n, err
+	}
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		return 0, err
+	}
+	defer conn.Close(context.Background())
+	var n int
+	err = conn.QueryRow(ctx, `SELECT count(*) FROM genesis_workers WHERE stopped = 0 AND queues LIKE $1 AND heartbeat >= `+nowSQL(true)+` - $2`, queue, ms).Scan(&n)
+	if err != nil && strings.Contains(err.Error(), "42P01") { // undefined_table
+		return 0, nil
+	}
+	return n, err
 }

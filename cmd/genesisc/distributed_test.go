@@ -51,6 +51,8 @@ req=$(cat)
 name=$(printf '%s' "$req" | sed 's/.*"tool":"\([a-z0-9]*\)".*/\1/')
 key=$(printf '%s' "$req" | sed 's/.*"idempotency_key":"\([0-9a-f]*\)".*/\1/')
 args=$(printf '%s' "$req" | sed 's/.*"args":\({[^}]*}\).*/\1/')
+# A worker killed before it wrote the request leaves no request: no call.
+[ -n "$key" ] || exit 1
 pp=$(cut -d' ' -f4 /proc/$PPID/stat 2>/dev/null)
 echo "start $name $key $PPID $pp" >> calls.log
 if ! grep -q " $key\$" effects.log 2>/dev/null; then

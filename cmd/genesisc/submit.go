@@ -101,6 +101,12 @@ func submitCommand(stdout, stderr io.Writer) *cli.Command {
 				fmt.Fprintf(stderr, "genesisc submit: %v\n", err)
 				return exitError{exitDiag}
 			}
+			if n, err := distributed.LiveWorkers(c.Context, c.String("db"), p.Hash); err == nil && n == 0 {
+				// The run waits for one; a program named otherwise than
+				// by the workers has another hash (docs/distributed.md).
+				fmt.Fprintf(stderr, "genesisc submit: no live worker serves %s (program hash %s) now: the run waits in its queue until one does (genesisc worker --db … %s, the program named as here)\n",
+					p.Name, p.Hash, c.Args().First())
+			}
 			if !c.Bool("wait") {
 				fmt.Fprintln(stdout, id)
 				return nil
