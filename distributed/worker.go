@@ -295,9 +295,17 @@ func (w *Worker) Stop(drain time.Duration) {
 // steps an earlier execution completed, then runs the program with the
 // runtime's resume until it ends, waiting for a resumption message each
 // time it suspends.
-func (w *Worker) workflow(ctx dbos.Context, in RunInput) (RunOutput, error) {
+func (w *Worker) workflow(ctx dbos.Context, in RunInput) (out RunOutput, err error) {
 	w.active.Add(1)
 	defer w.active.Add(-1)
+	defer func() {
+		if err != nil && ctx.Err() != nil {
+			// The engine is shutting down: a cancellation, which DBOS
+			// does not record, so the run is recovered; another error
+			// would end the workflow for good.
+			err = ctx.Err()
+		}
+	}()
 	p := w.programs[in.ProgramHash]
 	if p == nil {
 		// Not reached through the queues (a worker listens to its
