@@ -7,7 +7,7 @@ GO      ?= go
 BUILDFLAGS ?= -tags=urfave_cli_no_docs
 BIN     := bin
 
-.PHONY: all build demo test vet fuzz bench pgo generate clean mcp-servers chromium
+.PHONY: all build demo test vet fuzz bench pgo generate clean mcp-servers chromium postgres
 
 all: build demo
 
@@ -45,7 +45,7 @@ demo: build
 	$(BIN)/forge check-proof --proof $(BIN)/demo/refund.proof --journal $(BIN)/demo/refund.journal \
 	    --input user_input="I bought it yesterday" $(BIN)/demo/refund.frgp
 
-test: vet mcp-servers chromium
+test: vet mcp-servers chromium postgres
 	$(GO) test -count=1 -timeout 20m ./...
 
 # mcp-servers: the official MCP reference servers (npm registry) that the
@@ -77,6 +77,19 @@ chromium:
 	    { timeout 120 $$sudo apt-get update -qq && \
 	      DEBIAN_FRONTEND=noninteractive timeout 300 $$sudo apt-get install -y -qq $(CHROMIUM_PKGS) >/dev/null; } \
 	    || echo "chromium: apt-get install failed: the trace viewer's browser tests will skip"; \
+
+# postgres: Debian's postgresql, whose initdb and pg_ctl the tests of
+# distributed runs (issue 19) start a private cluster with, in a
+# temporary directory (internal/pgtest): no server runs beforehand and
+# nothing is left behind. Installed when missing; without it (no apt-get,
+# no network) those tests skip and say why.
+postgres:
+	@if ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || command -v initdb >/dev/null; then :; \
+	elif ! command -v apt-get >/dev/null; then \
+	    echo "postgres: no apt-get to install postgresql: the Postgres tests will skip"; \
+	else \
+	    (timeout 120 apt-get update -qq && timeout 300 apt-get install -y -qq postgresql >/dev/null) \
+	    || echo "postgres: installing postgresql failed: the Postgres tests will skip"; \
 	fi
 
 vet:
@@ -102,12 +115,16 @@ fuzz:
 # then the integer suite of issue 17 (twelve programs: gcc -O2, Genesis on
 # forge, Go and native, lua5.4, luajit, luajit -joff). gcc, lua5.4 and
 # luajit are installed when missing; make test needs none of them.
+# Then distributed runs (issue 19): runs per second and the cost of an
+# effect with 1, 2 and 3 DBOS workers on a private Postgres cluster,
+# against the same runs in one process (docs/distributed.md).
 BENCH_PKGS = $(shell command -v gcc >/dev/null || echo gcc) \
 	$(shell command -v lua5.4 >/dev/null || echo lua5.4) \
 	$(shell command -v luajit >/dev/null || echo luajit)
-bench:
+bench: postgres
 	@test -z "$(strip $(BENCH_PKGS))" || (apt-get update -qq && apt-get install -y -qq $(BENCH_PKGS) >/dev/null)
 	$(GO) run ./bench
+	$(GO) run ./bench/distributed
 
 # pgo: refresh the profile that guides the Go compiler when it builds
 # bin/forge (cmd/forge/default.pgo): the interpreter running the benchmark

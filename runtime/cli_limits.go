@@ -3,8 +3,10 @@ package runtime
 import (
 	"errors"
 	"flag"
+	"io"
 	"math"
 	"runtime/debug"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -112,4 +114,33 @@ func formatSize(n int64) string {
 		}
 	}
 	return strconv.FormatInt(n, 10)
+}
+
+// LimitsFromFlags returns the limits that Main's --max-* flags give,
+// set holding the flags given (name without dashes → value, as on
+// Main's command line; others keep DefaultLimits), checked as Main
+// checks them, and applies their process-wide parts as Main does (the
+// largest value, the Go heap's soft limit): for a host that runs many
+// programs in one process (genesisc worker).
+func LimitsFromFlags(set map[string]string) (Limits, error) {
+	fs := flag.NewFlagSet("limits", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	f := addLimitFlags(fs)
+	names := make([]string, 0, len(set))
+	for k := range set {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	var args []string
+	for _, k := range names {
+		args = append(args, "--"+k+"="+set[k])
+	}
+	if err := fs.Parse(args); err != nil {
+		return Limits{}, err
+	}
+	if err := f.check(); err != nil {
+		return Limits{}, err
+	}
+	f.apply()
+	return f.l, nil
 }

@@ -78,7 +78,8 @@ func (m JournalMode) String() string {
 // the concurrent branches of one run.
 type Journal struct {
 	mu        sync.Mutex
-	f         *os.File // nil: in memory
+	f         *os.File    // nil: in memory (or a sink)
+	sink      JournalSink // not nil: every line goes there (journalsink.go)
 	program   string
 	runID     string         // the run's id ("" in a journal written before run ids)
 	inflight  map[string]int // step → the attempt ≥ 2 last started (attempt lines)
@@ -412,6 +413,9 @@ func (j *Journal) Close() error {
 
 // write appends one line (with its newline) and makes it durable.
 func (j *Journal) write(line []byte) error {
+	if j.sink != nil {
+		return j.sink.AppendLine(line)
+	}
 	if j.f != nil {
 		if _, err := j.f.Write(line); err != nil {
 			return err
@@ -517,6 +521,9 @@ func (j *Journal) appendAttempt(step string, n int) error {
 	b = strconv.AppendInt(b, int64(n), 10)
 	b = append(b, "}\n"...)
 	j.buf = b
+	if j.sink != nil {
+		return j.sink.AppendLine(b)
+	}
 	if j.f != nil {
 		_, err := j.f.Write(b)
 		return err

@@ -90,6 +90,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 			planCommand(stdout, stderr),
 			traceCommand(stdout, stderr),
 			fmtCommand(stdout, stderr),
+			workerCommand(stdout, stderr),
+			submitCommand(stdout, stderr),
+			statusCommand(stdout, stderr),
+			runsCommand(stdout, stderr),
+			resumeCommand(stdout, stderr),
 			{
 				Name:      "check",
 				Usage:     "report the program's diagnostics without building it",

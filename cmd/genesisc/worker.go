@@ -1,0 +1,213 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/genesis-toolchain/genesis/compiler"
+	"github.com/genesis-toolchain/genesis/diag"
+	"github.com/genesis-toolchain/genesis/distributed"
+	"github.com/genesis-toolchain/genesis/forge/bytecode"
+	"github.com/genesis-toolchain/genesis/ir/opt"
+	"github.com/genesis-toolchain/genesis/runtime"
+)
+
+// workerCommand is `genesisc worker`: a process that executes the runs
+// of its programs from the engine's queues (docs/distributed.md).
+func workerCommand(stdout, stderr io.Writer) *cli.Command {
+	return &cli.Command{
+		Name:  "worker",
+		Usage: "execute queued runs of agent programs, with other workers, from a Postgres (or SQLite) database",
+		UsageText: "genesisc worker --db postgres://…|sqlite:PATH [--concurrency N] [--poll DURATION] [--dead-after DURATION] [--drain DURATION]\n" +
+			"    [--llm mock:FILE|openai:URL [--models FILE] [--model NAME]] [--tools SPEC]... [--state FILE] [--real-clock] [--max-* LIMIT]... PROGRAM...",
+		Description: "Serves the runs that genesisc submit queues for the PROGRAMs (agent program sources\n" +
+			"or .frgp files compiled for the Forge Machine), each run a DBOS workflow whose steps\n" +
+			"are the run's journaled effects: a run whose worker dies is continued by another from\n" +
+			"its last completed step (after --dead-after without a heartbeat, default 5s). Each\n" +
+			"program is identified by its program hash: a worker takes the runs of the hashes\n" +
+			"it serves only, so name a program's files as the submitter does. Runs execute on\n" +
+			"the Forge Machine, as genesisc run --target forge. SIGINT or SIGTERM stops taking\n" +
+			"runs, waits --drain (default 30s) for those in progress, and leaves the rest to\n" +
+			"the other workers.",
+		Flags: append([]cli.Flag{
+			&cli.StringFlag{Name: "db", Usage: "the engine's database `URL`: postgres://USER@HOST:PORT/DB or sqlite:PATH"},
+			&cli.IntFlag{Name: "concurrency", Value: distributed.DefaultConcurrency, Usage: "run at most `N` runs of each program at once"},
+			&cli.DurationFlag{Name: "poll", Value: distributed.DefaultPoll, Usage: "look for queued runs every `DURATION` when idle"},
+			&cli.DurationFlag{Name: "dead-after", Value: distributed.DefaultDeadAfter, Usage: "recover the runs of a worker silent for `DURATION`"},
+			&cli.DurationFlag{Name: "drain", Value: 30 * time.Second, Usage: "on SIGINT or SIGTERM, wait `DURATION` for the runs in progress"},
+			&cli.StringFlag{Name: "llm", Usage: "the LLM provider: mock:FILE or openai:URL"},
+			&cli.StringFlag{Name: "models", Usage: "the model alias `FILE` (docs/runtime.md, Model names)"},
+			&cli.StringFlag{Name: "model", Usage: "every LLM call uses the provider model `NAME`"},
+			&cli.StringSliceFlag{Name: "tools", Usage: "a tool provider, repeatable: mock:FILE, exec:CMD, mcp:COMMAND ARGS… or mcp+http(s)://HOST:PORT/PATH"},
+			&cli.StringFlag{Name: "state", Usage: "keep the persistent state in the SQLite database `FILE`"},
+			&cli.BoolFlag{Name: "real-clock", Usage: "run on the real clock"},
+		}, limitFlags()...),
+		Action: func(c *cli.Context) error { return runWorker(c, stdout, stderr) },
+	}
+}
+
+func runWorker(c *cli.Context, stdout, stderr io.Writer) error {
+	if c.NArg() == 0 {
+		fmt.Fprintln(stderr, "genesisc worker: no PROGRAM to serve")
+		return exitError{exitUsage}
+	}
+	if err := distributed.CheckURL(c.String("db")); err != nil {
+		fmt.Fprintf(stderr, "genesisc worker: --db: %v\n", err)
+		return exitError{exitUsage}
+	}
+	switch {
+	case c.Int("concurrency") < 1:
+		fmt.Fprintln(stderr, "genesisc worker: --concurrency must be at least 1")
+		return exitError{exitUsage}
+	case c.Duration("poll") <= 0:
+		fmt.Fprintln(stderr, "genesisc worker: --poll must be a positive duration")
+		return exitError{exitUsage}
+	case c.Duration("dead-after") < 2*distributed.DefaultHeartbeat:
+		// Below two heartbeats, live workers would take each other for dead.
+		fmt.Fprintf(stderr, "genesisc worker: --dead-after must be at least %v (two heartbeats)\n", 2*distributed.DefaultHeartbeat)
+		return exitError{exitUsage}
+	case c.Duration("drain") < 0:
+		fmt.Fprintln(stderr, "genesisc worker: --drain must not be negative")
+		return exitError{exitUsage}
+	}
+	if err := checkProviders(c, stderr); err != nil {
+		return err
+	}
+	var progs []*distributed.Program
+	for _, name := range c.Args().Slice() {
+		p, err := loadDistProgram(name, stderr)
+		if err != nil {
+			return err
+		}
+		progs = append(progs, p)
+	}
+	h, closeHost, err := workerHost(c, stderr)
+	if err != nil {
+		return err
+	}
+	defer closeHost()
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	w, err := distributed.StartWorker(ctx, distributed.WorkerConfig{
+		DB: c.String("db"), Programs: progs, Host: h, Concurrency: c.Int("concurrency"),
+		Poll: c.Duration("poll"), DeadAfter: c.Duration("dead-after"), Log: stderr,
+	})
+	if err != nil {
+		fmt.Fprintf(stderr, "genesisc worker: %v\n", err)
+		return exitError{exitDiag}
+	}
+	for _, p := range progs {
+		fmt.Fprintf(stdout, "genesisc worker %s: serving %s (program hash %s, queue %s)\n", w.ExecutorID(), p.Name, p.Hash, distributed.QueueName(p.Hash))
+	}
+	<-ctx.Done()
+	stop()
+	fmt.Fprintf(stdout, "genesisc worker %s: stopping (%d runs in progress)\n", w.ExecutorID(), w.Active())
+	w.Stop(c.Duration("drain"))
+	return nil
+}
+
+// loadDistProgram loads a program for the engine: a .frgp file, or an
+// agent program's source compiled for the Forge Machine.
+func loadDistProgram(name string, stderr io.Writer) (*distributed.Program, error) {
+	var code *bytecode.Program
+	if fi, err := os.Stat(name); err == nil && fi.IsDir() {
+		// A compiled Go package: its runs would need their own process
+		// (docs/decisions.md, "Distributed runs on DBOS (issue 19)").
+		fmt.Fprintf(stderr, "genesisc: %s is a directory: a worker runs programs on the Forge Machine, in its own process; give the program's source or its .frgp (genesisc build), not a compiled Go package\n", name)
+		return nil, exitError{exitUsage}
+	}
+	if strings.EqualFold(filepath.Ext(name), ".frgp") {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			fmt.Fprintf(stderr, "genesisc: %v\n", err)
+			return nil, exitError{exitDiag}
+		}
+		if code, err = bytecode.Decode(b); err != nil {
+			fmt.Fprintf(stderr, "genesisc: %s: %v\n", name, err)
+			return nil, exitError{exitDiag}
+		}
+	} else {
+		srcs, diags := compiler.ReadSources([]string{name})
+		var out *compiler.Output
+		if !diags.HasErrors() {
+			var more diag.List
+			withHeapLimit(compiler.HeapLimit(srcs), func() {
+				out, more = compiler.Build(srcs, compiler.Options{Target: "forge", OptLevel: opt.MaxLevel})
+			})
+			diags = append(diags, more...)
+		}
+		fmt.Fprint(stderr, diags.Render(compiler.DiagSources(srcs, diags)))
+		if diags.HasErrors() {
+			return nil, exitError{exitDiag}
+		}
+		code = out.Program
+	}
+	p, err := distributed.LoadProgram(code)
+	if err != nil {
+		fmt.Fprintf(stderr, "genesisc: %s: not an agent program: %v\n", name, err)
+		return nil, exitError{exitDiag}
+	}
+	return p, nil
+}
+
+// workerHost is the host of a worker's runs: the providers and limits of
+// its flags, as genesisc run gives them to a program.
+func workerHost(c *cli.Context, stderr io.Writer) (*runtime.Host, func(), error) {
+	set := map[string]string{}
+	for _, name := range limitFlagNames {
+		if c.IsSet(name) {
+			set[name] = c.String(name)
+		}
+	}
+	lim, err := runtime.LimitsFromFlags(set)
+	if err != nil {
+		fmt.Fprintf(stderr, "genesisc worker: %v\n", err)
+		return nil, nil, exitError{exitUsage}
+	}
+	cfg := runtime.Config{Limits: lim, RealTime: c.Bool("real-clock")}
+	if spec := c.String("llm"); spec != "" {
+		cfg.LLM, err = runtime.ParseLLMWith(spec, runtime.LLMOptions{ModelsFile: c.String("models"), Model: c.String("model")})
+		if err != nil {
+			fmt.Fprintf(stderr, "genesisc worker: --llm: %v\n", err)
+			return nil, nil, exitError{exitUsage}
+		}
+	}
+	var closers []io.Closer
+	closeAll := func() {
+		for _, c := range closers {
+			c.Close()
+		}
+	}
+	for _, spec := range c.StringSlice("tools") {
+		p, err := runtime.ParseTools(spec)
+		if err != nil {
+			closeAll()
+			fmt.Fprintf(stderr, "genesisc worker: --tools: %v\n", err)
+			return nil, nil, exitError{exitDiag}
+		}
+		if cl, ok := p.(io.Closer); ok {
+			closers = append(closers, cl)
+		}
+		cfg.Tools = append(cfg.Tools, p)
+	}
+	if path := c.String("state"); path != "" {
+		s, err := runtime.OpenSQLiteStore(path)
+		if err != nil {
+			closeAll()
+			fmt.Fprintf(stderr, "genesisc worker: --state: %v\n", err)
+			return nil, nil, exitError{exitDiag}
+		}
+		closers = append(closers, s)
+		cfg.State = s
+	}
+	return runtime.NewHost(cfg), closeAll, nil
+}

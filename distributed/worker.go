@@ -1,0 +1,548 @@
+package distributed
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/dbos-inc/dbos-transact-golang/dbos"
+	"github.com/dbos-inc/dbos-transact-golang/dbos/internals"
+
+	"github.com/genesis-toolchain/genesis/forge/bytecode"
+	"github.com/genesis-toolchain/genesis/forge/host"
+	"github.com/genesis-toolchain/genesis/runtime"
+)
+
+// Program is an agent program a worker serves, compiled for the Forge
+// Machine.
+type Program struct {
+	Name, Hash string
+	code       *bytecode.Program
+	limits     host.Limits
+	// agents are loaded agents not in use: an Agent runs one run at a
+	// time (it keeps its machine for the next).
+	mu     sync.Mutex
+	agents []*host.Agent
+}
+
+// LoadProgram loads an agent program compiled for the Forge Machine.
+func LoadProgram(p *bytecode.Program) (*Program, error) {
+	a, err := host.LoadAgent(p)
+	if err != nil {
+		return nil, err
+	}
+	if a.Meta.ProgramHash == "" {
+		return nil, errors.New("the program has no program hash (an agent program compiled by an older genesisc?)")
+	}
+	return &Program{Name: a.Meta.Program, Hash: a.Meta.ProgramHash, code: p, limits: a.AgentLimits(), agents: []*host.Agent{a}}, nil
+}
+
+func (p *Program) agent() (*host.Agent, error) {
+	p.mu.Lock()
+	if n := len(p.agents); n > 0 {
+		a := p.agents[n-1]
+		p.agents = p.agents[:n-1]
+		p.mu.Unlock()
+		return a, nil
+	}
+	p.mu.Unlock()
+	return host.LoadAgent(p.code)
+}
+
+func (p *Program) release(a *host.Agent) {
+	p.mu.Lock()
+	p.agents = append(p.agents, a)
+	p.mu.Unlock()
+}
+
+// Execute runs the program once on h, as genesisc run --target forge
+// does (the machine's default limits).
+func (p *Program) Execute(h *runtime.Host, ropts runtime.RunOptions) (*runtime.Result, error) {
+	a, err := p.agent()
+	if err != nil {
+		return nil, err
+	}
+	defer p.release(a)
+	opts := host.AgentOptions{Limits: p.limits}
+	if l := runtime.ValueLimit(); l > 0 {
+		opts.Values = uint64(l) * 4 // as host.AgentCommand does
+	}
+	res, _ := a.Run(h, ropts, opts)
+	return res, nil
+}
+
+// WorkerConfig configures a worker.
+type WorkerConfig struct {
+	// DB is the engine's database: postgres://… or sqlite:PATH.
+	DB string
+	// Programs are the programs the worker serves (at least one).
+	Programs []*Program
+	// Host runs the programs: providers, limits, state.
+	Host *runtime.Host
+	// Concurrency is how many runs the worker executes at once (per
+	// program queue); ≤ 0: DefaultConcurrency.
+	Concurrency int
+	// Poll is how often an idle worker looks for queued runs; ≤ 0:
+	// DefaultPoll.
+	Poll time.Duration
+	// Heartbeat is how often the worker says it is alive, and
+	// DeadAfter how long a worker may stay silent before the others
+	// recover its runs; ≤ 0: the defaults.
+	Heartbeat, DeadAfter time.Duration
+	// Log receives the engine's warnings and errors (nil: none).
+	Log io.Writer
+}
+
+// Defaults of WorkerConfig.
+const (
+	DefaultConcurrency = 4
+	DefaultPoll        = 200 * time.Millisecond
+	DefaultHeartbeat   = 500 * time.Millisecond
+	DefaultDeadAfter   = 5 * time.Second
+)
+
+// Worker is a running worker process's engine.
+type Worker struct {
+	cfg      WorkerConfig
+	ctx      dbos.Context
+	programs map[string]*Program
+	queues   []string
+	exec     string
+	hb       *heartbeat
+	active   atomic.Int64
+	stopHB   context.CancelFunc
+	hbDone   chan struct{}
+	// Runs counts the runs this worker finished (bench, tests).
+	Runs atomic.Int64
+}
+
+// NewExecutorID returns a new executor id: the host name and a random
+// suffix, unique among the workers of a database.
+func NewExecutorID() string {
+	var b [6]byte
+	rand.Read(b[:])
+	name, _ := os.Hostname()
+	if name == "" {
+		name = "worker"
+	}
+	return "genesis-" + name + "-" + hex.EncodeToString(b[:])
+}
+
+// StartWorker connects to the database, registers the run workflow and
+// the programs' queues, and starts executing runs; it returns once the
+// worker is taking runs.
+func StartWorker(ctx context.Context, cfg WorkerConfig) (*Worker, error) {
+	if err := CheckURL(cfg.DB); err != nil {
+		return nil, err
+	}
+	if len(cfg.Programs) == 0 {
+		return nil, errors.New("a worker needs at least one program")
+	}
+	if cfg.Host == nil {
+		return nil, errors.New("a worker needs a host")
+	}
+	if cfg.Concurrency <= 0 {
+		cfg.Concurrency = DefaultConcurrency
+	}
+	if cfg.Poll <= 0 {
+		cfg.Poll = DefaultPoll
+	}
+	if cfg.Heartbeat <= 0 {
+		cfg.Heartbeat = DefaultHeartbeat
+	}
+	if cfg.DeadAfter <= 0 {
+		cfg.DeadAfter = DefaultDeadAfter
+	}
+	w := &Worker{cfg: cfg, programs: make(map[string]*Program), exec: NewExecutorID()}
+	for _, p := range cfg.Programs {
+		if _, dup := w.programs[p.Hash]; dup {
+			continue
+		}
+		w.programs[p.Hash] = p
+		w.queues = append(w.queues, QueueName(p.Hash))
+	}
+	sort.Strings(w.queues)
+	// The engine's context is not ctx: cancelling the engine's own
+	// context cancels its runs durably (status CANCELLED), while
+	// stopping a worker must leave them to the others (Stop).
+	dctx, err := withMigrationLock(ctx, cfg.DB, func() (dbos.Context, error) {
+		return dbos.NewContext(context.WithoutCancel(ctx), newConfig(cfg.DB, w.exec, cfg.Log))
+	})
+	if err != nil {
+		return nil, fmt.Errorf("connecting to %s: %w", redact(cfg.DB), err)
+	}
+	w.ctx = dctx
+	dbos.RegisterWorkflow(dctx, w.workflow, dbos.WithWorkflowName(WorkflowName))
+	for _, q := range w.queues {
+		if _, err := dbos.RegisterQueue(dctx, q, dbos.WithWorkerConcurrency(cfg.Concurrency),
+			dbos.WithQueueBasePollingInterval(cfg.Poll)); err != nil {
+			dbos.Shutdown(dctx, 5*time.Second)
+			return nil, fmt.Errorf("registering the queue %s: %w", q, err)
+		}
+	}
+	dbos.ListenQueues(dctx, w.queues...)
+	rt, err := internals.RuntimeOf(dctx)
+	if err != nil {
+		dbos.Shutdown(dctx, 5*time.Second)
+		return nil, err
+	}
+	// Registered before the worker takes runs: a worker that dies at
+	// once still has a row the others see go stale.
+	w.hb, err = newHeartbeat(rt, w.exec, strings.Join(w.queues, " "))
+	if err != nil {
+		dbos.Shutdown(dctx, 5*time.Second)
+		return nil, err
+	}
+	if err := w.hb.beat(ctx); err != nil {
+		dbos.Shutdown(dctx, 5*time.Second)
+		return nil, fmt.Errorf("registering the worker: %w", err)
+	}
+	if err := dbos.Launch(dctx); err != nil {
+		dbos.Shutdown(dctx, 5*time.Second)
+		return nil, fmt.Errorf("starting the engine: %w", err)
+	}
+	hbctx, cancel := context.WithCancel(context.Background())
+	w.stopHB, w.hbDone = cancel, make(chan struct{})
+	go w.heartbeats(hbctx, rt)
+	return w, nil
+}
+
+// ExecutorID returns the worker's executor id.
+func (w *Worker) ExecutorID() string { return w.exec }
+
+// Active returns the number of runs the worker is executing.
+func (w *Worker) Active() int { return int(w.active.Load()) }
+
+// heartbeats beats every Heartbeat and recovers the runs of the workers
+// silent for DeadAfter, until ctx is done.
+func (w *Worker) heartbeats(ctx context.Context, rt internals.Runtime) {
+	defer close(w.hbDone)
+	t := time.NewTicker(w.cfg.Heartbeat)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if err := w.hb.beat(ctx); err != nil {
+			if ctx.Err() == nil {
+				w.logf("heartbeat: %v", err)
+			}
+			continue
+		}
+		dead, err := w.hb.stale(ctx, w.cfg.DeadAfter)
+		if err != nil {
+			if ctx.Err() == nil {
+				w.logf("looking for dead workers: %v", err)
+			}
+			continue
+		}
+		for _, id := range dead {
+			hs, err := rt.RecoverPendingWorkflows([]string{id})
+			if err != nil {
+				w.logf("recovering the runs of worker %s: %v", id, err)
+				continue
+			}
+			if len(hs) > 0 {
+				w.logf("worker %s stopped: %d of its runs queued again", id, len(hs))
+			}
+		}
+	}
+}
+
+func (w *Worker) logf(format string, a ...any) {
+	if w.cfg.Log != nil {
+		fmt.Fprintf(w.cfg.Log, "genesisc worker %s: %s\n", w.exec, fmt.Sprintf(format, a...))
+	}
+}
+
+// Stop stops taking runs, waits up to drain for the runs in progress to
+// end, then leaves: its heartbeat row is marked stale, so that the
+// others recover at once the runs it did not finish.
+func (w *Worker) Stop(drain time.Duration) {
+	dbos.ListenQueues(w.ctx, "genesis-stopped-"+w.exec) // no queue of that name: take nothing more
+	deadline := time.Now().Add(drain)
+	for w.active.Load() > 0 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	w.stopHB()
+	<-w.hbDone
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := w.hb.leave(ctx); err != nil {
+		w.logf("leaving: %v", err)
+	}
+	if w.active.Load() == 0 {
+		// Nothing left for the others: close the engine cleanly. (With
+		// runs left, the process ends with them in flight, as a crash
+		// would, and the others continue them.)
+		dbos.Shutdown(w.ctx, drain)
+	}
+}
+
+// workflow is a run's workflow: it rebuilds the run's journal from the
+// steps an earlier execution completed, then runs the program with the
+// runtime's resume until it ends, waiting for a resumption message each
+// time it suspends.
+func (w *Worker) workflow(ctx dbos.Context, in RunInput) (out RunOutput, err error) {
+	w.active.Add(1)
+	defer w.active.Add(-1)
+	defer func() {
+		if err != nil && ctx.Err() != nil {
+			// The engine is shutting down: a cancellation, which DBOS
+			// does not record, so the run is recovered; another error
+			// would end the workflow for good.
+			err = ctx.Err()
+		}
+	}()
+	p := w.programs[in.ProgramHash]
+	if p == nil {
+		// Not reached through the queues (a worker listens to its
+		// programs' only); a run enqueued by hand is refused.
+		return RunOutput{}, fmt.Errorf("this worker does not serve the program hash %s (it serves %s)", in.ProgramHash, strings.Join(w.queues, ", "))
+	}
+	input, err := parseInput(in.Input)
+	if err != nil {
+		return RunOutput{}, fmt.Errorf("the run's input: %w", err)
+	}
+	id, err := dbos.GetWorkflowID(ctx)
+	if err != nil {
+		return RunOutput{}, err
+	}
+	rec, err := w.recover(ctx, id)
+	if err != nil {
+		return RunOutput{}, err
+	}
+	sink := &stepSink{ctx: ctx}
+	var j *runtime.Journal
+	mode := runtime.JournalResume
+	if len(rec.text) == 0 {
+		j, err = runtime.NewSinkJournal(p.Name, id, sink)
+		mode = runtime.JournalRecord
+	} else {
+		j, err = runtime.ResumeSinkJournal(rec.text, sink)
+	}
+	if err != nil {
+		return RunOutput{}, fmt.Errorf("the run's journal: %w", err)
+	}
+	var resume *runtime.Resumption
+	if rec.received != nil && j.Awaiting() != "" {
+		resume = rec.received
+	}
+	waiting := rec.waiting
+	for {
+		if resume == nil && (waiting || (j.Awaiting() != "" && j.Ended() == runtime.StatusSuspended)) {
+			// Suspended: wait for genesisc resume's message. A run
+			// waiting is not in progress: stopping does not wait for it.
+			w.active.Add(-1)
+			resume, err = receive(ctx)
+			w.active.Add(1)
+			if err != nil {
+				return RunOutput{}, err
+			}
+			waiting = false
+		}
+		var trace bytes.Buffer
+		res, err := p.Execute(w.cfg.Host, runtime.RunOptions{
+			// Not the workflow's context: stopping the worker must not
+			// end the run as cancelled; another worker continues it.
+			Context:     context.WithoutCancel(ctx),
+			Program:     p.Name,
+			ProgramHash: p.Hash,
+			RunID:       id,
+			Input:       input,
+			Journal:     j,
+			Mode:        mode,
+			Resume:      resume,
+			Trace:       &trace,
+		})
+		if err != nil {
+			return RunOutput{}, err
+		}
+		if res.Error != nil && res.Error.Kind == "journal" && sink.failed() {
+			// The engine could not record a step (the database is
+			// gone, or the run was taken over): this execution must
+			// not finish the run.
+			return RunOutput{}, fmt.Errorf("recording the run's steps: %s", res.Error.Message)
+		}
+		if res.Status != runtime.StatusSuspended {
+			w.Runs.Add(1)
+			return RunOutput{Result: string(res.AppendJSON(nil)), Trace: trace.String()}, nil
+		}
+		mode, resume = runtime.JournalResume, nil
+	}
+}
+
+// receive waits for the message resuming the run.
+func receive(ctx dbos.Context) (*runtime.Resumption, error) {
+	for {
+		m, err := dbos.Recv[string](ctx, ResumeTopic, 24*time.Hour)
+		if err != nil {
+			return nil, fmt.Errorf("waiting for the resumption: %w", err)
+		}
+		if m != "" {
+			return decodeResumption(m)
+		}
+	}
+}
+
+func decodeResumption(m string) (*runtime.Resumption, error) {
+	v, err := runtime.ParseJSON([]byte(m))
+	if err != nil {
+		return nil, fmt.Errorf("the resumption message: %w", err)
+	}
+	payload, _ := v.Get("payload")
+	source, _ := v.Get("source")
+	return &runtime.Resumption{Payload: payload, Source: source.Str()}, nil
+}
+
+// recovered is what the completed steps of a run's workflow hold.
+type recovered struct {
+	text []byte // the journal's lines
+	// received is a resumption received after the last journal line
+	// (the run did not get to record it); waiting says that the
+	// execution was waiting for one when it stopped.
+	received *runtime.Resumption
+	waiting  bool
+}
+
+// recover reads the steps the run's earlier executions completed, and
+// takes them again in order, so that the workflow's next step has the
+// next step number: each journal line step returns its recorded line, a
+// receive its recorded message.
+func (w *Worker) recover(ctx dbos.Context, id string) (*recovered, error) {
+	// Listed with the worker's context, outside the workflow: inside
+	// it, the listing would be a step of its own.
+	steps, err := dbos.GetWorkflowSteps(w.ctx, id, dbos.WithStepsLoadOutput(false))
+	if err != nil {
+		return nil, fmt.Errorf("reading the run's steps: %w", err)
+	}
+	sort.Slice(steps, func(a, b int) bool { return steps[a].StepID < steps[b].StepID })
+	rec := &recovered{}
+	lastRecv := -10
+	for i, s := range steps {
+		switch {
+		case strings.HasPrefix(s.StepName, stepPrefix):
+			line, err := dbos.RunAsStep(ctx, func(context.Context) (string, error) {
+				return "", errors.New("a journal step that was not recorded")
+			}, dbos.WithStepName(s.StepName))
+			if err != nil {
+				return nil, fmt.Errorf("reading step %d (%s): %w", s.StepID, s.StepName, err)
+			}
+			rec.text = append(rec.text, line...)
+			rec.received = nil
+		case s.StepName == "DBOS.recv":
+			m, err := dbos.Recv[string](ctx, ResumeTopic, time.Second)
+			if err != nil {
+				return nil, fmt.Errorf("reading step %d (%s): %w", s.StepID, s.StepName, err)
+			}
+			lastRecv = s.StepID
+			if m != "" {
+				if rec.received, err = decodeResumption(m); err != nil {
+					return nil, err
+				}
+			}
+		case s.StepName == "DBOS.sleep" && s.StepID == lastRecv+1:
+			// The receive's timeout, taken with it.
+		case s.StepName == "DBOS.sleep" && i == len(steps)-1:
+			// A receive's timeout whose receive did not complete: the
+			// execution was waiting; the next receive takes both.
+			rec.waiting = true
+		default:
+			return nil, fmt.Errorf("step %d of run %s is %q, which a run's workflow does not take", s.StepID, id, s.StepName)
+		}
+	}
+	return rec, nil
+}
+
+// stepSink writes journal lines as steps of the run's workflow.
+type stepSink struct {
+	ctx dbos.Context
+	err atomic.Bool
+}
+
+func (s *stepSink) AppendLine(line []byte) error {
+	str := string(line)
+	ran := false
+	_, err := dbos.RunAsStep(s.ctx, func(context.Context) (string, error) {
+		ran = true
+		return str, nil
+	}, dbos.WithStepName(stepName(line)))
+	if err == nil && !ran {
+		// The engine answered with a step another execution recorded:
+		// the run was recovered elsewhere while this execution went
+		// on (a worker taken for dead). This one stops at once, its
+		// effect in flight the only one made twice.
+		err = errors.New("the run is continued by another worker")
+	}
+	if err != nil {
+		s.err.Store(true)
+	}
+	return err
+}
+
+func (s *stepSink) failed() bool { return s.err.Load() }
+
+// stepName names the step of a journal line for the engine's listings:
+// the line's kind and step identity ("genesis: tool s1 @ prog.json:2:3").
+func stepName(line []byte) string {
+	v, err := runtime.ParseJSON(bytes.TrimSpace(line))
+	if err != nil {
+		return stepPrefix + "line"
+	}
+	get := func(k string) (string, bool) {
+		x, ok := v.Get(k)
+		if !ok {
+			return "", false
+		}
+		if s, isStr := x.AsString(); isStr {
+			return s, true
+		}
+		return x.String(), true
+	}
+	step, _ := get("step")
+	if f, ok := get("format"); ok {
+		return stepPrefix + f
+	}
+	if end, ok := get("end"); ok {
+		return stepPrefix + "end " + end
+	}
+	if eff, ok := get("effect"); ok {
+		if _, pending := v.Get("pending"); pending {
+			return stepPrefix + eff + " pending " + step
+		}
+		return stepPrefix + eff + " " + step
+	}
+	if n, ok := get("attempt"); ok {
+		return stepPrefix + "attempt " + n + " " + step
+	}
+	if _, ok := v.Get("resume"); ok {
+		return stepPrefix + "resume " + step
+	}
+	return stepPrefix + "line " + step
+}
+
+// redact drops the password of a database URL, for messages.
+func redact(url string) string {
+	scheme, rest, ok := strings.Cut(url, "://")
+	if !ok {
+		return url
+	}
+	at := strings.LastIndex(rest, "@")
+	if at < 0 {
+		return url
+	}
+	user, _, _ := strings.Cut(rest[:at], ":")
+	return scheme + "://" + user + "@" + rest[at+1:]
+}
