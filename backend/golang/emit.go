@@ -372,13 +372,18 @@ func (fg *funcGen) assign(dst, src []*ir.Value) {
 	if len(dst) == 0 {
 		return
 	}
-	if len(dst) == 1 {
-		if dst[0] != src[0] {
-			fg.printf("%s = %s", fg.name(dst[0]), fg.name(src[0]))
+	// A pair whose two sides are one variable (a loop parameter that
+	// continues unchanged) is left out: it changes nothing, also in a
+	// parallel assignment, and go vet reports it as a self-assignment.
+	var lhs, rhs []string
+	for i := range dst {
+		if d, s := fg.name(dst[i]), fg.name(src[i]); d != s {
+			lhs, rhs = append(lhs, d), append(rhs, s)
 		}
-		return
 	}
-	fg.printf("%s = %s", fg.list(dst), fg.list(src))
+	if len(lhs) > 0 {
+		fg.printf("%s = %s", strings.Join(lhs, ", "), strings.Join(rhs, ", "))
+	}
 }
 
 func (fg *funcGen) instr(in *ir.Instr, yieldTo *owner) {

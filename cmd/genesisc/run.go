@@ -13,7 +13,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/genesis-toolchain/genesis/backend/golang"
-	"github.com/genesis-toolchain/genesis/backend/golang/rtexport"
+	"github.com/genesis-toolchain/genesis/runtime/export"
 	"github.com/genesis-toolchain/genesis/backend/llvm"
 	"github.com/genesis-toolchain/genesis/compiler"
 	"github.com/genesis-toolchain/genesis/diag"
@@ -75,7 +75,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 					&cli.StringFlag{Name: "target", Value: "forge", Usage: "the backend: forge, go or native"},
 					&cli.BoolFlag{Name: "main", Usage: "with --target go: make the package a command (package main) taking genesisc run's flags"},
 					&cli.StringFlag{Name: "package", Usage: "with --target go: the Go package `NAME` (default: program)"},
-					&cli.StringFlag{Name: "runtime", Usage: "with --target go, output inside an app's Go module: the runtime copy's directory `DIR` (default: " + rtexport.DefaultDir + " under the module's root)"},
+					&cli.StringFlag{Name: "runtime", Usage: "with --target go, output inside an app's Go module: the runtime copy's directory `DIR` (default: " + export.DefaultDir + " under the module's root)"},
 					&cli.StringFlag{Name: "emit", Usage: "print an intermediate form instead of the binary: ir or asm"},
 					&cli.BoolFlag{Name: "O0", Usage: "do not optimize"},
 					&cli.BoolFlag{Name: "O2", Usage: "optimize fully (the default)"},
@@ -237,7 +237,7 @@ func build(c *cli.Context, stdout, stderr io.Writer) error {
 	// A package written into an app's module links a copy of the runtime
 	// in that module (the toolchain's module is not published).
 	var (
-		rtModule rtexport.Module
+		rtModule export.Module
 		rtDir    string
 	)
 	if opts.Target == "go" && opts.Emit == compiler.EmitBinary && goDir != "" {

@@ -9,7 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/genesis-toolchain/genesis/backend/golang"
-	"github.com/genesis-toolchain/genesis/backend/golang/rtexport"
+	"github.com/genesis-toolchain/genesis/runtime/export"
 )
 
 // toolchainModule is the toolchain's own module path: a generated package
@@ -24,7 +24,7 @@ func runtimeCommand(stdout, stderr io.Writer) *cli.Command {
 		Usage:     "write or update the runtime package inside a Go module, for generated packages to import",
 		UsageText: "genesisc runtime [-o DIR]",
 		Description: "Writes the runtime package that go-target agent programs link into DIR\n" +
-			"(default: " + rtexport.DefaultDir + " under the root of the Go module\n" +
+			"(default: " + export.DefaultDir + " under the root of the Go module\n" +
 			"of the current directory), raises the module's go.mod to the module\n" +
 			"versions the runtime was tested with, and prints the copy's import path.\n" +
 			"Run it after upgrading genesisc, then rebuild the generated packages:\n" +
@@ -43,7 +43,7 @@ func runtimeCommand(stdout, stderr io.Writer) *cli.Command {
 			if start == "" {
 				start = "."
 			}
-			mod, ok, err := rtexport.FindModule(start)
+			mod, ok, err := export.FindModule(start)
 			if err != nil {
 				fmt.Fprintf(stderr, "genesisc runtime: %v\n", err)
 				return exitError{exitDiag}
@@ -53,9 +53,9 @@ func runtimeCommand(stdout, stderr io.Writer) *cli.Command {
 				return exitError{exitDiag}
 			}
 			if dir == "" {
-				dir = filepath.Join(mod.Root, filepath.FromSlash(rtexport.DefaultDir))
+				dir = filepath.Join(mod.Root, filepath.FromSlash(export.DefaultDir))
 			}
-			rep, err := rtexport.Export(mod, dir, "")
+			rep, err := export.Export(mod, dir, "")
 			if err != nil {
 				fmt.Fprintf(stderr, "genesisc runtime: %v\n", err)
 				return exitError{exitDiag}
@@ -70,10 +70,10 @@ func runtimeCommand(stdout, stderr io.Writer) *cli.Command {
 // runtimeFor decides which runtime package a go-target build whose package
 // goes to outDir links: the toolchain's own (import path "", no copy)
 // when outDir is in no module or in the toolchain's, else a copy in the
-// output's module, at flagDir or rtexport.DefaultDir. It returns the
+// output's module, at flagDir or export.DefaultDir. It returns the
 // module, the copy's directory and its import path.
-func runtimeFor(outDir, flagDir string) (mod rtexport.Module, dir, imp string, err error) {
-	mod, ok, err := rtexport.FindModule(outDir)
+func runtimeFor(outDir, flagDir string) (mod export.Module, dir, imp string, err error) {
+	mod, ok, err := export.FindModule(outDir)
 	if err != nil {
 		return mod, "", "", err
 	}
@@ -85,7 +85,7 @@ func runtimeFor(outDir, flagDir string) (mod rtexport.Module, dir, imp string, e
 	}
 	dir = flagDir
 	if dir == "" {
-		dir = filepath.Join(mod.Root, filepath.FromSlash(rtexport.DefaultDir))
+		dir = filepath.Join(mod.Root, filepath.FromSlash(export.DefaultDir))
 	}
 	imp, err = mod.ImportPath(dir)
 	if err != nil {
@@ -99,12 +99,12 @@ func runtimeFor(outDir, flagDir string) (mod rtexport.Module, dir, imp string, e
 
 // exportRuntime writes the runtime copy a build chose (runtimeFor) and
 // records the generated package in outDir as its user.
-func exportRuntime(mod rtexport.Module, dir, outDir string, stderr io.Writer) error {
+func exportRuntime(mod export.Module, dir, outDir string, stderr io.Writer) error {
 	prog, err := mod.ImportPath(outDir)
 	if err != nil {
 		return err
 	}
-	rep, err := rtexport.Export(mod, dir, prog)
+	rep, err := export.Export(mod, dir, prog)
 	if err != nil {
 		return err
 	}
@@ -114,7 +114,7 @@ func exportRuntime(mod rtexport.Module, dir, outDir string, stderr io.Writer) er
 
 // reportExport tells standard error what an export changed; an export
 // that changed nothing says nothing.
-func reportExport(stderr io.Writer, cmd string, rep *rtexport.Report) {
+func reportExport(stderr io.Writer, cmd string, rep *export.Report) {
 	switch {
 	case rep.Replaced != "":
 		fmt.Fprintf(stderr, "%s: updated the runtime in %s (%s, was %s)\n", cmd, rep.Dir, short(rep.Runtime), short(rep.Replaced))

@@ -259,10 +259,10 @@ L_run:
 			m.r.Trace(site5.At(v59), v72, v69)
 			v75 := rt.ErrorAt(rt.ObjSet(v153, v74, v69), "refund.json", 7, 5)
 			if v68 {
-				v10, v152, v153, v154, v155 = v76, v152, v75, v69, v59
+				v10, v153, v154, v155 = v76, v75, v69, v59
 				continue L_run
 			} else {
-				v10, v152, v153, v154, v155 = v77, v152, v75, v69, v59
+				v10, v153, v154, v155 = v77, v75, v69, v59
 				continue L_run
 			}
 		case 2:

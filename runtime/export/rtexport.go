@@ -1,4 +1,4 @@
-// Package rtexport writes a copy of the runtime package into an app's Go
+// Package export writes a copy of the runtime package into an app's Go
 // module, so that a package genesisc generates for the app (`genesisc
 // build --target go`) builds there with `go mod tidy && go build ./...`:
 // the toolchain's own module is not published, so an app cannot require
@@ -16,7 +16,7 @@
 // was built and tested with (Modules), and its go directive to the language
 // version the runtime needs, so `go mod tidy` resolves what genesisc
 // was tested with rather than whatever is newest.
-package rtexport
+package export
 
 import (
 	"bytes"

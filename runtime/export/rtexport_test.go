@@ -1,4 +1,4 @@
-package rtexport
+package export
 
 import (
 	"encoding/json"
