@@ -13,12 +13,12 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/genesis-toolchain/genesis/backend/golang"
-	"github.com/genesis-toolchain/genesis/runtime/export"
 	"github.com/genesis-toolchain/genesis/backend/llvm"
 	"github.com/genesis-toolchain/genesis/compiler"
 	"github.com/genesis-toolchain/genesis/diag"
 	"github.com/genesis-toolchain/genesis/internal/cliargs"
 	"github.com/genesis-toolchain/genesis/ir/opt"
+	"github.com/genesis-toolchain/genesis/runtime/export"
 )
 
 // Exit statuses.
