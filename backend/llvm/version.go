@@ -49,11 +49,12 @@ const maxAccessStep = 1 << 20
 // versioned.
 func (fg *fnGen) planVersion(in *gir.Instr) *versionPlan {
 	body := in.Regions[0]
-	if len(body.Instrs) < 3 || len(body.Instrs[0].Results) != 1 {
+	if len(body.Instrs) < 2 {
 		return nil
 	}
 	inside := map[*gir.Value]bool{}
 	ok := true
+	var conts []*gir.Instr
 	var markRegion func(r *gir.Region)
 	markRegion = func(r *gir.Region) {
 		for _, p := range r.Params {
@@ -69,8 +70,8 @@ func (fg *fnGen) planVersion(in *gir.Instr) *versionPlan {
 				// could expand this very loop again (memlayout.Unrolled).
 				ok = false
 			case gir.OpContinue:
-				if breakTarget(x) == in && x != body.Last() {
-					ok = false // every iteration must step the parameters alike
+				if breakTarget(x) == in {
+					conts = append(conts, x)
 				}
 			}
 			for _, sub := range x.Regions {
@@ -79,15 +80,16 @@ func (fg *fnGen) planVersion(in *gir.Instr) *versionPlan {
 		}
 	}
 	markRegion(body)
-	last := body.Last()
-	if !ok || last.Op != gir.OpContinue || breakTarget(last) != in {
+	// One continue: every iteration steps the parameters alike.
+	if !ok || len(conts) != 1 {
 		return nil
 	}
+	cont := conts[0]
 	// step of each parameter: its continue argument is param + constant.
 	steps := make([]int64, len(body.Params))
 	stepped := make([]bool, len(body.Params))
 	for i, p := range body.Params {
-		arg := last.Args[i]
+		arg := cont.Args[i]
 		if arg == p {
 			stepped[i] = true
 			continue
@@ -101,39 +103,43 @@ func (fg *fnGen) planVersion(in *gir.Instr) *versionPlan {
 		}
 	}
 
-	// The header: [cmp; not;] if c { break ^in } {}.
+	// The count: the loop goes on while x REL n, where x is the counter
+	// j at the top of the body (if c { break ^in } before any access,
+	// continue last) or its next value at the bottom (if c { continue
+	// ^in }; break ^in, a rotated loop). Either way iteration t runs only
+	// if j0 + step·t REL n.
 	plan := &versionPlan{counter: -1}
-	cmp, negated, at := body.Instrs[0], false, 1
-	if body.Instrs[1].Op == gir.OpNot && body.Instrs[1].Args[0] == cmp.Results[0] {
-		negated, at = true, 2
-	}
-	iff := body.Instrs[at]
-	if iff.Op != gir.OpIf || iff.Args[0] != body.Instrs[at-1].Results[0] || len(iff.Regions) != 2 ||
-		len(iff.Regions[1].Instrs) != 0 || len(iff.Regions[0].Instrs) != 1 {
-		return nil
-	}
-	if br := iff.Regions[0].Instrs[0]; br.Op != gir.OpBreak || breakTarget(br) != in {
-		return nil
-	}
-	if len(cmp.Args) != 2 {
-		return nil
-	}
-	// The loop goes on while j REL n.
-	rel := cmp.Op
-	if !negated {
-		// if j >= n break: goes on while j < n.
-		switch rel {
-		case gir.OpGeU:
-			rel = gir.OpLtU
-		case gir.OpGtU:
-			rel = gir.OpLeU
-		case gir.OpGeS:
-			rel = gir.OpLtS
-		case gir.OpGtS:
-			rel = gir.OpLeS
-		default:
+	var rel gir.Op
+	var x, n *gir.Value
+	if body.Last() == cont {
+		for _, h := range body.Instrs {
+			if h.Op == gir.OpIf && onlyJump(h, gir.OpBreak, in) {
+				rel, x, n = relation(h.Args[0], false)
+				break
+			}
+			if len(h.Regions) > 0 || h.Op == gir.OpLoad || h.Op == gir.OpStore || h.Op == gir.OpCopy {
+				return nil // it would run once more, in the iteration that leaves
+			}
+		}
+		for i, p := range body.Params {
+			if x != nil && x == p {
+				plan.counter = i
+			}
+		}
+	} else {
+		br, iff := body.Last(), body.Instrs[len(body.Instrs)-2]
+		if br.Op != gir.OpBreak || breakTarget(br) != in || iff.Op != gir.OpIf || !onlyJump(iff, gir.OpContinue, in) {
 			return nil
 		}
+		rel, x, n = relation(iff.Args[0], true)
+		for i, p := range body.Params {
+			if x != nil && x == cont.Args[i] && x != p {
+				plan.counter = i
+			}
+		}
+	}
+	if plan.counter < 0 || inside[n] || n.Type.Size() != 8 || x.Type.Size() != 8 {
+		return nil
 	}
 	switch rel {
 	case gir.OpLtU:
@@ -146,15 +152,7 @@ func (fg *fnGen) planVersion(in *gir.Instr) *versionPlan {
 	default:
 		return nil
 	}
-	for i, p := range body.Params {
-		if cmp.Args[0] == p {
-			plan.counter = i
-		}
-	}
-	if plan.counter < 0 || inside[cmp.Args[1]] || cmp.Args[1].Type.Size() != 8 || cmp.Args[0].Type.Size() != 8 {
-		return nil
-	}
-	plan.limit = cmp.Args[1]
+	plan.limit = n
 	plan.step = steps[plan.counter]
 	if !stepped[plan.counter] || plan.step <= 0 || plan.step > maxAccessStep {
 		return nil
@@ -284,3 +282,53 @@ func (fg *fnGen) versionTest(plan *versionPlan, args []value.Value) value.Value 
 // maxVersionedMemory is the largest memory for which loops run their
 // unchecked copies: step × last ≤ 2^20 × memory stays below 2^63.
 const maxVersionedMemory = 1 << 42
+
+// onlyJump reports whether if instruction iff holds only a jump of kind op
+// (break or continue) to loop in, when its condition holds, and nothing
+// otherwise.
+func onlyJump(iff *gir.Instr, op gir.Op, in *gir.Instr) bool {
+	if len(iff.Regions) != 2 || len(iff.Regions[1].Instrs) != 0 || len(iff.Regions[0].Instrs) != 1 || len(iff.Results) != 0 {
+		return false
+	}
+	j := iff.Regions[0].Instrs[0]
+	return j.Op == op && breakTarget(j) == in
+}
+
+// negated maps each comparison to the one true exactly when it is false.
+var negated = map[gir.Op]gir.Op{
+	gir.OpLtU: gir.OpGeU, gir.OpGeU: gir.OpLtU, gir.OpLeU: gir.OpGtU, gir.OpGtU: gir.OpLeU,
+	gir.OpLtS: gir.OpGeS, gir.OpGeS: gir.OpLtS, gir.OpLeS: gir.OpGtS, gir.OpGtS: gir.OpLeS,
+}
+
+// swapped maps each comparison to the one of the swapped operands.
+var swapped = map[gir.Op]gir.Op{
+	gir.OpLtU: gir.OpGtU, gir.OpGtU: gir.OpLtU, gir.OpLeU: gir.OpGeU, gir.OpGeU: gir.OpLeU,
+	gir.OpLtS: gir.OpGtS, gir.OpGtS: gir.OpLtS, gir.OpLeS: gir.OpGeS, gir.OpGeS: gir.OpLeS,
+}
+
+// relation reads the bool c (negated when holds is false) as x REL n with
+// REL a less-than (signed or not, strict or not); x is nil when it is
+// not such a comparison.
+func relation(c *gir.Value, holds bool) (gir.Op, *gir.Value, *gir.Value) {
+	d := c.Def
+	for d != nil && d.Op == gir.OpNot && c.Type.Kind() == gir.KindBool {
+		holds = !holds
+		c = d.Args[0]
+		d = c.Def
+	}
+	if d == nil || len(d.Args) != 2 {
+		return 0, nil, nil
+	}
+	op, ok := d.Op, false
+	if _, ok = negated[op]; !ok {
+		return 0, nil, nil
+	}
+	if !holds {
+		op = negated[op]
+	}
+	switch op {
+	case gir.OpLtU, gir.OpLeU, gir.OpLtS, gir.OpLeS:
+		return op, d.Args[0], d.Args[1]
+	}
+	return swapped[op], d.Args[1], d.Args[0]
+}
