@@ -33,12 +33,20 @@ type versionPlan struct {
 // rangedAccess is a load or store at param + off (stepped by step per
 // iteration) or, when param < 0, at the fixed base + off.
 type rangedAccess struct {
-	in        *gir.Instr
-	param     int
+	in *gir.Instr
+	affine
+	step  int64 // coef × the parameter's step: the address's step
+	size  int64
+	store bool
+}
+
+// affine is an address base + coef × (parameter param) + off, where base,
+// when not nil, is fixed before the loop, and param, when not −1, is a
+// parameter of the loop stepped by a constant.
+type affine struct {
 	base      *gir.Value
-	off, step int64
-	size      int64
-	store     bool
+	param     int
+	coef, off int64
 }
 
 // maxAccessStep bounds the steps of versioned pointers, so that the test's
@@ -177,27 +185,22 @@ func (fg *fnGen) planVersion(in *gir.Instr) *versionPlan {
 		if size < 1 || size > 8 {
 			return
 		}
-		off := x.Int
-		for base.Def != nil && base.Def.Op == gir.OpPtrAdd && inside[base] {
-			c := base.Def.Args[1].Def
-			if c == nil || c.Op != gir.OpConst {
-				break
-			}
-			off += c.Lit.Int
-			base = base.Def.Args[0]
-		}
-		if off < -maxAccessStep || off > maxAccessStep {
+		af, ok := fg.affineOf(base, inside, param, stepped, 0)
+		if !ok {
 			return
 		}
-		a := rangedAccess{in: x, param: -1, base: base, off: off, size: size, store: x.Op == gir.OpStore}
-		if i, isParam := param[base]; isParam {
-			if !stepped[i] || steps[i] < -maxAccessStep || steps[i] > maxAccessStep {
+		af.off += x.Int
+		if af.off < -maxAccessStep || af.off > maxAccessStep {
+			return
+		}
+		a := rangedAccess{in: x, affine: af, size: size, store: x.Op == gir.OpStore}
+		if af.param >= 0 {
+			a.step = af.coef * steps[af.param] // both at most 2^20
+			if a.step < -maxAccessStep || a.step > maxAccessStep {
 				return
 			}
-			a.param, a.step = i, steps[i]
-		} else if inside[base] {
-			return
-		} else if d := base.Def; d != nil && d.Op == gir.OpAddrOf && d.Local != "" {
+		}
+		if d := af.base; d != nil && af.param < 0 && d.Def != nil && d.Def.Op == gir.OpAddrOf && d.Def.Local != "" {
 			return // a frame slot, checked (or not) as always
 		}
 		plan.accesses = append(plan.accesses, a)
@@ -241,14 +244,17 @@ func (fg *fnGen) versionTest(plan *versionPlan, args []value.Value) value.Value 
 	conds = append(conds, b.NewICmp(enum.IPredULE, last, memory))
 	hs := int64(fg.g.layout.HeapStart)
 	for _, a := range plan.accesses {
-		var a0 value.Value
+		// The address in iteration 0, modulo 2^64 as the loop computes it.
+		var a0 value.Value = i64(a.off)
 		if a.param >= 0 {
-			a0 = args[a.param]
-		} else {
-			a0 = fg.vals[a.base]
+			var p value.Value = args[a.param]
+			if a.coef != 1 {
+				p = b.NewMul(p, i64(a.coef))
+			}
+			a0 = b.NewAdd(p, a0)
 		}
-		if a.off != 0 {
-			a0 = b.NewAdd(a0, i64(a.off))
+		if a.base != nil {
+			a0 = b.NewAdd(fg.vals[a.base], a0)
 		}
 		hi := b.NewSub(memory, i64(a.size)) // memory holds at least 8 bytes
 		lo := int64(0)
@@ -331,4 +337,94 @@ func relation(c *gir.Value, holds bool) (gir.Op, *gir.Value, *gir.Value) {
 		return op, d.Args[0], d.Args[1]
 	}
 	return swapped[op], d.Args[1], d.Args[0]
+}
+
+// affineOf reads v as an affine address (see affine): sums, differences
+// and products by constants (shifts included) of one value fixed before
+// the loop, one parameter stepped by a constant and constants, all of 64
+// bits, where arithmetic modulo 2^64 is that of the addresses. Constants
+// stay within maxAccessStep.
+func (fg *fnGen) affineOf(v *gir.Value, inside map[*gir.Value]bool, param map[*gir.Value]int, stepped []bool, depth int) (affine, bool) {
+	none := affine{param: -1}
+	if v.Type.Size() != 8 || depth > 16 {
+		return none, false
+	}
+	if i, ok := param[v]; ok {
+		if !stepped[i] {
+			return none, false
+		}
+		return affine{param: i, coef: 1}, true
+	}
+	if !inside[v] {
+		return affine{base: v, param: -1}, true
+	}
+	d := v.Def
+	if d == nil {
+		return none, false
+	}
+	small := func(c int64) bool { return c >= -maxAccessStep && c <= maxAccessStep }
+	constOf := func(w *gir.Value) (int64, bool) {
+		if w.Def != nil && w.Def.Op == gir.OpConst && small(w.Def.Lit.Int) {
+			return w.Def.Lit.Int, true
+		}
+		return 0, false
+	}
+	if c, ok := constOf(v); ok {
+		return affine{param: -1, off: c}, true
+	}
+	scale := func(a affine, k int64) (affine, bool) {
+		a.coef *= k
+		a.off *= k
+		return a, a.base == nil && small(a.coef) && small(a.off)
+	}
+	switch d.Op {
+	case gir.OpAdd, gir.OpPtrAdd, gir.OpSub:
+		x, ok1 := fg.affineOf(d.Args[0], inside, param, stepped, depth+1)
+		y, ok2 := fg.affineOf(d.Args[1], inside, param, stepped, depth+1)
+		if !ok1 || !ok2 {
+			return none, false
+		}
+		if d.Op == gir.OpSub {
+			if y, ok2 = scale(y, -1); !ok2 {
+				return none, false
+			}
+		}
+		if x.base != nil && y.base != nil {
+			return none, false
+		}
+		if x.base == nil {
+			x.base = y.base
+		}
+		if x.param >= 0 && y.param >= 0 && x.param != y.param {
+			return none, false
+		}
+		if x.param < 0 {
+			x.param = y.param
+		}
+		x.coef += y.coef
+		x.off += y.off
+		if !small(x.coef) || !small(x.off) {
+			return none, false
+		}
+		if x.coef == 0 {
+			x.param = -1
+		}
+		return x, true
+	case gir.OpShl, gir.OpMul:
+		k, ok := constOf(d.Args[1])
+		if d.Op == gir.OpShl {
+			if !ok || k < 0 || k > 20 {
+				return none, false
+			}
+			k = 1 << k
+		} else if !ok {
+			return none, false
+		}
+		x, ok := fg.affineOf(d.Args[0], inside, param, stepped, depth+1)
+		if !ok {
+			return none, false
+		}
+		return scale(x, k)
+	}
+	return none, false
 }
