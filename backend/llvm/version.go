@@ -410,6 +410,8 @@ func (fg *fnGen) affineOf(v *gir.Value, inside map[*gir.Value]bool, param map[*g
 			x.param = -1
 		}
 		return x, true
+	case gir.OpIntToPtr, gir.OpPtrToInt:
+		return fg.affineOf(d.Args[0], inside, param, stepped, depth+1)
 	case gir.OpShl, gir.OpMul:
 		k, ok := constOf(d.Args[1])
 		if d.Op == gir.OpShl {
