@@ -2,6 +2,7 @@ package llvm
 
 import (
 	"math"
+	"slices"
 
 	gir "github.com/genesis-toolchain/genesis/ir"
 	"github.com/llir/llvm/ir/enum"
@@ -123,6 +124,9 @@ func (fg *fnGen) planVersion(in *gir.Instr) *versionPlan {
 		for _, h := range body.Instrs {
 			if h.Op == gir.OpIf && onlyJump(h, gir.OpBreak, in) {
 				rel, x, n = relation(h.Args[0], false)
+				if rel == gir.OpNe && x != nil && !slices.Contains(body.Params, x) {
+					x, n = n, x
+				}
 				break
 			}
 			if len(h.Regions) > 0 || h.Op == gir.OpLoad || h.Op == gir.OpStore || h.Op == gir.OpCopy {
@@ -140,6 +144,9 @@ func (fg *fnGen) planVersion(in *gir.Instr) *versionPlan {
 			return nil
 		}
 		rel, x, n = relation(iff.Args[0], true)
+		if rel == gir.OpNe && x != nil && !slices.Contains(cont.Args, x) {
+			x, n = n, x
+		}
 		for i, p := range body.Params {
 			if x != nil && x == cont.Args[i] && x != p {
 				plan.counter = i
@@ -150,6 +157,12 @@ func (fg *fnGen) planVersion(in *gir.Instr) *versionPlan {
 		return nil
 	}
 	switch rel {
+	case gir.OpNe:
+		// j != n with a step of 1 from j0 < n (the test requires it) runs
+		// the iterations of j < n.
+		if steps[plan.counter] != 1 {
+			return nil
+		}
 	case gir.OpLtU:
 	case gir.OpLeU:
 		plan.inclusive = true
@@ -324,6 +337,9 @@ func relation(c *gir.Value, holds bool) (gir.Op, *gir.Value, *gir.Value) {
 	}
 	if d == nil || len(d.Args) != 2 {
 		return 0, nil, nil
+	}
+	if (d.Op == gir.OpNe && holds) || (d.Op == gir.OpEq && !holds) {
+		return gir.OpNe, d.Args[0], d.Args[1]
 	}
 	op, ok := d.Op, false
 	if _, ok = negated[op]; !ok {
