@@ -10,10 +10,10 @@ import (
 )
 
 // Loop versioning (docs/backend-llvm.md, "Loop versioning"): an innermost
-// loop counted by a parameter j (j < n or j <= n, signed or unsigned, n
-// fixed before the loop, j stepped by a positive constant) whose loads
-// and stores go through pointers stepped by constants (or fixed before
-// the loop) is emitted twice. Before it, one test computes the last
+// loop counted by a parameter j (j < n or j <= n, signed or unsigned, or
+// j != n stepping by 1; n fixed before the loop, j stepped by a positive
+// constant) whose loads and stores have addresses affine in a parameter
+// stepped by a constant (see affine) is emitted twice. Before it, one test computes the last
 // iteration the count allows and checks every such access's whole range
 // against memory; when it holds, the copy without those checks runs,
 // otherwise the original, checked loop, entered from the start — so a
@@ -31,8 +31,8 @@ type versionPlan struct {
 	accesses          []rangedAccess
 }
 
-// rangedAccess is a load or store at param + off (stepped by step per
-// iteration) or, when param < 0, at the fixed base + off.
+// rangedAccess is a load or store of size bytes at an affine address,
+// which moves by step bytes an iteration.
 type rangedAccess struct {
 	in *gir.Instr
 	affine
@@ -50,8 +50,9 @@ type affine struct {
 	coef, off int64
 }
 
-// maxAccessStep bounds the steps of versioned pointers, so that the test's
-// products cannot wrap (step × iterations ≤ memory).
+// maxAccessStep bounds the counter's step, the addresses' steps and the
+// constants of affine addresses, so that the test's sums and products
+// cannot wrap (|step| × last ≤ 2^20 × memory).
 const maxAccessStep = 1 << 20
 
 // planVersion returns the plan of loop in, or nil when it is not to be
