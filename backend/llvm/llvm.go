@@ -363,6 +363,7 @@ type fnGen struct {
 	stack      *forgegen.FuncStack    // what the Forge program's function takes from the stacks
 	faults     map[[2]int64]*ir.Block // the shared block raising each fault
 	machine    map[*ir.Global]value.Value
+	unchecked  map[*gir.Instr]bool // the accesses of the versioned copy being emitted (version.go)
 	activation
 }
 
@@ -661,14 +662,14 @@ func (fg *fnGen) instr(in *gir.Instr, own *target) {
 		def(b().NewAdd(a(0), a(1)))
 
 	case gir.OpLoad:
-		def(fg.load(in.Type, fg.checked(in.Args[0], in.Int, in.Type.Size(), false)))
+		def(fg.load(in.Type, fg.checked(in, in.Args[0], in.Int, in.Type.Size(), false)))
 	case gir.OpStore:
 		t := in.Args[0].Type
-		fg.store(t, fg.checked(in.Args[1], in.Int, t.Size(), true), a(0))
+		fg.store(t, fg.checked(in, in.Args[1], in.Int, t.Size(), true), a(0))
 	case gir.OpCopy:
 		if in.Int > 0 {
-			dst := fg.checked(in.Args[0], 0, in.Int, true)
-			src := fg.checked(in.Args[1], 0, in.Int, false)
+			dst := fg.checked(in, in.Args[0], 0, in.Int, true)
+			src := fg.checked(in, in.Args[1], 0, in.Int, false)
 			fg.cur.NewCall(fg.g.memmove, fg.pointer(dst, types.I8), fg.pointer(src, types.I8), i64(in.Int), constant.False)
 		}
 	case gir.OpGet:
@@ -749,19 +750,24 @@ func (fg *fnGen) instr(in *gir.Instr, own *target) {
 		fg.leave(in, t)
 	case gir.OpLoop:
 		t := fg.newTarget(in)
-		t.header = fg.lf.NewBlock("")
-		body := in.Regions[0]
-		for i, p := range body.Params {
-			phi := t.header.NewPhi(ir.NewIncoming(a(i), fg.cur))
-			t.params = append(t.params, phi)
-			fg.vals[p] = phi
+		args := fg.args(in.Args)
+		if plan := fg.planVersion(in); plan != nil && fg.unchecked == nil {
+			// Two copies of the loop sharing its exit (version.go): the
+			// first without the checks the test proves, the second the
+			// original.
+			fast, slow := fg.lf.NewBlock(""), fg.lf.NewBlock("")
+			fast.SetName(fmt.Sprintf("versioned.%d", len(fg.lf.Blocks)))
+			fg.cur.NewCondBr(fg.versionTest(plan, args), fast, slow)
+			fg.unchecked = map[*gir.Instr]bool{}
+			for _, acc := range plan.accesses {
+				fg.unchecked[acc.in] = true
+			}
+			fg.cur = fast
+			fg.loopCopy(in, t, args)
+			fg.unchecked = nil
+			fg.cur = slow
 		}
-		fg.cur.NewBr(t.header)
-		fg.cur = t.header
-		fg.region(body, nil)
-		if fg.cur.Term == nil {
-			fg.cur.NewUnreachable() // the verifier requires a terminator
-		}
+		fg.loopCopy(in, t, args)
 		fg.leave(in, t)
 
 	case gir.OpYield:
@@ -786,6 +792,27 @@ func (fg *fnGen) instr(in *gir.Instr, own *target) {
 		fg.asm(in)
 	default:
 		fg.g.diags.Errorf(in.Pos, codeUnsupported, "%s does not compile to native code (dynamic values and effects run through --target go)", in.Op)
+	}
+}
+
+// loopCopy emits loop in, from the current block, with t as its target:
+// its header (with its parameters' phis, starting at args) and body.
+func (fg *fnGen) loopCopy(in *gir.Instr, t *target, args []value.Value) {
+	t.header = fg.lf.NewBlock("")
+	t.params = nil
+	body := in.Regions[0]
+	for i, p := range body.Params {
+		phi := t.header.NewPhi(ir.NewIncoming(args[i], fg.cur))
+		t.params = append(t.params, phi)
+		fg.vals[p] = phi
+	}
+	fg.cur.NewBr(t.header)
+	fg.cur = t.header
+	checked := fg.stackChecked
+	fg.region(body, nil)
+	fg.stackChecked = checked
+	if fg.cur.Term == nil {
+		fg.cur.NewUnreachable() // the verifier requires a terminator
 	}
 }
 
@@ -893,7 +920,17 @@ func (fg *fnGen) resize(x value.Value, from, to gir.Type, signed bool) value.Val
 // is in memory by construction — the frame was checked on entry — and
 // needs no check. Most accesses of Genesis locals are of this kind, and
 // leaving their checks out keeps the LLVM code small.
-func (fg *fnGen) checked(base *gir.Value, off, size int64, store bool) value.Value {
+//
+// An access of a versioned loop's unchecked copy (version.go), access,
+// is not checked either: the test before the loop proved it in memory.
+func (fg *fnGen) checked(access *gir.Instr, base *gir.Value, off, size int64, store bool) value.Value {
+	if fg.unchecked[access] {
+		addr := fg.vals[base]
+		if off != 0 {
+			addr = fg.cur.NewAdd(addr, i64(off))
+		}
+		return addr
+	}
 	start, v := off, base
 	for v.Def != nil && v.Def.Op == gir.OpPtrAdd {
 		c := v.Def.Args[1].Def

@@ -160,3 +160,52 @@ func TestStackCasesO2(t *testing.T) {
 		})
 	}
 }
+
+// TestVersionedLoops builds the conformance cases of loop versioning
+// (tests/genesis/run/native_versioned_*.txtar) through the whole -O2
+// pipeline: each must have a versioned loop (the unchecked copy and its
+// test), and must print and end as the case says the Forge Machine does
+// — the cases whose test fails (a range past the end of memory, into the
+// read-only data, or a loop leaving before the end) run the checked loop
+// from the start and fault at the same access, or not at all.
+func TestVersionedLoops(t *testing.T) {
+	if err := llvm.Available(llvm.Tools{}); err != nil {
+		t.Skip(err)
+	}
+	paths, err := filepath.Glob("../../tests/genesis/run/native_versioned_*.txtar")
+	if err != nil || len(paths) < 4 {
+		t.Fatalf("want the 4 cases of loop versioning, found %v (%v)", paths, err)
+	}
+	for _, path := range paths {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ar := txtar.Parse(data)
+			var srcs []compiler.Source
+			want := map[string]string{}
+			for _, f := range ar.Files {
+				if strings.HasSuffix(f.Name, ".gen") {
+					srcs = append(srcs, compiler.Source{Name: f.Name, Data: f.Data})
+				}
+				want[f.Name] = string(f.Data)
+			}
+			out, diags := compiler.Build(srcs, compiler.Options{Target: "native", OptLevel: 2})
+			if diags.HasErrors() {
+				t.Fatal(diags.Error())
+			}
+			if !strings.Contains(out.LLVM, "versioned.") {
+				t.Errorf("no loop is versioned in the LLVM module")
+			}
+			got, stderr, status := runNative(t, srcs)
+			wantStatus, wantErr := 0, ""
+			if f := strings.TrimSpace(want["out/fault"]); f != "" {
+				wantStatus, wantErr = 3, "genesis: FAULTED: "+f+"\n"
+			}
+			if got != want["out/stdout"] || stderr != wantErr || status != wantStatus {
+				t.Errorf("printed %q, stderr %q, exit status %d; want %q, %q, exit status %d", got, stderr, status, want["out/stdout"], wantErr, wantStatus)
+			}
+		})
+	}
+}
