@@ -1043,23 +1043,11 @@ func (l *fnLower) address(p *ir.Value, off, size int64) (reg, int64) {
 // load sets d to the value of type t at p + off. When zext, a byte is
 // left zero-extended (zeroExtendedLoads).
 //
-// A 2- or 4-byte integer is read by one LOADW of the 8 bytes that end
-// where it ends, whose top bytes it is, and an arithmetic shift right
-// that leaves it sign-extended (the canonical form): 3 instructions
-// instead of 13 (4 bytes) or 7. Reading backwards never reads past the
-// end of memory where the narrow load would not have; it faults only
-// where the value starts below address 8 - size, inside the code's first
-// instruction, which no pointer to data reaches (docs/decisions.md,
-// "Optimizer, second step (issue 17)"). Bytes are read by LOAD.
+// A 2- or 4-byte integer is read by LOAD16S or LOAD32S, which leave it
+// sign-extended (the canonical form); bytes by LOAD, which zero-extends
+// (docs/decisions.md, "Forge speed, third step (issue 17)").
 func (l *fnLower) load(d reg, t ir.Type, p reg, off int64, zext bool) {
 	size := t.Size()
-	if t != ir.Bool && t.IsInt() && (size == 2 || size == 4) {
-		p, off = l.memBase(p, off-(8-size), 8)
-		l.emit(&minst{op: mLoad, name: "LOADW", defs: []reg{d}, uses: []reg{p}, imm: off})
-		l.li(rScratch0, 64-8*size)
-		l.alu("SAR", d, d, rScratch0)
-		return
-	}
 	p, off = l.memBase(p, off, size)
 	switch {
 	case size == 8:
@@ -1069,6 +1057,10 @@ func (l *fnLower) load(d reg, t ir.Type, p reg, off int64, zext bool) {
 		l.emit(&minst{op: mUnary, name: "NEG", defs: []reg{d}, uses: []reg{d}})
 		l.li(rScratch0, 63)
 		l.alu("SHR", d, d, rScratch0)
+	case t.IsInt() && size == 4:
+		l.emit(&minst{op: mLoad, name: "LOAD32S", defs: []reg{d}, uses: []reg{p}, imm: off})
+	case t.IsInt() && size == 2:
+		l.emit(&minst{op: mLoad, name: "LOAD16S", defs: []reg{d}, uses: []reg{p}, imm: off})
 	default:
 		l.emit(&minst{op: mLoad, name: "LOAD", defs: []reg{d}, uses: []reg{p}, imm: off + size - 1})
 		if size > 1 {
@@ -1085,12 +1077,20 @@ func (l *fnLower) load(d reg, t ir.Type, p reg, off int64, zext bool) {
 	}
 }
 
-// store writes v of type t at p + off.
+// store writes v of type t at p + off: 8, 4 and 2 bytes by STOREW,
+// STORE32 and STORE16, which write the low bytes of the register.
 func (l *fnLower) store(v reg, t ir.Type, p reg, off int64) {
 	size := t.Size()
 	p, off = l.memBase(p, off, size)
-	if size == 8 {
+	switch size {
+	case 8:
 		l.emit(&minst{op: mStore, name: "STOREW", uses: []reg{v, p}, imm: off})
+		return
+	case 4:
+		l.emit(&minst{op: mStore, name: "STORE32", uses: []reg{v, p}, imm: off})
+		return
+	case 2:
+		l.emit(&minst{op: mStore, name: "STORE16", uses: []reg{v, p}, imm: off})
 		return
 	}
 	l.emit(&minst{op: mStore, name: "STORE", uses: []reg{v, p}, imm: off})
@@ -1105,6 +1105,14 @@ func (l *fnLower) store(v reg, t ir.Type, p reg, off int64) {
 		}
 	}
 }
+
+// loadOf and storeOf name the instructions that read and write 1, 2, 4
+// or 8 bytes (a copy's loads: the sign extension does not matter, the
+// store writes the low bytes).
+var (
+	loadOf  = map[int64]string{1: "LOAD", 2: "LOAD16S", 4: "LOAD32S", 8: "LOADW"}
+	storeOf = map[int64]string{1: "STORE", 2: "STORE16", 4: "STORE32", 8: "STOREW"}
+)
 
 // copyMem lowers copy dst, src, n with memmove semantics.
 func (l *fnLower) copyMem(in *ir.Instr) {
@@ -1121,25 +1129,19 @@ func (l *fnLower) copyMem(in *ir.Instr) {
 		}
 		var ps []piece
 		for off := int64(0); off < n; {
+			// The widest access that fits: 8, 4, 2 or 1 bytes.
 			size := int64(8)
-			if n-off < 8 {
-				size = 1
+			for size > n-off {
+				size /= 2
 			}
 			p := piece{off, size, l.newV()}
-			name := "LOADW"
-			if size == 1 {
-				name = "LOAD"
-			}
+			name := loadOf[size]
 			l.emit(&minst{op: mLoad, name: name, defs: []reg{p.r}, uses: []reg{src}, imm: off})
 			ps = append(ps, p)
 			off += size
 		}
 		for _, p := range ps {
-			name := "STOREW"
-			if p.size == 1 {
-				name = "STORE"
-			}
-			l.emit(&minst{op: mStore, name: name, uses: []reg{p.r, dst}, imm: p.off})
+			l.emit(&minst{op: mStore, name: storeOf[p.size], uses: []reg{p.r, dst}, imm: p.off})
 		}
 		return
 	}

@@ -43,6 +43,14 @@ const (
 	STOREW Opcode = 0x23
 	PUSH   Opcode = 0x24
 	POP    Opcode = 0x25
+	// LOAD16S, LOAD32S, STORE16 and STORE32 are not in 05-FORGE.md: the
+	// 2- and 4-byte accesses of narrow integers in one instruction
+	// (docs/forge.md, "Narrow loads and stores"; docs/decisions.md,
+	// "Forge speed, third step (issue 17)").
+	LOAD16S Opcode = 0x26
+	LOAD32S Opcode = 0x27
+	STORE16 Opcode = 0x28
+	STORE32 Opcode = 0x29
 
 	JMP  Opcode = 0x30
 	JZ   Opcode = 0x31
@@ -210,6 +218,10 @@ var table = []Info{
 	{"STOREW", STOREW, FmtMem, 1, false},
 	{"PUSH", PUSH, FmtR, 1, false},
 	{"POP", POP, FmtR, 1, false},
+	{"LOAD16S", LOAD16S, FmtMem, 1, false},
+	{"LOAD32S", LOAD32S, FmtMem, 1, false},
+	{"STORE16", STORE16, FmtMem, 1, false},
+	{"STORE32", STORE32, FmtMem, 1, false},
 	{"JMP", JMP, FmtTarget, 1, true},
 	{"JZ", JZ, FmtRTarget, 1, true},
 	{"JNZ", JNZ, FmtRTarget, 1, true},

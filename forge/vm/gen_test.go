@@ -230,7 +230,7 @@ func (g *gen) offset() int32 {
 var (
 	aluOps = []bc.Opcode{bc.ADD, bc.SUB, bc.MUL, bc.DIV, bc.MOD, bc.DIVS, bc.MODS,
 		bc.AND, bc.OR, bc.XOR, bc.SHL, bc.SHR, bc.SAR}
-	memOps  = []bc.Opcode{bc.LOAD, bc.STORE, bc.LOADW, bc.STOREW}
+	memOps  = []bc.Opcode{bc.LOAD, bc.STORE, bc.LOADW, bc.STOREW, bc.LOAD16S, bc.LOAD32S, bc.STORE16, bc.STORE32}
 	condOps = []bc.Opcode{bc.JZ, bc.JNZ, bc.JLT, bc.JLTS}
 )
 

@@ -35,6 +35,10 @@ const (
 	opSTOREW
 	opPUSH
 	opPOP
+	opLOAD16S
+	opLOAD32S
+	opSTORE16
+	opSTORE32
 	opJMP
 	opJZ
 	opJNZ
@@ -98,8 +102,8 @@ const (
 // The dispatch switch lists the unused values numOps..opMask by hand; these
 // fail to compile when an op is added or removed, to say it needs updating.
 var (
-	_ [freeOps - 4]struct{}
-	_ [4 - freeOps]struct{}
+	_ [freeOps - 0]struct{}
+	_ [0 - freeOps]struct{}
 	// The call block tests for either early-return op with one comparison.
 	_ [opLIJLTSRET - opLIJLTRET - 1]struct{}
 	_ [1 - (opLIJLTSRET - opLIJLTRET)]struct{}
@@ -132,6 +136,7 @@ var fromCanonical = map[bytecode.Opcode]op{
 	bytecode.SHL: opSHL, bytecode.SHR: opSHR, bytecode.SAR: opSAR,
 	bytecode.LOAD: opLOAD, bytecode.STORE: opSTORE, bytecode.LOADW: opLOADW, bytecode.STOREW: opSTOREW,
 	bytecode.PUSH: opPUSH, bytecode.POP: opPOP,
+	bytecode.LOAD16S: opLOAD16S, bytecode.LOAD32S: opLOAD32S, bytecode.STORE16: opSTORE16, bytecode.STORE32: opSTORE32,
 	bytecode.JMP: opJMP, bytecode.JZ: opJZ, bytecode.JNZ: opJNZ, bytecode.JLT: opJLT, bytecode.JLTS: opJLTS,
 	bytecode.CALL: opCALL, bytecode.RET: opRET, bytecode.LI: opLI,
 	bytecode.HALT: opHALT, bytecode.FAULT: opFAULT, bytecode.NOP: opNOP,
@@ -200,7 +205,7 @@ func NewImage(p *bytecode.Program) (*Image, error) {
 		switch {
 		case bytecode.IsTransfer(in.Op):
 			x.imm = in.Imm * 2 // the target slot's byte offset in code: slot (Imm/8) × 16 bytes
-		case in.Op == bytecode.LOAD || in.Op == bytecode.STORE || in.Op == bytecode.LOADW || in.Op == bytecode.STOREW:
+		case bytecode.Lookup(in.Op).Format == bytecode.FmtMem:
 			x.imm = uint64(in.Offset())
 		}
 		code[slot] = x

@@ -267,6 +267,30 @@ func (r *refMachine) step() {
 			return
 		}
 		binary.LittleEndian.PutUint64(r.mem[addr:], r.regs[in.A])
+	case bc.LOAD16S:
+		if !r.inMemory(addr, 2) {
+			r.faultWith(vm.InvalidAddress)
+			return
+		}
+		set(uint64(int64(int16(binary.LittleEndian.Uint16(r.mem[addr:])))))
+	case bc.LOAD32S:
+		if !r.inMemory(addr, 4) {
+			r.faultWith(vm.InvalidAddress)
+			return
+		}
+		set(uint64(int64(int32(binary.LittleEndian.Uint32(r.mem[addr:])))))
+	case bc.STORE16:
+		if !r.writable(addr, 2) {
+			r.faultWith(vm.InvalidAddress)
+			return
+		}
+		binary.LittleEndian.PutUint16(r.mem[addr:], uint16(r.regs[in.A]))
+	case bc.STORE32:
+		if !r.writable(addr, 4) {
+			r.faultWith(vm.InvalidAddress)
+			return
+		}
+		binary.LittleEndian.PutUint32(r.mem[addr:], uint32(r.regs[in.A]))
 	case bc.PUSH:
 		if !r.push(r.regs[in.A]) {
 			return
