@@ -294,8 +294,16 @@ func buildInst(b *asm.Builder, in *minst) {
 	case mUnary:
 		b.Inst(bytecode.Inst{Op: op(), A: r(in.defs[0]), B: r(in.uses[0])})
 	case mLoad:
+		if len(in.uses) == 2 { // LOADWX rd, base, index
+			b.Inst(bytecode.Inst{Op: op(), A: r(in.defs[0]), B: r(in.uses[0]), C: r(in.uses[1])})
+			break
+		}
 		b.Inst(bytecode.Inst{Op: op(), A: r(in.defs[0]), B: r(in.uses[0]), Imm: uint64(uint32(in.imm))})
 	case mStore:
+		if len(in.uses) == 3 { // STOREWX rs, base, index
+			b.Inst(bytecode.Inst{Op: op(), A: r(in.uses[0]), B: r(in.uses[1]), C: r(in.uses[2])})
+			break
+		}
 		b.Inst(bytecode.Inst{Op: op(), A: r(in.uses[0]), B: r(in.uses[1]), Imm: uint64(uint32(in.imm))})
 	case mJmp:
 		b.InstRef(bytecode.Inst{Op: bytecode.JMP}, in.sym, diag.Pos{})
@@ -359,11 +367,19 @@ func writeInst(w *asmWriter, in *minst) {
 		w.op(in.name)
 		w.reg(in.defs[0])
 		w.reg(in.uses[0])
+		if len(in.uses) == 2 { // LOADWX rd, base, index
+			w.reg(in.uses[1])
+			break
+		}
 		w.int(in.imm)
 	case mStore:
 		w.op(in.name)
 		w.reg(in.uses[0])
 		w.reg(in.uses[1])
+		if len(in.uses) == 3 { // STOREWX rs, base, index
+			w.reg(in.uses[2])
+			break
+		}
 		w.int(in.imm)
 	case mJmp:
 		w.op("JMP")

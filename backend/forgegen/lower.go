@@ -32,9 +32,11 @@ type fnLower struct {
 	frameSize int64
 	fused     map[*ir.Value]*ir.Instr // comparisons evaluated by the branch that uses them
 	uses      map[*ir.Value][]*ir.Instr
-	zext      map[*ir.Value]bool // byte loads left zero-extended (zeroExtendedLoads)
-	targets   map[string]*target // loop and block labels
-	cold      []func()           // regions laid out after the body
+	zext      map[*ir.Value]bool         // byte loads left zero-extended (zeroExtendedLoads)
+	indexed   map[*ir.Value][2]*ir.Value // addresses read and written by LOADWX and STOREWX: base and index (indexedAddresses)
+	folded    map[*ir.Value]bool         // values not computed: an indexed address, or a scaled index only such addresses use
+	targets   map[string]*target         // loop and block labels
+	cold      []func()                   // regions laid out after the body
 	nlabel    int
 	labels    map[string]bool // the function's labels (label)
 	failed    bool
@@ -221,6 +223,7 @@ func (l *fnLower) lowerFunc() {
 	l.targets = map[string]*target{}
 	l.fused, l.uses = fusedCompares(f)
 	l.zext = zeroExtendedLoads(f, l.uses)
+	l.indexed, l.folded = indexedAddresses(f, l.uses)
 	if len(f.Params) > maxArgs || len(f.Results) > maxArgs {
 		l.errorf(f.Pos, codeCodegen, "more than %d parameters or results", maxArgs)
 		return
@@ -430,6 +433,76 @@ func zeroExtendedUses(v *ir.Value, uses []*ir.Instr, set map[*ir.Value]bool) boo
 	return true
 }
 
+// indexedAddresses finds the addresses of 8-byte array elements that
+// LOADWX and STOREWX compute themselves: p = ptradd(base, i << 3) (or
+// i * 8, in 64 bits) whose every use is the address of an 8-byte load or
+// store at offset 0. It maps each such p to its base and i; folded holds
+// those p and the scaled indexes that only they use, which are then not
+// computed at all. The address is the same wrapping sum either way, so
+// the access faults exactly where the LOADW or STOREW would have; it
+// saves the SHL and the ADD of every `a[i]` that is not stepped by a
+// pointer (docs/decisions.md, "Forge speed, third step (issue 17)").
+func indexedAddresses(f *ir.Func, uses map[*ir.Value][]*ir.Instr) (map[*ir.Value][2]*ir.Value, map[*ir.Value]bool) {
+	indexed := map[*ir.Value][2]*ir.Value{}
+	folded := map[*ir.Value]bool{}
+	var scaled []*ir.Value // in program order, for a deterministic sweep
+	ir.Walk(f.Body, func(in *ir.Instr) {
+		if in.Op != ir.OpPtrAdd || len(in.Results) != 1 {
+			return
+		}
+		p := in.Results[0]
+		i, ok := scaledBy8(in.Args[1])
+		if !ok || len(uses[p]) == 0 {
+			return
+		}
+		for _, u := range uses[p] {
+			switch {
+			case u.Op == ir.OpLoad && u.Args[0] == p && u.Int == 0 && u.Type.Size() == 8:
+			case u.Op == ir.OpStore && u.Args[1] == p && u.Args[0] != p && u.Int == 0 && u.Args[0].Type.Size() == 8:
+			default:
+				return
+			}
+		}
+		indexed[p] = [2]*ir.Value{in.Args[0], i}
+		folded[p] = true
+		scaled = append(scaled, in.Args[1])
+	})
+	for _, s := range scaled {
+		only := true
+		for _, u := range uses[s] {
+			if len(u.Results) != 1 || !folded[u.Results[0]] || u.Op != ir.OpPtrAdd || u.Args[1] != s || u.Args[0] == s {
+				only = false
+			}
+		}
+		if only {
+			folded[s] = true
+		}
+	}
+	return indexed, folded
+}
+
+// scaledBy8 reports whether v is i << 3 or i * 8 (either order) in 64
+// bits, and returns i.
+func scaledBy8(v *ir.Value) (*ir.Value, bool) {
+	d := v.Def
+	if d == nil || len(d.Args) != 2 || v.Type.Size() != 8 || !v.Type.IsInt() {
+		return nil, false
+	}
+	switch d.Op {
+	case ir.OpShl:
+		if c, ok := constOf(d.Args[1]); ok && c == 3 {
+			return d.Args[0], true
+		}
+	case ir.OpMul:
+		for k, a := range d.Args {
+			if c, ok := constOf(a); ok && c == 8 {
+				return d.Args[1-k], true
+			}
+		}
+	}
+	return nil, false
+}
+
 func b2i(b bool) int64 {
 	if b {
 		return 1
@@ -519,6 +592,9 @@ func (l *fnLower) lowerInstr(in *ir.Instr, yt *yieldTarget) {
 	}
 	if (isCompare(in.Op) || in.Op == ir.OpNot) && l.fused[in.Results[0]] != nil {
 		return // evaluated by the branch
+	}
+	if len(in.Results) == 1 && l.folded[in.Results[0]] {
+		return // computed by the LOADWX and STOREWX that use it
 	}
 	switch in.Op {
 	case ir.OpConst:
@@ -614,9 +690,17 @@ func (l *fnLower) lowerInstr(in *ir.Instr, yt *yieldTarget) {
 	case ir.OpPtrAdd:
 		l.alu("ADD", l.def(in.Results[0]), l.val(in.Args[0]), l.val(in.Args[1]))
 	case ir.OpLoad:
+		if x, ok := l.indexed[in.Args[0]]; ok {
+			l.emit(&minst{op: mLoad, name: "LOADWX", defs: []reg{l.def(in.Results[0])}, uses: []reg{l.val(x[0]), l.val(x[1])}})
+			return
+		}
 		p, off := l.address(in.Args[0], in.Int, in.Type.Size())
 		l.load(l.def(in.Results[0]), in.Type, p, off, l.zext[in.Results[0]])
 	case ir.OpStore:
+		if x, ok := l.indexed[in.Args[1]]; ok {
+			l.emit(&minst{op: mStore, name: "STOREWX", uses: []reg{l.val(in.Args[0]), l.val(x[0]), l.val(x[1])}})
+			return
+		}
 		p, off := l.address(in.Args[1], in.Int, in.Args[0].Type.Size())
 		l.store(l.val(in.Args[0]), in.Args[0].Type, p, off)
 	case ir.OpCopy:

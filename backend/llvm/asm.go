@@ -106,6 +106,12 @@ func (fg *fnGen) asm(in *gir.Instr) {
 				t, n, lt = gir.I32, 4, types.I32
 			}
 			fg.store(t, fg.address(reg(x.B), x.Offset(), n, true), b.NewTrunc(reg(x.A), lt))
+		case bytecode.LOADWX:
+			a := b.NewAdd(reg(x.B), b.NewShl(reg(x.C), i64(3)))
+			regs[x.A] = fg.load(gir.I64, fg.address(a, 0, 8, false))
+		case bytecode.STOREWX:
+			a := b.NewAdd(reg(x.B), b.NewShl(reg(x.C), i64(3)))
+			fg.store(gir.I64, fg.address(a, 0, 8, true), reg(x.A))
 		case bytecode.PUSH:
 			fg.check(b.NewICmp(enum.IPredULT, b.NewSub(sp, heapEnd), i64(8)), memlayout.FaultStackOverflow, 0)
 			sp = fg.cur.NewSub(sp, i64(8))

@@ -51,6 +51,11 @@ const (
 	LOAD32S Opcode = 0x27
 	STORE16 Opcode = 0x28
 	STORE32 Opcode = 0x29
+	// LOADWX and STOREWX are not in 05-FORGE.md either: the 8-byte access
+	// of element ri of the array at rb, rb + 8·ri, in one instruction
+	// (docs/forge.md, "Indexed loads and stores").
+	LOADWX  Opcode = 0x2A
+	STOREWX Opcode = 0x2B
 
 	JMP  Opcode = 0x30
 	JZ   Opcode = 0x31
@@ -222,6 +227,8 @@ var table = []Info{
 	{"LOAD32S", LOAD32S, FmtMem, 1, false},
 	{"STORE16", STORE16, FmtMem, 1, false},
 	{"STORE32", STORE32, FmtMem, 1, false},
+	{"LOADWX", LOADWX, FmtRRR, 1, false},
+	{"STOREWX", STOREWX, FmtRRR, 1, false},
 	{"JMP", JMP, FmtTarget, 1, true},
 	{"JZ", JZ, FmtRTarget, 1, true},
 	{"JNZ", JNZ, FmtRTarget, 1, true},

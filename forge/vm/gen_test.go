@@ -252,6 +252,12 @@ func (g *gen) simple() {
 	case k < 28:
 		rb := g.reg()
 		g.addr(rb)
+		if ri := g.reg(); ri != rb && g.n(4) == 0 {
+			// An indexed access: element -3..3 of the array at rb.
+			b.li(ri, uint64(g.n(7))-3)
+			b.rrr([]bc.Opcode{bc.LOADWX, bc.STOREWX}[g.n(2)], g.reg(), rb, ri)
+			break
+		}
 		b.mem(memOps[g.n(len(memOps))], g.reg(), rb, g.offset())
 	case k < 30:
 		b.op(bc.PUSH, g.reg(), 0, 0, 0)

@@ -39,6 +39,8 @@ const (
 	opLOAD32S
 	opSTORE16
 	opSTORE32
+	opLOADWX
+	opSTOREWX
 	opJMP
 	opJZ
 	opJNZ
@@ -89,7 +91,7 @@ const (
 	// opMask bounds the dispatch switch: the interpreter switches on
 	// op&opMask and has a case for every value up to opMask, so the Go
 	// compiler emits its jump table without a range check.
-	opMask = 63
+	opMask = 127
 
 	// freeOps is the number of dispatch values left for new ops: the
 	// values numOps..opMask, which the dispatch switch lists by hand.
@@ -102,8 +104,8 @@ const (
 // The dispatch switch lists the unused values numOps..opMask by hand; these
 // fail to compile when an op is added or removed, to say it needs updating.
 var (
-	_ [freeOps - 0]struct{}
-	_ [0 - freeOps]struct{}
+	_ [freeOps - 62]struct{}
+	_ [62 - freeOps]struct{}
 	// The call block tests for either early-return op with one comparison.
 	_ [opLIJLTSRET - opLIJLTRET - 1]struct{}
 	_ [1 - (opLIJLTSRET - opLIJLTRET)]struct{}
@@ -137,6 +139,7 @@ var fromCanonical = map[bytecode.Opcode]op{
 	bytecode.LOAD: opLOAD, bytecode.STORE: opSTORE, bytecode.LOADW: opLOADW, bytecode.STOREW: opSTOREW,
 	bytecode.PUSH: opPUSH, bytecode.POP: opPOP,
 	bytecode.LOAD16S: opLOAD16S, bytecode.LOAD32S: opLOAD32S, bytecode.STORE16: opSTORE16, bytecode.STORE32: opSTORE32,
+	bytecode.LOADWX: opLOADWX, bytecode.STOREWX: opSTOREWX,
 	bytecode.JMP: opJMP, bytecode.JZ: opJZ, bytecode.JNZ: opJNZ, bytecode.JLT: opJLT, bytecode.JLTS: opJLTS,
 	bytecode.CALL: opCALL, bytecode.RET: opRET, bytecode.LI: opLI,
 	bytecode.HALT: opHALT, bytecode.FAULT: opFAULT, bytecode.NOP: opNOP,

@@ -291,6 +291,21 @@ func (r *refMachine) step() {
 			return
 		}
 		binary.LittleEndian.PutUint32(r.mem[addr:], uint32(r.regs[in.A]))
+	case bc.LOADWX, bc.STOREWX:
+		a := r.regs[in.B] + 8*r.regs[in.C]
+		if in.Op == bc.LOADWX {
+			if !r.inMemory(a, 8) {
+				r.faultWith(vm.InvalidAddress)
+				return
+			}
+			set(binary.LittleEndian.Uint64(r.mem[a:]))
+			break
+		}
+		if !r.writable(a, 8) {
+			r.faultWith(vm.InvalidAddress)
+			return
+		}
+		binary.LittleEndian.PutUint64(r.mem[a:], r.regs[in.A])
 	case bc.PUSH:
 		if !r.push(r.regs[in.A]) {
 			return
