@@ -918,12 +918,12 @@ func (br *branch) jump(want bool, label string) {
 		}
 		return
 	case ir.OpEq, ir.OpNe:
-		t := l.newV()
-		l.alu("XOR", t, br.a, br.b)
+		// One JEQ or JNE (docs/forge.md, "Equality branches"), where the
+		// seed's ISA needed XOR; JZ.
 		if want == (br.op == ir.OpEq) {
-			jcc("JZ", t)
+			jcc("JEQ", br.a, br.b)
 		} else {
-			jcc("JNZ", t)
+			jcc("JNE", br.a, br.b)
 		}
 		return
 	}

@@ -325,7 +325,7 @@ func (w *walker) advance() {
 		in := w.insts[w.cur]
 		w.exec[w.cur]++
 		switch in.Op {
-		case bc.JZ, bc.JNZ, bc.JLT, bc.JLTS, bc.RET:
+		case bc.JZ, bc.JNZ, bc.JLT, bc.JLTS, bc.JEQ, bc.JNE, bc.RET:
 			return
 		case bc.JMP, bc.CALL:
 			w.cur = int(w.target[w.cur]) // verified: an instruction

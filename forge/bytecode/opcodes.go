@@ -64,6 +64,10 @@ const (
 	CALL Opcode = 0x34
 	RET  Opcode = 0x35
 	JLTS Opcode = 0x36
+	// JEQ and JNE are not in 05-FORGE.md: an equality test and its branch
+	// in one instruction (docs/forge.md, "Equality branches").
+	JEQ Opcode = 0x37
+	JNE Opcode = 0x38
 
 	LI Opcode = 0x40
 
@@ -236,6 +240,8 @@ var table = []Info{
 	{"CALL", CALL, FmtTarget, 2, true},
 	{"RET", RET, FmtNone, 2, true},
 	{"JLTS", JLTS, FmtRRTarget, 1, true},
+	{"JEQ", JEQ, FmtRRTarget, 1, true},
+	{"JNE", JNE, FmtRRTarget, 1, true},
 	{"LI", LI, FmtLI, 1, false},
 	{"HALT", HALT, FmtNone, 1, true},
 	{"FAULT", FAULT, FmtImm, 1, true},

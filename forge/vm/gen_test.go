@@ -231,7 +231,7 @@ var (
 	aluOps = []bc.Opcode{bc.ADD, bc.SUB, bc.MUL, bc.DIV, bc.MOD, bc.DIVS, bc.MODS,
 		bc.AND, bc.OR, bc.XOR, bc.SHL, bc.SHR, bc.SAR}
 	memOps  = []bc.Opcode{bc.LOAD, bc.STORE, bc.LOADW, bc.STOREW, bc.LOAD16S, bc.LOAD32S, bc.STORE16, bc.STORE32}
-	condOps = []bc.Opcode{bc.JZ, bc.JNZ, bc.JLT, bc.JLTS}
+	condOps = []bc.Opcode{bc.JZ, bc.JNZ, bc.JLT, bc.JLTS, bc.JEQ, bc.JNE}
 )
 
 // simple emits one straight-line instruction (or a short group) that does
@@ -332,7 +332,7 @@ func (g *gen) block(depth int) {
 	case k < 55 && depth < 2: // counted loop
 		g.loop(depth)
 	case k < 62: // forward conditional branch over a few instructions
-		skip := b.jump(condOps[g.n(4)], g.reg(), g.reg(), -1)
+		skip := b.jump(condOps[g.n(len(condOps))], g.reg(), g.reg(), -1)
 		if b.insts[skip].in.Op == bc.JZ || b.insts[skip].in.Op == bc.JNZ {
 			b.insts[skip].in.B = 0
 		}
@@ -341,7 +341,7 @@ func (g *gen) block(depth int) {
 		}
 		b.insts[skip].ref = b.here()
 	case k < 65: // a branch anywhere, backwards too
-		op := condOps[g.n(4)]
+		op := condOps[g.n(len(condOps))]
 		rs2 := g.reg()
 		if op == bc.JZ || op == bc.JNZ {
 			rs2 = 0
@@ -476,7 +476,7 @@ func (g *gen) superinstruction() {
 			b.mem(op, g.reg(), rb, g.offset())
 		case bc.JZ, bc.JNZ:
 			b.jump(op, g.reg(), 0, b.here()+1+g.n(3))
-		case bc.JLT, bc.JLTS:
+		case bc.JLT, bc.JLTS, bc.JEQ, bc.JNE:
 			b.jump(op, g.reg(), g.reg(), b.here()+1+g.n(3))
 		case bc.JMP:
 			b.jump(op, 0, 0, b.here()+1+g.n(3))

@@ -46,6 +46,8 @@ const (
 	opJNZ
 	opJLT
 	opJLTS
+	opJEQ
+	opJNE
 	opCALL
 	opRET
 	opLI
@@ -104,8 +106,8 @@ const (
 // The dispatch switch lists the unused values numOps..opMask by hand; these
 // fail to compile when an op is added or removed, to say it needs updating.
 var (
-	_ [freeOps - 62]struct{}
-	_ [62 - freeOps]struct{}
+	_ [freeOps - 60]struct{}
+	_ [60 - freeOps]struct{}
 	// The call block tests for either early-return op with one comparison.
 	_ [opLIJLTSRET - opLIJLTRET - 1]struct{}
 	_ [1 - (opLIJLTSRET - opLIJLTRET)]struct{}
@@ -141,6 +143,7 @@ var fromCanonical = map[bytecode.Opcode]op{
 	bytecode.LOAD16S: opLOAD16S, bytecode.LOAD32S: opLOAD32S, bytecode.STORE16: opSTORE16, bytecode.STORE32: opSTORE32,
 	bytecode.LOADWX: opLOADWX, bytecode.STOREWX: opSTOREWX,
 	bytecode.JMP: opJMP, bytecode.JZ: opJZ, bytecode.JNZ: opJNZ, bytecode.JLT: opJLT, bytecode.JLTS: opJLTS,
+	bytecode.JEQ: opJEQ, bytecode.JNE: opJNE,
 	bytecode.CALL: opCALL, bytecode.RET: opRET, bytecode.LI: opLI,
 	bytecode.HALT: opHALT, bytecode.FAULT: opFAULT, bytecode.NOP: opNOP,
 	bytecode.SEND: opSEND, bytecode.RECV: opRECV, bytecode.POLL: opPOLL,

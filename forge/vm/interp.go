@@ -282,6 +282,20 @@ run:
 					ip, left, sp = m.traceBranch(taken, ip, left, sp)
 				}
 				continue run
+			case opJEQ: // if rs1 == rs2: pc = target
+				taken := regs[in.a] == regs[in.b]
+				ip = pick(taken, target(code0, in.imm), next(ip, 1))
+				if tr != nil {
+					ip, left, sp = m.traceBranch(taken, ip, left, sp)
+				}
+				continue run
+			case opJNE: // if rs1 != rs2: pc = target
+				taken := regs[in.a] != regs[in.b]
+				ip = pick(taken, target(code0, in.imm), next(ip, 1))
+				if tr != nil {
+					ip, left, sp = m.traceBranch(taken, ip, left, sp)
+				}
+				continue run
 			case opCALL: // sp -= 8; mem[sp] = address of the next instruction; pc = target
 				if sp < m.heapEnd+8 {
 					m.stop(Faulted, StackOverflow, base+slot(code0, ip), spent(in, m.budget-left))
@@ -601,7 +615,7 @@ run:
 			case opOutOfTicks: // the first instruction of a tail that does not fit
 				m.stop(Faulted, OutOfTicks, base+slot(code0, ip), m.budget-left)
 				goto exit
-			case opInvalid, numOps, numOps + 1, numOps + 2, numOps + 3, numOps + 4, numOps + 5, numOps + 6, numOps + 7, numOps + 8, numOps + 9, numOps + 10, numOps + 11, numOps + 12, numOps + 13, numOps + 14, numOps + 15, numOps + 16, numOps + 17, numOps + 18, numOps + 19, numOps + 20, numOps + 21, numOps + 22, numOps + 23, numOps + 24, numOps + 25, numOps + 26, numOps + 27, numOps + 28, numOps + 29, numOps + 30, numOps + 31, numOps + 32, numOps + 33, numOps + 34, numOps + 35, numOps + 36, numOps + 37, numOps + 38, numOps + 39, numOps + 40, numOps + 41, numOps + 42, numOps + 43, numOps + 44, numOps + 45, numOps + 46, numOps + 47, numOps + 48, numOps + 49, numOps + 50, numOps + 51, numOps + 52, numOps + 53, numOps + 54, numOps + 55, numOps + 56, numOps + 57, numOps + 58, numOps + 59, numOps + 60, numOps + 61:
+			case opInvalid, numOps, numOps + 1, numOps + 2, numOps + 3, numOps + 4, numOps + 5, numOps + 6, numOps + 7, numOps + 8, numOps + 9, numOps + 10, numOps + 11, numOps + 12, numOps + 13, numOps + 14, numOps + 15, numOps + 16, numOps + 17, numOps + 18, numOps + 19, numOps + 20, numOps + 21, numOps + 22, numOps + 23, numOps + 24, numOps + 25, numOps + 26, numOps + 27, numOps + 28, numOps + 29, numOps + 30, numOps + 31, numOps + 32, numOps + 33, numOps + 34, numOps + 35, numOps + 36, numOps + 37, numOps + 38, numOps + 39, numOps + 40, numOps + 41, numOps + 42, numOps + 43, numOps + 44, numOps + 45, numOps + 46, numOps + 47, numOps + 48, numOps + 49, numOps + 50, numOps + 51, numOps + 52, numOps + 53, numOps + 54, numOps + 55, numOps + 56, numOps + 57, numOps + 58, numOps + 59:
 				// Unreachable in a verified image. The unused values up to
 				// opMask (freeOps of them; image.go checks the count) are
 				// listed so that the switch covers them all and compiles

@@ -318,12 +318,14 @@ func (r *refMachine) step() {
 		set(v)
 	case bc.JMP:
 		next = in.Imm
-	case bc.JZ, bc.JNZ, bc.JLT, bc.JLTS:
+	case bc.JZ, bc.JNZ, bc.JLT, bc.JLTS, bc.JEQ, bc.JNE:
 		a, b := r.regs[in.A], r.regs[in.B]
 		taken := in.Op == bc.JZ && a == 0 ||
 			in.Op == bc.JNZ && a != 0 ||
 			in.Op == bc.JLT && a < b ||
-			in.Op == bc.JLTS && int64(a) < int64(b)
+			in.Op == bc.JLTS && int64(a) < int64(b) ||
+			in.Op == bc.JEQ && a == b ||
+			in.Op == bc.JNE && a != b
 		r.traceBranch(taken)
 		if taken {
 			next = in.Imm
