@@ -35,6 +35,7 @@ type fnLower struct {
 	zext      map[*ir.Value]bool         // byte loads left zero-extended (zeroExtendedLoads)
 	indexed   map[*ir.Value][2]*ir.Value // addresses read and written by LOADWX and STOREWX: base and index (indexedAddresses)
 	folded    map[*ir.Value]bool         // values not computed: an indexed address, or a scaled index only such addresses use
+	lowOnly   map[*ir.Value]bool         // narrow results left unnormalized: every use reads only their low bits (lowBitsOnly)
 	targets   map[string]*target         // loop and block labels
 	cold      []func()                   // regions laid out after the body
 	nlabel    int
@@ -224,6 +225,7 @@ func (l *fnLower) lowerFunc() {
 	l.fused, l.uses = fusedCompares(f)
 	l.zext = zeroExtendedLoads(f, l.uses)
 	l.indexed, l.folded = indexedAddresses(f, l.uses)
+	l.lowOnly = lowBitsOnly(f, l.uses)
 	if len(f.Params) > maxArgs || len(f.Results) > maxArgs {
 		l.errorf(f.Pos, codeCodegen, "more than %d parameters or results", maxArgs)
 		return
@@ -378,7 +380,8 @@ func constOf(v *ir.Value) (int64, bool) {
 //     two forms are the same number) or with another such byte load:
 //     both forms order the bytes alike, unsigned (a byte of 128 or more
 //     is above 127 in both; sign-extended it is above 2^64 − 129);
-//   - the value a 1-byte store writes: STORE writes the low byte.
+//   - the value a 1-byte store writes: STORE writes the low byte;
+//   - a zext, which is then the load's register itself.
 //
 // A load compared with another stays zero-extended only if that one does
 // too: the set is the largest one closed under the rules, found by
@@ -416,6 +419,8 @@ func zeroExtendedUses(v *ir.Value, uses []*ir.Instr, set map[*ir.Value]bool) boo
 			if u.Args[0] != v || u.Args[1] == v || u.Args[0].Type.Size() != 1 {
 				return false
 			}
+			continue
+		case ir.OpZext:
 			continue
 		case ir.OpEq, ir.OpNe, ir.OpLtU, ir.OpLeU, ir.OpGtU, ir.OpGeU:
 		default:
@@ -479,6 +484,72 @@ func indexedAddresses(f *ir.Func, uses map[*ir.Value][]*ir.Instr) (map[*ir.Value
 		}
 	}
 	return indexed, folded
+}
+
+// lowBitsOnly returns the narrow integer results of add, sub, mul, shl
+// and neg whose every use reads only their low n bits (n the width of
+// their type), so that the normalization to the canonical sign-extended
+// form (LI; SHL; SAR) after them can be left out. A use reads only the low
+// n bits when it is:
+//
+//   - an add, sub, mul or neg of the same type, or a shl of it by another
+//     value: the low n bits of the result depend only on the low n bits
+//     of the operands, and the result is normalized in turn (or is itself
+//     in the set);
+//   - a trunc to n bits or fewer, or a zext from n bits, which normalize
+//     or mask themselves;
+//   - the value a store of n bits writes.
+//
+// A comparison, a shift right, a division, a sext, a move into a var and
+// every other use need the canonical form. Saves the normalization of
+// u32 and u8 arithmetic: djb2's h * 33 + c (hash), the byte sums and
+// case changes of strings (docs/decisions.md, "Forge speed, third step
+// (issue 17)").
+func lowBitsOnly(f *ir.Func, uses map[*ir.Value][]*ir.Instr) map[*ir.Value]bool {
+	set := map[*ir.Value]bool{}
+	ir.Walk(f.Body, func(in *ir.Instr) {
+		switch in.Op {
+		case ir.OpAdd, ir.OpSub, ir.OpMul, ir.OpShl, ir.OpNeg:
+		default:
+			return
+		}
+		if len(in.Results) != 1 {
+			return
+		}
+		v := in.Results[0]
+		t := v.Type
+		if !t.IsInt() || t == ir.Bool || t.Bits() >= 64 || len(uses[v]) == 0 {
+			return
+		}
+		for _, u := range uses[v] {
+			switch u.Op {
+			case ir.OpAdd, ir.OpSub, ir.OpMul, ir.OpNeg:
+				if len(u.Results) != 1 || u.Results[0].Type != t {
+					return
+				}
+			case ir.OpShl:
+				if u.Args[0] != v || u.Args[1] == v || u.Results[0].Type != t {
+					return
+				}
+			case ir.OpTrunc:
+				if u.Type != ir.Bool && u.Type.Bits() > t.Bits() {
+					return
+				}
+			case ir.OpZext:
+				if u.Args[0] != v {
+					return
+				}
+			case ir.OpStore:
+				if u.Args[0] != v || u.Args[1] == v {
+					return
+				}
+			default:
+				return
+			}
+		}
+		set[v] = true
+	})
+	return set
 }
 
 // scaledBy8 reports whether v is i << 3 or i * 8 (either order) in 64
@@ -626,7 +697,9 @@ func (l *fnLower) lowerInstr(in *ir.Instr, yt *yieldTarget) {
 		d := l.def(in.Results[0])
 		l.alu(map[ir.Op]string{ir.OpAdd: "ADD", ir.OpSub: "SUB", ir.OpMul: "MUL", ir.OpShl: "SHL"}[in.Op],
 			d, l.val(in.Args[0]), l.val(in.Args[1]))
-		l.normalize(d, d, t)
+		if !l.lowOnly[in.Results[0]] {
+			l.normalize(d, d, t)
+		}
 	case ir.OpDivS:
 		t := in.Results[0].Type
 		d := l.def(in.Results[0])
@@ -658,7 +731,9 @@ func (l *fnLower) lowerInstr(in *ir.Instr, yt *yieldTarget) {
 	case ir.OpNeg:
 		d := l.def(in.Results[0])
 		l.emit(&minst{op: mUnary, name: "NEG", defs: []reg{d}, uses: []reg{l.val(in.Args[0])}})
-		l.normalize(d, d, in.Results[0].Type)
+		if !l.lowOnly[in.Results[0]] {
+			l.normalize(d, d, in.Results[0].Type)
+		}
 	case ir.OpNot:
 		d := l.def(in.Results[0])
 		if in.Args[0].Type == ir.Bool {
@@ -674,9 +749,12 @@ func (l *fnLower) lowerInstr(in *ir.Instr, yt *yieldTarget) {
 	case ir.OpZext:
 		from := in.Args[0].Type
 		d := l.def(in.Results[0])
-		if from == ir.Bool {
+		switch {
+		case from == ir.Bool, l.zext[in.Args[0]]:
+			// A bool is 0 or 1; a byte load left zero-extended is
+			// already its zero extension.
 			l.move(d, l.val(in.Args[0]))
-		} else {
+		default:
 			l.zeroExtend(d, l.val(in.Args[0]), from.Bits())
 		}
 	case ir.OpTrunc:
