@@ -87,6 +87,9 @@ const (
 	opSTOREADDJLT      // STORE; ADD; JLT, and the strided fill (see isFill)
 	opLOADJZ           // LOAD; JZ
 	opPOPADDRET        // POP; ADD; RET
+	opADDADD           // ADD; ADD: induction variables stepped together (issue 17's suite)
+	opOROR             // OR; OR: two moves (a loop's variables passed back)
+	opMODADD           // MOD; ADD: a hash or checksum step
 
 	numOps
 
@@ -106,8 +109,8 @@ const (
 // The dispatch switch lists the unused values numOps..opMask by hand; these
 // fail to compile when an op is added or removed, to say it needs updating.
 var (
-	_ [freeOps - 60]struct{}
-	_ [60 - freeOps]struct{}
+	_ [freeOps - 57]struct{}
+	_ [57 - freeOps]struct{}
 	// The call block tests for either early-return op with one comparison.
 	_ [opLIJLTSRET - opLIJLTRET - 1]struct{}
 	_ [1 - (opLIJLTSRET - opLIJLTRET)]struct{}
@@ -274,11 +277,14 @@ var fusions = []struct {
 	{opLIJLTS, []op{opLI, opJLTS}},
 	{opADDADDJLT, []op{opADD, opADD, opJLT}},
 	{opADDADDJLTS, []op{opADD, opADD, opJLTS}},
+	{opADDADD, []op{opADD, opADD}},
 	{opADDJLT, []op{opADD, opJLT}},
 	{opADDJMP, []op{opADD, opJMP}},
 	{opMULADD, []op{opMUL, opADD}},
 	{opMULMOD, []op{opMUL, opMOD}},
 	{opMULMODS, []op{opMUL, opMODS}},
+	{opMODADD, []op{opMOD, opADD}},
+	{opOROR, []op{opOR, opOR}},
 	{opSTOREADDJLT, []op{opSTORE, opADD, opJLT}},
 	{opLOADJZ, []op{opLOAD, opJZ}},
 	{opPOPADDRET, []op{opPOP, opADD, opRET}},

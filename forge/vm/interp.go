@@ -609,13 +609,34 @@ run:
 				}
 				continue run
 
+			case opADDADD: // ADD; ADD
+				regs[in.a] = regs[in.b] + regs[in.c]
+				n := next(ip, 1)
+				regs[n.a] = regs[n.b] + regs[n.c]
+				ip = next(ip, 2)
+			case opOROR: // OR; OR
+				regs[in.a] = regs[in.b] | regs[in.c]
+				n := next(ip, 1)
+				regs[n.a] = regs[n.b] | regs[n.c]
+				ip = next(ip, 2)
+			case opMODADD: // MOD; ADD
+				d := regs[in.c]
+				if d == 0 {
+					m.stop(Faulted, DivideByZero, base+slot(code0, ip), spent(in, m.budget-left))
+					goto exit
+				}
+				regs[in.a] = regs[in.b] % d
+				n := next(ip, 1)
+				regs[n.a] = regs[n.b] + regs[n.c]
+				ip = next(ip, 2)
+
 			case opEnd: // execution ran past the last instruction
 				m.stop(Faulted, InvalidAddress, base+slot(code0, ip), m.budget-left)
 				goto exit
 			case opOutOfTicks: // the first instruction of a tail that does not fit
 				m.stop(Faulted, OutOfTicks, base+slot(code0, ip), m.budget-left)
 				goto exit
-			case opInvalid, numOps, numOps + 1, numOps + 2, numOps + 3, numOps + 4, numOps + 5, numOps + 6, numOps + 7, numOps + 8, numOps + 9, numOps + 10, numOps + 11, numOps + 12, numOps + 13, numOps + 14, numOps + 15, numOps + 16, numOps + 17, numOps + 18, numOps + 19, numOps + 20, numOps + 21, numOps + 22, numOps + 23, numOps + 24, numOps + 25, numOps + 26, numOps + 27, numOps + 28, numOps + 29, numOps + 30, numOps + 31, numOps + 32, numOps + 33, numOps + 34, numOps + 35, numOps + 36, numOps + 37, numOps + 38, numOps + 39, numOps + 40, numOps + 41, numOps + 42, numOps + 43, numOps + 44, numOps + 45, numOps + 46, numOps + 47, numOps + 48, numOps + 49, numOps + 50, numOps + 51, numOps + 52, numOps + 53, numOps + 54, numOps + 55, numOps + 56, numOps + 57, numOps + 58, numOps + 59:
+			case opInvalid, numOps, numOps + 1, numOps + 2, numOps + 3, numOps + 4, numOps + 5, numOps + 6, numOps + 7, numOps + 8, numOps + 9, numOps + 10, numOps + 11, numOps + 12, numOps + 13, numOps + 14, numOps + 15, numOps + 16, numOps + 17, numOps + 18, numOps + 19, numOps + 20, numOps + 21, numOps + 22, numOps + 23, numOps + 24, numOps + 25, numOps + 26, numOps + 27, numOps + 28, numOps + 29, numOps + 30, numOps + 31, numOps + 32, numOps + 33, numOps + 34, numOps + 35, numOps + 36, numOps + 37, numOps + 38, numOps + 39, numOps + 40, numOps + 41, numOps + 42, numOps + 43, numOps + 44, numOps + 45, numOps + 46, numOps + 47, numOps + 48, numOps + 49, numOps + 50, numOps + 51, numOps + 52, numOps + 53, numOps + 54, numOps + 55, numOps + 56:
 				// Unreachable in a verified image. The unused values up to
 				// opMask (freeOps of them; image.go checks the count) are
 				// listed so that the switch covers them all and compiles
