@@ -32,12 +32,12 @@ type fnLower struct {
 	frameSize int64
 	fused     map[*ir.Value]*ir.Instr // comparisons evaluated by the branch that uses them
 	uses      map[*ir.Value][]*ir.Instr
-	zext      map[*ir.Value]bool         // byte loads left zero-extended (zeroExtendedLoads)
-	indexed   map[*ir.Value][2]*ir.Value // addresses read and written by LOADWX and STOREWX: base and index (indexedAddresses)
-	folded    map[*ir.Value]bool         // values not computed: an indexed address, or a scaled index only such addresses use
-	lowOnly   map[*ir.Value]bool         // narrow results left unnormalized: every use reads only their low bits (lowBitsOnly)
-	targets   map[string]*target         // loop and block labels
-	cold      []func()                   // regions laid out after the body
+	zext      map[*ir.Value]bool        // byte loads left zero-extended (zeroExtendedLoads)
+	indexed   map[*ir.Value]indexedAddr // addresses read and written by LOADWX, STOREWX, LOAD32SX and STORE32X (indexedAddresses)
+	folded    map[*ir.Value]bool        // values not computed: an indexed address, or a scaled index only such addresses use
+	lowOnly   map[*ir.Value]bool        // narrow results left unnormalized: every use reads only their low bits (lowBitsOnly)
+	targets   map[string]*target        // loop and block labels
+	cold      []func()                  // regions laid out after the body
 	nlabel    int
 	labels    map[string]bool // the function's labels (label)
 	failed    bool
@@ -438,17 +438,26 @@ func zeroExtendedUses(v *ir.Value, uses []*ir.Instr, set map[*ir.Value]bool) boo
 	return true
 }
 
-// indexedAddresses finds the addresses of 8-byte array elements that
-// LOADWX and STOREWX compute themselves: p = ptradd(base, i << 3) (or
-// i * 8, in 64 bits) whose every use is the address of an 8-byte load or
-// store at offset 0. It maps each such p to its base and i; folded holds
-// those p and the scaled indexes that only they use, which are then not
-// computed at all. The address is the same wrapping sum either way, so
-// the access faults exactly where the LOADW or STOREW would have; it
-// saves the SHL and the ADD of every `a[i]` that is not stepped by a
-// pointer (docs/decisions.md, "Forge speed, third step (issue 17)").
-func indexedAddresses(f *ir.Func, uses map[*ir.Value][]*ir.Instr) (map[*ir.Value][2]*ir.Value, map[*ir.Value]bool) {
-	indexed := map[*ir.Value][2]*ir.Value{}
+// indexedAddr is an address base + scale·index that an indexed load or
+// store computes itself.
+type indexedAddr struct {
+	base, index *ir.Value
+	scale       int64 // 4 or 8: the size of the element
+}
+
+// indexedAddresses finds the addresses of 8- and 4-byte array elements
+// that LOADWX and STOREWX, LOAD32SX and STORE32X compute themselves:
+// p = ptradd(base, i << 3) (or i * 8, in 64 bits; << 2 and * 4 for
+// 4-byte elements) whose every use is the address of a load or store of
+// an integer or pointer of that size at offset 0. It maps each such p to
+// its base, i and scale; folded holds those p and the scaled indexes that
+// only they use, which are then not computed at all. The address is the
+// same wrapping sum either way, so the access faults exactly where the
+// LOADW or LOAD32S would have; it saves the SHL and the ADD of every
+// `a[i]` that is not stepped by a pointer (docs/decisions.md, "Forge
+// speed, third step (issue 17)").
+func indexedAddresses(f *ir.Func, uses map[*ir.Value][]*ir.Instr) (map[*ir.Value]indexedAddr, map[*ir.Value]bool) {
+	indexed := map[*ir.Value]indexedAddr{}
 	folded := map[*ir.Value]bool{}
 	var scaled []*ir.Value // in program order, for a deterministic sweep
 	ir.Walk(f.Body, func(in *ir.Instr) {
@@ -456,19 +465,24 @@ func indexedAddresses(f *ir.Func, uses map[*ir.Value][]*ir.Instr) (map[*ir.Value
 			return
 		}
 		p := in.Results[0]
-		i, ok := scaledBy8(in.Args[1])
-		if !ok || len(uses[p]) == 0 {
+		i, scale := scaledIndex(in.Args[1])
+		if scale == 0 || len(uses[p]) == 0 {
 			return
+		}
+		// fits: an element of the scale's size; a 4-byte one an integer
+		// (the load sign-extends it: the canonical form).
+		fits := func(t ir.Type) bool {
+			return t.Size() == scale && (scale == 8 || t.IsInt() && t != ir.Bool)
 		}
 		for _, u := range uses[p] {
 			switch {
-			case u.Op == ir.OpLoad && u.Args[0] == p && u.Int == 0 && u.Type.Size() == 8:
-			case u.Op == ir.OpStore && u.Args[1] == p && u.Args[0] != p && u.Int == 0 && u.Args[0].Type.Size() == 8:
+			case u.Op == ir.OpLoad && u.Args[0] == p && u.Int == 0 && fits(u.Type):
+			case u.Op == ir.OpStore && u.Args[1] == p && u.Args[0] != p && u.Int == 0 && fits(u.Args[0].Type):
 			default:
 				return
 			}
 		}
-		indexed[p] = [2]*ir.Value{in.Args[0], i}
+		indexed[p] = indexedAddr{in.Args[0], i, scale}
 		folded[p] = true
 		scaled = append(scaled, in.Args[1])
 	})
@@ -552,26 +566,27 @@ func lowBitsOnly(f *ir.Func, uses map[*ir.Value][]*ir.Instr) map[*ir.Value]bool 
 	return set
 }
 
-// scaledBy8 reports whether v is i << 3 or i * 8 (either order) in 64
-// bits, and returns i.
-func scaledBy8(v *ir.Value) (*ir.Value, bool) {
+// scaledIndex reports whether v is i << 3 or i * 8 (either order), or
+// i << 2 or i * 4, in 64 bits, and returns i and the scale, 8 or 4; else
+// a scale of 0.
+func scaledIndex(v *ir.Value) (*ir.Value, int64) {
 	d := v.Def
 	if d == nil || len(d.Args) != 2 || v.Type.Size() != 8 || !v.Type.IsInt() {
-		return nil, false
+		return nil, 0
 	}
 	switch d.Op {
 	case ir.OpShl:
-		if c, ok := constOf(d.Args[1]); ok && c == 3 {
-			return d.Args[0], true
+		if c, ok := constOf(d.Args[1]); ok && (c == 3 || c == 2) {
+			return d.Args[0], 1 << c
 		}
 	case ir.OpMul:
 		for k, a := range d.Args {
-			if c, ok := constOf(a); ok && c == 8 {
-				return d.Args[1-k], true
+			if c, ok := constOf(a); ok && (c == 8 || c == 4) {
+				return d.Args[1-k], c
 			}
 		}
 	}
-	return nil, false
+	return nil, 0
 }
 
 func b2i(b bool) int64 {
@@ -769,14 +784,16 @@ func (l *fnLower) lowerInstr(in *ir.Instr, yt *yieldTarget) {
 		l.alu("ADD", l.def(in.Results[0]), l.val(in.Args[0]), l.val(in.Args[1]))
 	case ir.OpLoad:
 		if x, ok := l.indexed[in.Args[0]]; ok {
-			l.emit(&minst{op: mLoad, name: "LOADWX", defs: []reg{l.def(in.Results[0])}, uses: []reg{l.val(x[0]), l.val(x[1])}})
+			name := map[int64]string{4: "LOAD32SX", 8: "LOADWX"}[x.scale]
+			l.emit(&minst{op: mLoad, name: name, defs: []reg{l.def(in.Results[0])}, uses: []reg{l.val(x.base), l.val(x.index)}})
 			return
 		}
 		p, off := l.address(in.Args[0], in.Int, in.Type.Size())
 		l.load(l.def(in.Results[0]), in.Type, p, off, l.zext[in.Results[0]])
 	case ir.OpStore:
 		if x, ok := l.indexed[in.Args[1]]; ok {
-			l.emit(&minst{op: mStore, name: "STOREWX", uses: []reg{l.val(in.Args[0]), l.val(x[0]), l.val(x[1])}})
+			name := map[int64]string{4: "STORE32X", 8: "STOREWX"}[x.scale]
+			l.emit(&minst{op: mStore, name: name, uses: []reg{l.val(in.Args[0]), l.val(x.base), l.val(x.index)}})
 			return
 		}
 		p, off := l.address(in.Args[1], in.Int, in.Args[0].Type.Size())

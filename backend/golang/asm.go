@@ -141,6 +141,10 @@ func (fg *funcGen) asmInst(in *ir.Instr, x memlayout.AsmInst) {
 		fg.printf("store16(mem, r%d + %d, uint16(r%d))", x.B, uint64(x.Offset()), x.A)
 	case bytecode.STORE32:
 		fg.printf("store32(mem, r%d + %d, uint32(r%d))", x.B, uint64(x.Offset()), x.A)
+	case bytecode.LOAD32SX:
+		fg.printf("r%d = uint64(int64(int32(load32(mem, r%d + r%d<<2))))", x.A, x.B, x.C)
+	case bytecode.STORE32X:
+		fg.printf("store32(mem, r%d + r%d<<2, uint32(r%d))", x.B, x.C, x.A)
 	case bytecode.LOADWX:
 		fg.printf("r%d = load64(mem, r%d + r%d<<3)", x.A, x.B, x.C)
 	case bytecode.STOREWX:

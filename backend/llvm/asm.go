@@ -106,6 +106,13 @@ func (fg *fnGen) asm(in *gir.Instr) {
 				t, n, lt = gir.I32, 4, types.I32
 			}
 			fg.store(t, fg.address(reg(x.B), x.Offset(), n, true), b.NewTrunc(reg(x.A), lt))
+		case bytecode.LOAD32SX:
+			a := b.NewAdd(reg(x.B), b.NewShl(reg(x.C), i64(2)))
+			v := fg.load(gir.I32, fg.address(a, 0, 4, false))
+			regs[x.A] = fg.cur.NewSExt(v, types.I64)
+		case bytecode.STORE32X:
+			a := b.NewAdd(reg(x.B), b.NewShl(reg(x.C), i64(2)))
+			fg.store(gir.I32, fg.address(a, 0, 4, true), b.NewTrunc(reg(x.A), types.I32))
 		case bytecode.LOADWX:
 			a := b.NewAdd(reg(x.B), b.NewShl(reg(x.C), i64(3)))
 			regs[x.A] = fg.load(gir.I64, fg.address(a, 0, 8, false))

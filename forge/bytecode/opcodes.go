@@ -56,6 +56,10 @@ const (
 	// (docs/forge.md, "Indexed loads and stores").
 	LOADWX  Opcode = 0x2A
 	STOREWX Opcode = 0x2B
+	// LOAD32SX and STORE32X: the same for arrays of 4-byte integers, at
+	// rb + 4·ri.
+	LOAD32SX Opcode = 0x2C
+	STORE32X Opcode = 0x2D
 
 	JMP  Opcode = 0x30
 	JZ   Opcode = 0x31
@@ -233,6 +237,8 @@ var table = []Info{
 	{"STORE32", STORE32, FmtMem, 1, false},
 	{"LOADWX", LOADWX, FmtRRR, 1, false},
 	{"STOREWX", STOREWX, FmtRRR, 1, false},
+	{"LOAD32SX", LOAD32SX, FmtRRR, 1, false},
+	{"STORE32X", STORE32X, FmtRRR, 1, false},
 	{"JMP", JMP, FmtTarget, 1, true},
 	{"JZ", JZ, FmtRTarget, 1, true},
 	{"JNZ", JNZ, FmtRTarget, 1, true},

@@ -255,7 +255,7 @@ func (g *gen) simple() {
 		if ri := g.reg(); ri != rb && g.n(4) == 0 {
 			// An indexed access: element -3..3 of the array at rb.
 			b.li(ri, uint64(g.n(7))-3)
-			b.rrr([]bc.Opcode{bc.LOADWX, bc.STOREWX}[g.n(2)], g.reg(), rb, ri)
+			b.rrr([]bc.Opcode{bc.LOADWX, bc.STOREWX, bc.LOAD32SX, bc.STORE32X}[g.n(4)], g.reg(), rb, ri)
 			break
 		}
 		b.mem(memOps[g.n(len(memOps))], g.reg(), rb, g.offset())

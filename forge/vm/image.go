@@ -41,6 +41,8 @@ const (
 	opSTORE32
 	opLOADWX
 	opSTOREWX
+	opLOAD32SX
+	opSTORE32X
 	opJMP
 	opJZ
 	opJNZ
@@ -109,8 +111,8 @@ const (
 // The dispatch switch lists the unused values numOps..opMask by hand; these
 // fail to compile when an op is added or removed, to say it needs updating.
 var (
-	_ [freeOps - 57]struct{}
-	_ [57 - freeOps]struct{}
+	_ [freeOps - 55]struct{}
+	_ [55 - freeOps]struct{}
 	// The call block tests for either early-return op with one comparison.
 	_ [opLIJLTSRET - opLIJLTRET - 1]struct{}
 	_ [1 - (opLIJLTSRET - opLIJLTRET)]struct{}
@@ -145,6 +147,7 @@ var fromCanonical = map[bytecode.Opcode]op{
 	bytecode.PUSH: opPUSH, bytecode.POP: opPOP,
 	bytecode.LOAD16S: opLOAD16S, bytecode.LOAD32S: opLOAD32S, bytecode.STORE16: opSTORE16, bytecode.STORE32: opSTORE32,
 	bytecode.LOADWX: opLOADWX, bytecode.STOREWX: opSTOREWX,
+	bytecode.LOAD32SX: opLOAD32SX, bytecode.STORE32X: opSTORE32X,
 	bytecode.JMP: opJMP, bytecode.JZ: opJZ, bytecode.JNZ: opJNZ, bytecode.JLT: opJLT, bytecode.JLTS: opJLTS,
 	bytecode.JEQ: opJEQ, bytecode.JNE: opJNE,
 	bytecode.CALL: opCALL, bytecode.RET: opRET, bytecode.LI: opLI,

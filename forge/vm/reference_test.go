@@ -291,6 +291,21 @@ func (r *refMachine) step() {
 			return
 		}
 		binary.LittleEndian.PutUint32(r.mem[addr:], uint32(r.regs[in.A]))
+	case bc.LOAD32SX, bc.STORE32X:
+		a := r.regs[in.B] + 4*r.regs[in.C]
+		if in.Op == bc.LOAD32SX {
+			if !r.inMemory(a, 4) {
+				r.faultWith(vm.InvalidAddress)
+				return
+			}
+			set(uint64(int64(int32(binary.LittleEndian.Uint32(r.mem[a:])))))
+			break
+		}
+		if !r.writable(a, 4) {
+			r.faultWith(vm.InvalidAddress)
+			return
+		}
+		binary.LittleEndian.PutUint32(r.mem[a:], uint32(r.regs[in.A]))
 	case bc.LOADWX, bc.STOREWX:
 		a := r.regs[in.B] + 8*r.regs[in.C]
 		if in.Op == bc.LOADWX {
