@@ -293,6 +293,14 @@ func countMix(p *bc.Program, memSize uint64, out vm.Sender) (*mix, error) {
 			if int64(r[in.A]) < int64(r[in.B]) {
 				next = target()
 			}
+		case bc.JEQ:
+			if r[in.A] == r[in.B] {
+				next = target()
+			}
+		case bc.JNE:
+			if r[in.A] != r[in.B] {
+				next = target()
+			}
 		case bc.CALL:
 			sp -= 8
 			putLE64(mem[sp:], uint64(offs[pc]+8))

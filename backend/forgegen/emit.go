@@ -294,8 +294,16 @@ func buildInst(b *asm.Builder, in *minst) {
 	case mUnary:
 		b.Inst(bytecode.Inst{Op: op(), A: r(in.defs[0]), B: r(in.uses[0])})
 	case mLoad:
+		if len(in.uses) == 2 { // LOADWX rd, base, index
+			b.Inst(bytecode.Inst{Op: op(), A: r(in.defs[0]), B: r(in.uses[0]), C: r(in.uses[1])})
+			break
+		}
 		b.Inst(bytecode.Inst{Op: op(), A: r(in.defs[0]), B: r(in.uses[0]), Imm: uint64(uint32(in.imm))})
 	case mStore:
+		if len(in.uses) == 3 { // STOREWX rs, base, index
+			b.Inst(bytecode.Inst{Op: op(), A: r(in.uses[0]), B: r(in.uses[1]), C: r(in.uses[2])})
+			break
+		}
 		b.Inst(bytecode.Inst{Op: op(), A: r(in.uses[0]), B: r(in.uses[1]), Imm: uint64(uint32(in.imm))})
 	case mJmp:
 		b.InstRef(bytecode.Inst{Op: bytecode.JMP}, in.sym, diag.Pos{})
@@ -359,11 +367,19 @@ func writeInst(w *asmWriter, in *minst) {
 		w.op(in.name)
 		w.reg(in.defs[0])
 		w.reg(in.uses[0])
+		if len(in.uses) == 2 { // LOADWX rd, base, index
+			w.reg(in.uses[1])
+			break
+		}
 		w.int(in.imm)
 	case mStore:
 		w.op(in.name)
 		w.reg(in.uses[0])
 		w.reg(in.uses[1])
+		if len(in.uses) == 3 { // STOREWX rs, base, index
+			w.reg(in.uses[2])
+			break
+		}
 		w.int(in.imm)
 	case mJmp:
 		w.op("JMP")
@@ -430,9 +446,13 @@ func returnTail(code []*minst, j int) int {
 	return 0
 }
 
+// invertJcc maps each conditional jump that has an exact inverse to it.
+var invertJcc = map[string]string{"JZ": "JNZ", "JNZ": "JZ", "JEQ": "JNE", "JNE": "JEQ"}
+
 // peephole removes moves onto themselves, jumps to the next instruction,
 // unreachable instructions and unused local labels, threads jumps to
-// jumps, and turns "JZ x, L1; JMP L2; L1:" into "JNZ x, L2".
+// jumps, and turns "JZ x, L1; JMP L2; L1:" into "JNZ x, L2" (JEQ and JNE
+// likewise).
 func peephole(code []*minst, fn string) []*minst {
 	out := code[:0]
 	for _, in := range code {
@@ -526,12 +546,8 @@ func peephole(code []*minst, fn string) []*minst {
 				changed = true
 				continue
 			}
-			if in.op == mJcc && (in.name == "JZ" || in.name == "JNZ") && i+1 < len(code) &&
+			if inv, ok := invertJcc[in.name]; ok && in.op == mJcc && i+1 < len(code) &&
 				code[i+1].op == mJmp && labelsAfter(i+1, in.sym) {
-				inv := "JNZ"
-				if in.name == "JNZ" {
-					inv = "JZ"
-				}
 				code[i] = &minst{op: mJcc, name: inv, uses: in.uses, sym: code[i+1].sym}
 				code = append(code[:i+1], code[i+2:]...)
 				changed = true

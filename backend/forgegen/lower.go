@@ -32,9 +32,12 @@ type fnLower struct {
 	frameSize int64
 	fused     map[*ir.Value]*ir.Instr // comparisons evaluated by the branch that uses them
 	uses      map[*ir.Value][]*ir.Instr
-	zext      map[*ir.Value]bool // byte loads left zero-extended (zeroExtendedLoads)
-	targets   map[string]*target // loop and block labels
-	cold      []func()           // regions laid out after the body
+	zext      map[*ir.Value]bool        // byte loads left zero-extended (zeroExtendedLoads)
+	indexed   map[*ir.Value]indexedAddr // addresses read and written by LOADWX, STOREWX, LOAD32SX and STORE32X (indexedAddresses)
+	folded    map[*ir.Value]bool        // values not computed: an indexed address, or a scaled index only such addresses use
+	lowOnly   map[*ir.Value]bool        // narrow results left unnormalized: every use reads only their low bits (lowBitsOnly)
+	targets   map[string]*target        // loop and block labels
+	cold      []func()                  // regions laid out after the body
 	nlabel    int
 	labels    map[string]bool // the function's labels (label)
 	failed    bool
@@ -221,6 +224,8 @@ func (l *fnLower) lowerFunc() {
 	l.targets = map[string]*target{}
 	l.fused, l.uses = fusedCompares(f)
 	l.zext = zeroExtendedLoads(f, l.uses)
+	l.indexed, l.folded = indexedAddresses(f, l.uses)
+	l.lowOnly = lowBitsOnly(f, l.uses)
 	if len(f.Params) > maxArgs || len(f.Results) > maxArgs {
 		l.errorf(f.Pos, codeCodegen, "more than %d parameters or results", maxArgs)
 		return
@@ -375,7 +380,8 @@ func constOf(v *ir.Value) (int64, bool) {
 //     two forms are the same number) or with another such byte load:
 //     both forms order the bytes alike, unsigned (a byte of 128 or more
 //     is above 127 in both; sign-extended it is above 2^64 − 129);
-//   - the value a 1-byte store writes: STORE writes the low byte.
+//   - the value a 1-byte store writes: STORE writes the low byte;
+//   - a zext, which is then the load's register itself.
 //
 // A load compared with another stays zero-extended only if that one does
 // too: the set is the largest one closed under the rules, found by
@@ -414,6 +420,8 @@ func zeroExtendedUses(v *ir.Value, uses []*ir.Instr, set map[*ir.Value]bool) boo
 				return false
 			}
 			continue
+		case ir.OpZext:
+			continue
 		case ir.OpEq, ir.OpNe, ir.OpLtU, ir.OpLeU, ir.OpGtU, ir.OpGeU:
 		default:
 			return false
@@ -428,6 +436,157 @@ func zeroExtendedUses(v *ir.Value, uses []*ir.Instr, set map[*ir.Value]bool) boo
 		}
 	}
 	return true
+}
+
+// indexedAddr is an address base + scale·index that an indexed load or
+// store computes itself.
+type indexedAddr struct {
+	base, index *ir.Value
+	scale       int64 // 4 or 8: the size of the element
+}
+
+// indexedAddresses finds the addresses of 8- and 4-byte array elements
+// that LOADWX and STOREWX, LOAD32SX and STORE32X compute themselves:
+// p = ptradd(base, i << 3) (or i * 8, in 64 bits; << 2 and * 4 for
+// 4-byte elements) whose every use is the address of a load or store of
+// an integer or pointer of that size at offset 0. It maps each such p to
+// its base, i and scale; folded holds those p and the scaled indexes that
+// only they use, which are then not computed at all. The address is the
+// same wrapping sum either way, so the access faults exactly where the
+// LOADW or LOAD32S would have; it saves the SHL and the ADD of every
+// `a[i]` that is not stepped by a pointer (docs/decisions.md, "Forge
+// speed, third step (issue 17)").
+func indexedAddresses(f *ir.Func, uses map[*ir.Value][]*ir.Instr) (map[*ir.Value]indexedAddr, map[*ir.Value]bool) {
+	indexed := map[*ir.Value]indexedAddr{}
+	folded := map[*ir.Value]bool{}
+	var scaled []*ir.Value // in program order, for a deterministic sweep
+	ir.Walk(f.Body, func(in *ir.Instr) {
+		if in.Op != ir.OpPtrAdd || len(in.Results) != 1 {
+			return
+		}
+		p := in.Results[0]
+		i, scale := scaledIndex(in.Args[1])
+		if scale == 0 || len(uses[p]) == 0 {
+			return
+		}
+		// fits: an element of the scale's size; a 4-byte one an integer
+		// (the load sign-extends it: the canonical form).
+		fits := func(t ir.Type) bool {
+			return t.Size() == scale && (scale == 8 || t.IsInt() && t != ir.Bool)
+		}
+		for _, u := range uses[p] {
+			switch {
+			case u.Op == ir.OpLoad && u.Args[0] == p && u.Int == 0 && fits(u.Type):
+			case u.Op == ir.OpStore && u.Args[1] == p && u.Args[0] != p && u.Int == 0 && fits(u.Args[0].Type):
+			default:
+				return
+			}
+		}
+		indexed[p] = indexedAddr{in.Args[0], i, scale}
+		folded[p] = true
+		scaled = append(scaled, in.Args[1])
+	})
+	for _, s := range scaled {
+		only := true
+		for _, u := range uses[s] {
+			if len(u.Results) != 1 || !folded[u.Results[0]] || u.Op != ir.OpPtrAdd || u.Args[1] != s || u.Args[0] == s {
+				only = false
+			}
+		}
+		if only {
+			folded[s] = true
+		}
+	}
+	return indexed, folded
+}
+
+// lowBitsOnly returns the narrow integer results of add, sub, mul, shl
+// and neg whose every use reads only their low n bits (n the width of
+// their type), so that the normalization to the canonical sign-extended
+// form (LI; SHL; SAR) after them can be left out. A use reads only the low
+// n bits when it is:
+//
+//   - an add, sub, mul or neg of the same type, or a shl of it by another
+//     value: the low n bits of the result depend only on the low n bits
+//     of the operands, and the result is normalized in turn (or is itself
+//     in the set);
+//   - a trunc to n bits or fewer, or a zext from n bits, which normalize
+//     or mask themselves;
+//   - the value a store of n bits writes.
+//
+// A comparison, a shift right, a division, a sext, a move into a var and
+// every other use need the canonical form. Saves the normalization of
+// u32 and u8 arithmetic: djb2's h * 33 + c (hash), the byte sums and
+// case changes of strings (docs/decisions.md, "Forge speed, third step
+// (issue 17)").
+func lowBitsOnly(f *ir.Func, uses map[*ir.Value][]*ir.Instr) map[*ir.Value]bool {
+	set := map[*ir.Value]bool{}
+	ir.Walk(f.Body, func(in *ir.Instr) {
+		switch in.Op {
+		case ir.OpAdd, ir.OpSub, ir.OpMul, ir.OpShl, ir.OpNeg:
+		default:
+			return
+		}
+		if len(in.Results) != 1 {
+			return
+		}
+		v := in.Results[0]
+		t := v.Type
+		if !t.IsInt() || t == ir.Bool || t.Bits() >= 64 || len(uses[v]) == 0 {
+			return
+		}
+		for _, u := range uses[v] {
+			switch u.Op {
+			case ir.OpAdd, ir.OpSub, ir.OpMul, ir.OpNeg:
+				if len(u.Results) != 1 || u.Results[0].Type != t {
+					return
+				}
+			case ir.OpShl:
+				if u.Args[0] != v || u.Args[1] == v || u.Results[0].Type != t {
+					return
+				}
+			case ir.OpTrunc:
+				if u.Type != ir.Bool && u.Type.Bits() > t.Bits() {
+					return
+				}
+			case ir.OpZext:
+				if u.Args[0] != v {
+					return
+				}
+			case ir.OpStore:
+				if u.Args[0] != v || u.Args[1] == v {
+					return
+				}
+			default:
+				return
+			}
+		}
+		set[v] = true
+	})
+	return set
+}
+
+// scaledIndex reports whether v is i << 3 or i * 8 (either order), or
+// i << 2 or i * 4, in 64 bits, and returns i and the scale, 8 or 4; else
+// a scale of 0.
+func scaledIndex(v *ir.Value) (*ir.Value, int64) {
+	d := v.Def
+	if d == nil || len(d.Args) != 2 || v.Type.Size() != 8 || !v.Type.IsInt() {
+		return nil, 0
+	}
+	switch d.Op {
+	case ir.OpShl:
+		if c, ok := constOf(d.Args[1]); ok && (c == 3 || c == 2) {
+			return d.Args[0], 1 << c
+		}
+	case ir.OpMul:
+		for k, a := range d.Args {
+			if c, ok := constOf(a); ok && (c == 8 || c == 4) {
+				return d.Args[1-k], c
+			}
+		}
+	}
+	return nil, 0
 }
 
 func b2i(b bool) int64 {
@@ -520,6 +679,9 @@ func (l *fnLower) lowerInstr(in *ir.Instr, yt *yieldTarget) {
 	if (isCompare(in.Op) || in.Op == ir.OpNot) && l.fused[in.Results[0]] != nil {
 		return // evaluated by the branch
 	}
+	if len(in.Results) == 1 && l.folded[in.Results[0]] {
+		return // computed by the LOADWX and STOREWX that use it
+	}
 	switch in.Op {
 	case ir.OpConst:
 		if _, ok := l.vals[in.Results[0]]; ok {
@@ -550,7 +712,9 @@ func (l *fnLower) lowerInstr(in *ir.Instr, yt *yieldTarget) {
 		d := l.def(in.Results[0])
 		l.alu(map[ir.Op]string{ir.OpAdd: "ADD", ir.OpSub: "SUB", ir.OpMul: "MUL", ir.OpShl: "SHL"}[in.Op],
 			d, l.val(in.Args[0]), l.val(in.Args[1]))
-		l.normalize(d, d, t)
+		if !l.lowOnly[in.Results[0]] {
+			l.normalize(d, d, t)
+		}
 	case ir.OpDivS:
 		t := in.Results[0].Type
 		d := l.def(in.Results[0])
@@ -582,7 +746,9 @@ func (l *fnLower) lowerInstr(in *ir.Instr, yt *yieldTarget) {
 	case ir.OpNeg:
 		d := l.def(in.Results[0])
 		l.emit(&minst{op: mUnary, name: "NEG", defs: []reg{d}, uses: []reg{l.val(in.Args[0])}})
-		l.normalize(d, d, in.Results[0].Type)
+		if !l.lowOnly[in.Results[0]] {
+			l.normalize(d, d, in.Results[0].Type)
+		}
 	case ir.OpNot:
 		d := l.def(in.Results[0])
 		if in.Args[0].Type == ir.Bool {
@@ -598,9 +764,12 @@ func (l *fnLower) lowerInstr(in *ir.Instr, yt *yieldTarget) {
 	case ir.OpZext:
 		from := in.Args[0].Type
 		d := l.def(in.Results[0])
-		if from == ir.Bool {
+		switch {
+		case from == ir.Bool, l.zext[in.Args[0]]:
+			// A bool is 0 or 1; a byte load left zero-extended is
+			// already its zero extension.
 			l.move(d, l.val(in.Args[0]))
-		} else {
+		default:
 			l.zeroExtend(d, l.val(in.Args[0]), from.Bits())
 		}
 	case ir.OpTrunc:
@@ -614,9 +783,19 @@ func (l *fnLower) lowerInstr(in *ir.Instr, yt *yieldTarget) {
 	case ir.OpPtrAdd:
 		l.alu("ADD", l.def(in.Results[0]), l.val(in.Args[0]), l.val(in.Args[1]))
 	case ir.OpLoad:
+		if x, ok := l.indexed[in.Args[0]]; ok {
+			name := map[int64]string{4: "LOAD32SX", 8: "LOADWX"}[x.scale]
+			l.emit(&minst{op: mLoad, name: name, defs: []reg{l.def(in.Results[0])}, uses: []reg{l.val(x.base), l.val(x.index)}})
+			return
+		}
 		p, off := l.address(in.Args[0], in.Int, in.Type.Size())
 		l.load(l.def(in.Results[0]), in.Type, p, off, l.zext[in.Results[0]])
 	case ir.OpStore:
+		if x, ok := l.indexed[in.Args[1]]; ok {
+			name := map[int64]string{4: "STORE32X", 8: "STOREWX"}[x.scale]
+			l.emit(&minst{op: mStore, name: name, uses: []reg{l.val(in.Args[0]), l.val(x.base), l.val(x.index)}})
+			return
+		}
 		p, off := l.address(in.Args[1], in.Int, in.Args[0].Type.Size())
 		l.store(l.val(in.Args[0]), in.Args[0].Type, p, off)
 	case ir.OpCopy:
@@ -834,12 +1013,12 @@ func (br *branch) jump(want bool, label string) {
 		}
 		return
 	case ir.OpEq, ir.OpNe:
-		t := l.newV()
-		l.alu("XOR", t, br.a, br.b)
+		// One JEQ or JNE (docs/forge.md, "Equality branches"), where the
+		// seed's ISA needed XOR; JZ.
 		if want == (br.op == ir.OpEq) {
-			jcc("JZ", t)
+			jcc("JEQ", br.a, br.b)
 		} else {
-			jcc("JNZ", t)
+			jcc("JNE", br.a, br.b)
 		}
 		return
 	}
@@ -1043,23 +1222,11 @@ func (l *fnLower) address(p *ir.Value, off, size int64) (reg, int64) {
 // load sets d to the value of type t at p + off. When zext, a byte is
 // left zero-extended (zeroExtendedLoads).
 //
-// A 2- or 4-byte integer is read by one LOADW of the 8 bytes that end
-// where it ends, whose top bytes it is, and an arithmetic shift right
-// that leaves it sign-extended (the canonical form): 3 instructions
-// instead of 13 (4 bytes) or 7. Reading backwards never reads past the
-// end of memory where the narrow load would not have; it faults only
-// where the value starts below address 8 - size, inside the code's first
-// instruction, which no pointer to data reaches (docs/decisions.md,
-// "Optimizer, second step (issue 17)"). Bytes are read by LOAD.
+// A 2- or 4-byte integer is read by LOAD16S or LOAD32S, which leave it
+// sign-extended (the canonical form); bytes by LOAD, which zero-extends
+// (docs/decisions.md, "Forge speed, third step (issue 17)").
 func (l *fnLower) load(d reg, t ir.Type, p reg, off int64, zext bool) {
 	size := t.Size()
-	if t != ir.Bool && t.IsInt() && (size == 2 || size == 4) {
-		p, off = l.memBase(p, off-(8-size), 8)
-		l.emit(&minst{op: mLoad, name: "LOADW", defs: []reg{d}, uses: []reg{p}, imm: off})
-		l.li(rScratch0, 64-8*size)
-		l.alu("SAR", d, d, rScratch0)
-		return
-	}
 	p, off = l.memBase(p, off, size)
 	switch {
 	case size == 8:
@@ -1069,6 +1236,10 @@ func (l *fnLower) load(d reg, t ir.Type, p reg, off int64, zext bool) {
 		l.emit(&minst{op: mUnary, name: "NEG", defs: []reg{d}, uses: []reg{d}})
 		l.li(rScratch0, 63)
 		l.alu("SHR", d, d, rScratch0)
+	case t.IsInt() && size == 4:
+		l.emit(&minst{op: mLoad, name: "LOAD32S", defs: []reg{d}, uses: []reg{p}, imm: off})
+	case t.IsInt() && size == 2:
+		l.emit(&minst{op: mLoad, name: "LOAD16S", defs: []reg{d}, uses: []reg{p}, imm: off})
 	default:
 		l.emit(&minst{op: mLoad, name: "LOAD", defs: []reg{d}, uses: []reg{p}, imm: off + size - 1})
 		if size > 1 {
@@ -1085,12 +1256,20 @@ func (l *fnLower) load(d reg, t ir.Type, p reg, off int64, zext bool) {
 	}
 }
 
-// store writes v of type t at p + off.
+// store writes v of type t at p + off: 8, 4 and 2 bytes by STOREW,
+// STORE32 and STORE16, which write the low bytes of the register.
 func (l *fnLower) store(v reg, t ir.Type, p reg, off int64) {
 	size := t.Size()
 	p, off = l.memBase(p, off, size)
-	if size == 8 {
+	switch size {
+	case 8:
 		l.emit(&minst{op: mStore, name: "STOREW", uses: []reg{v, p}, imm: off})
+		return
+	case 4:
+		l.emit(&minst{op: mStore, name: "STORE32", uses: []reg{v, p}, imm: off})
+		return
+	case 2:
+		l.emit(&minst{op: mStore, name: "STORE16", uses: []reg{v, p}, imm: off})
 		return
 	}
 	l.emit(&minst{op: mStore, name: "STORE", uses: []reg{v, p}, imm: off})
@@ -1105,6 +1284,14 @@ func (l *fnLower) store(v reg, t ir.Type, p reg, off int64) {
 		}
 	}
 }
+
+// loadOf and storeOf name the instructions that read and write 1, 2, 4
+// or 8 bytes (a copy's loads: the sign extension does not matter, the
+// store writes the low bytes).
+var (
+	loadOf  = map[int64]string{1: "LOAD", 2: "LOAD16S", 4: "LOAD32S", 8: "LOADW"}
+	storeOf = map[int64]string{1: "STORE", 2: "STORE16", 4: "STORE32", 8: "STOREW"}
+)
 
 // copyMem lowers copy dst, src, n with memmove semantics.
 func (l *fnLower) copyMem(in *ir.Instr) {
@@ -1121,25 +1308,19 @@ func (l *fnLower) copyMem(in *ir.Instr) {
 		}
 		var ps []piece
 		for off := int64(0); off < n; {
+			// The widest access that fits: 8, 4, 2 or 1 bytes.
 			size := int64(8)
-			if n-off < 8 {
-				size = 1
+			for size > n-off {
+				size /= 2
 			}
 			p := piece{off, size, l.newV()}
-			name := "LOADW"
-			if size == 1 {
-				name = "LOAD"
-			}
+			name := loadOf[size]
 			l.emit(&minst{op: mLoad, name: name, defs: []reg{p.r}, uses: []reg{src}, imm: off})
 			ps = append(ps, p)
 			off += size
 		}
 		for _, p := range ps {
-			name := "STOREW"
-			if p.size == 1 {
-				name = "STORE"
-			}
-			l.emit(&minst{op: mStore, name: name, uses: []reg{p.r, dst}, imm: p.off})
+			l.emit(&minst{op: mStore, name: storeOf[p.size], uses: []reg{p.r, dst}, imm: p.off})
 		}
 		return
 	}

@@ -68,10 +68,10 @@ const (
 	mLI                 // defs[0] = imm, or the address of sym
 	mALU                // name defs[0], uses[0], uses[1]
 	mUnary              // name defs[0], uses[0]        (NEG, NOT)
-	mLoad               // name defs[0], uses[0], imm   (LOAD, LOADW)
-	mStore              // name uses[0], uses[1], imm   (STORE, STOREW)
+	mLoad               // name defs[0], uses[0], imm   (LOAD, LOADW, ...); LOADWX: defs[0], uses[0] base, uses[1] index
+	mStore              // name uses[0], uses[1], imm   (STORE, STOREW, ...); STOREWX: uses[0] value, uses[1] base, uses[2] index
 	mJmp                // JMP sym
-	mJcc                // name uses..., sym            (JZ, JNZ, JLT, JLTS)
+	mJcc                // name uses..., sym            (JZ, JNZ, JLT, JLTS, JEQ, JNE)
 	mCall               // CALL sym; uses: argument registers; defs: result registers
 	mCallInd            // uses[0] the function index, then argument registers; sym: dispatch routine
 	mRet                // uses: result registers; runs the epilogue and RET

@@ -133,6 +133,22 @@ func (fg *funcGen) asmInst(in *ir.Instr, x memlayout.AsmInst) {
 		fg.printf("store8(mem, r%d + %d, uint8(r%d))", x.B, uint64(x.Offset()), x.A)
 	case bytecode.STOREW:
 		fg.printf("store64(mem, r%d + %d, r%d)", x.B, uint64(x.Offset()), x.A)
+	case bytecode.LOAD16S:
+		fg.printf("r%d = uint64(int64(int16(load16(mem, r%d + %d))))", x.A, x.B, uint64(x.Offset()))
+	case bytecode.LOAD32S:
+		fg.printf("r%d = uint64(int64(int32(load32(mem, r%d + %d))))", x.A, x.B, uint64(x.Offset()))
+	case bytecode.STORE16:
+		fg.printf("store16(mem, r%d + %d, uint16(r%d))", x.B, uint64(x.Offset()), x.A)
+	case bytecode.STORE32:
+		fg.printf("store32(mem, r%d + %d, uint32(r%d))", x.B, uint64(x.Offset()), x.A)
+	case bytecode.LOAD32SX:
+		fg.printf("r%d = uint64(int64(int32(load32(mem, r%d + r%d<<2))))", x.A, x.B, x.C)
+	case bytecode.STORE32X:
+		fg.printf("store32(mem, r%d + r%d<<2, uint32(r%d))", x.B, x.C, x.A)
+	case bytecode.LOADWX:
+		fg.printf("r%d = load64(mem, r%d + r%d<<3)", x.A, x.B, x.C)
+	case bytecode.STOREWX:
+		fg.printf("store64(mem, r%d + r%d<<3, r%d)", x.B, x.C, x.A)
 	case bytecode.PUSH:
 		fg.printf("asp = m.push(asp, r%d)", x.A)
 	case bytecode.POP:

@@ -93,6 +93,32 @@ func (fg *fnGen) asm(in *gir.Instr) {
 			fg.store(gir.I8, fg.address(reg(x.B), x.Offset(), 1, true), v)
 		case bytecode.STOREW:
 			fg.store(gir.I64, fg.address(reg(x.B), x.Offset(), 8, true), reg(x.A))
+		case bytecode.LOAD16S, bytecode.LOAD32S:
+			t, n := gir.I16, int64(2)
+			if x.Op == bytecode.LOAD32S {
+				t, n = gir.I32, 4
+			}
+			v := fg.load(t, fg.address(reg(x.B), x.Offset(), n, false))
+			regs[x.A] = fg.cur.NewSExt(v, types.I64)
+		case bytecode.STORE16, bytecode.STORE32:
+			t, n, lt := gir.I16, int64(2), types.I16
+			if x.Op == bytecode.STORE32 {
+				t, n, lt = gir.I32, 4, types.I32
+			}
+			fg.store(t, fg.address(reg(x.B), x.Offset(), n, true), b.NewTrunc(reg(x.A), lt))
+		case bytecode.LOAD32SX:
+			a := b.NewAdd(reg(x.B), b.NewShl(reg(x.C), i64(2)))
+			v := fg.load(gir.I32, fg.address(a, 0, 4, false))
+			regs[x.A] = fg.cur.NewSExt(v, types.I64)
+		case bytecode.STORE32X:
+			a := b.NewAdd(reg(x.B), b.NewShl(reg(x.C), i64(2)))
+			fg.store(gir.I32, fg.address(a, 0, 4, true), b.NewTrunc(reg(x.A), types.I32))
+		case bytecode.LOADWX:
+			a := b.NewAdd(reg(x.B), b.NewShl(reg(x.C), i64(3)))
+			regs[x.A] = fg.load(gir.I64, fg.address(a, 0, 8, false))
+		case bytecode.STOREWX:
+			a := b.NewAdd(reg(x.B), b.NewShl(reg(x.C), i64(3)))
+			fg.store(gir.I64, fg.address(a, 0, 8, true), reg(x.A))
 		case bytecode.PUSH:
 			fg.check(b.NewICmp(enum.IPredULT, b.NewSub(sp, heapEnd), i64(8)), memlayout.FaultStackOverflow, 0)
 			sp = fg.cur.NewSub(sp, i64(8))

@@ -36,6 +36,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -49,14 +50,27 @@ import (
 func main() {
 	out := flag.String("o", "", "write the tables to this file instead of standard output")
 	verbose = flag.Bool("v", false, "print each program's count on standard error as it is taken")
+	hotRE := flag.String("hot", "", "instead of the tables, list the hot instructions of the programs whose names match this regular expression")
+	share := flag.Float64("share", 0.05, "with -hot: list the instructions executed at least this share of the most executed one's count")
 	flag.Parse()
+	if *hotRE != "" {
+		var err error
+		if only, err = regexp.Compile(*hotRE); err != nil {
+			fmt.Fprintln(os.Stderr, "paircount: -hot:", err)
+			os.Exit(2)
+		}
+	}
 	progs, err := corpus()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "paircount:", err)
 		os.Exit(1)
 	}
 	var buf bytes.Buffer
-	report(&buf, progs)
+	if only != nil {
+		hot(&buf, progs, only, *share)
+	} else {
+		report(&buf, progs)
+	}
 	if *out == "" {
 		os.Stdout.Write(buf.Bytes())
 		return
@@ -68,6 +82,10 @@ func main() {
 }
 
 var verbose = new(bool)
+
+// only, when set (-hot), limits the corpus to the programs whose names it
+// matches.
+var only *regexp.Regexp
 
 // The groups of the corpus, in report order.
 var groups = []string{"bench", "conformance", "programs"}
@@ -84,6 +102,9 @@ type program struct {
 func corpus() ([]*program, error) {
 	var progs []*program
 	add := func(group, name string, srcs []compiler.Source, stdin []byte) error {
+		if only != nil && !only.MatchString(name) {
+			return nil
+		}
 		res, diags := compiler.Build(srcs, compiler.Options{OptLevel: 2})
 		if diags.HasErrors() {
 			return fmt.Errorf("%s does not compile:\n%s", name, diags.Render(compiler.SourceMap(srcs)))
@@ -304,7 +325,7 @@ func (w *walker) advance() {
 		in := w.insts[w.cur]
 		w.exec[w.cur]++
 		switch in.Op {
-		case bc.JZ, bc.JNZ, bc.JLT, bc.JLTS, bc.RET:
+		case bc.JZ, bc.JNZ, bc.JLT, bc.JLTS, bc.JEQ, bc.JNE, bc.RET:
 			return
 		case bc.JMP, bc.CALL:
 			w.cur = int(w.target[w.cur]) // verified: an instruction

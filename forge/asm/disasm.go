@@ -232,7 +232,8 @@ func (d *disassembler) inst(addr uint64, in bytecode.Inst) string {
 	if len(ops) == 0 {
 		return info.Name
 	}
-	return fmt.Sprintf("%-7s%s", info.Name, strings.Join(ops, ", "))
+	// Mnemonics of seven letters or more (LOAD16S) still need a space.
+	return fmt.Sprintf("%-6s %s", info.Name, strings.Join(ops, ", "))
 }
 
 // immediate writes an LI value: in decimal if it is small, signed or not,

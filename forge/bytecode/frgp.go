@@ -73,7 +73,7 @@ const (
 // Relocation kinds.
 const (
 	RelocAbs64  = 1 // a 64-bit address: an LI word or a data .u64
-	RelocTarget = 2 // the imm32 target of JMP, JZ, JNZ, JLT, JLTS or CALL
+	RelocTarget = 2 // the imm32 target of JMP, JZ, JNZ, JLT, JLTS, JEQ, JNE or CALL
 )
 
 // Symbol names an address in the program.

@@ -43,6 +43,23 @@ const (
 	STOREW Opcode = 0x23
 	PUSH   Opcode = 0x24
 	POP    Opcode = 0x25
+	// LOAD16S, LOAD32S, STORE16 and STORE32 are not in 05-FORGE.md: the
+	// 2- and 4-byte accesses of narrow integers in one instruction
+	// (docs/forge.md, "Narrow loads and stores"; docs/decisions.md,
+	// "Forge speed, third step (issue 17)").
+	LOAD16S Opcode = 0x26
+	LOAD32S Opcode = 0x27
+	STORE16 Opcode = 0x28
+	STORE32 Opcode = 0x29
+	// LOADWX and STOREWX are not in 05-FORGE.md either: the 8-byte access
+	// of element ri of the array at rb, rb + 8·ri, in one instruction
+	// (docs/forge.md, "Indexed loads and stores").
+	LOADWX  Opcode = 0x2A
+	STOREWX Opcode = 0x2B
+	// LOAD32SX and STORE32X: the same for arrays of 4-byte integers, at
+	// rb + 4·ri.
+	LOAD32SX Opcode = 0x2C
+	STORE32X Opcode = 0x2D
 
 	JMP  Opcode = 0x30
 	JZ   Opcode = 0x31
@@ -51,6 +68,10 @@ const (
 	CALL Opcode = 0x34
 	RET  Opcode = 0x35
 	JLTS Opcode = 0x36
+	// JEQ and JNE are not in 05-FORGE.md: an equality test and its branch
+	// in one instruction (docs/forge.md, "Equality branches").
+	JEQ Opcode = 0x37
+	JNE Opcode = 0x38
 
 	LI Opcode = 0x40
 
@@ -210,6 +231,14 @@ var table = []Info{
 	{"STOREW", STOREW, FmtMem, 1, false},
 	{"PUSH", PUSH, FmtR, 1, false},
 	{"POP", POP, FmtR, 1, false},
+	{"LOAD16S", LOAD16S, FmtMem, 1, false},
+	{"LOAD32S", LOAD32S, FmtMem, 1, false},
+	{"STORE16", STORE16, FmtMem, 1, false},
+	{"STORE32", STORE32, FmtMem, 1, false},
+	{"LOADWX", LOADWX, FmtRRR, 1, false},
+	{"STOREWX", STOREWX, FmtRRR, 1, false},
+	{"LOAD32SX", LOAD32SX, FmtRRR, 1, false},
+	{"STORE32X", STORE32X, FmtRRR, 1, false},
 	{"JMP", JMP, FmtTarget, 1, true},
 	{"JZ", JZ, FmtRTarget, 1, true},
 	{"JNZ", JNZ, FmtRTarget, 1, true},
@@ -217,6 +246,8 @@ var table = []Info{
 	{"CALL", CALL, FmtTarget, 2, true},
 	{"RET", RET, FmtNone, 2, true},
 	{"JLTS", JLTS, FmtRRTarget, 1, true},
+	{"JEQ", JEQ, FmtRRTarget, 1, true},
+	{"JNE", JNE, FmtRRTarget, 1, true},
 	{"LI", LI, FmtLI, 1, false},
 	{"HALT", HALT, FmtNone, 1, true},
 	{"FAULT", FAULT, FmtImm, 1, true},

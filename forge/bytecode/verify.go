@@ -73,7 +73,7 @@ const MaxCode = 1<<32 - 8
 // target).
 func IsTransfer(op Opcode) bool {
 	switch op {
-	case JMP, JZ, JNZ, JLT, JLTS, CALL:
+	case JMP, JZ, JNZ, JLT, JLTS, JEQ, JNE, CALL:
 		return true
 	}
 	return false

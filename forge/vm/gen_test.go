@@ -230,8 +230,8 @@ func (g *gen) offset() int32 {
 var (
 	aluOps = []bc.Opcode{bc.ADD, bc.SUB, bc.MUL, bc.DIV, bc.MOD, bc.DIVS, bc.MODS,
 		bc.AND, bc.OR, bc.XOR, bc.SHL, bc.SHR, bc.SAR}
-	memOps  = []bc.Opcode{bc.LOAD, bc.STORE, bc.LOADW, bc.STOREW}
-	condOps = []bc.Opcode{bc.JZ, bc.JNZ, bc.JLT, bc.JLTS}
+	memOps  = []bc.Opcode{bc.LOAD, bc.STORE, bc.LOADW, bc.STOREW, bc.LOAD16S, bc.LOAD32S, bc.STORE16, bc.STORE32}
+	condOps = []bc.Opcode{bc.JZ, bc.JNZ, bc.JLT, bc.JLTS, bc.JEQ, bc.JNE}
 )
 
 // simple emits one straight-line instruction (or a short group) that does
@@ -252,6 +252,12 @@ func (g *gen) simple() {
 	case k < 28:
 		rb := g.reg()
 		g.addr(rb)
+		if ri := g.reg(); ri != rb && g.n(4) == 0 {
+			// An indexed access: element -3..3 of the array at rb.
+			b.li(ri, uint64(g.n(7))-3)
+			b.rrr([]bc.Opcode{bc.LOADWX, bc.STOREWX, bc.LOAD32SX, bc.STORE32X}[g.n(4)], g.reg(), rb, ri)
+			break
+		}
 		b.mem(memOps[g.n(len(memOps))], g.reg(), rb, g.offset())
 	case k < 30:
 		b.op(bc.PUSH, g.reg(), 0, 0, 0)
@@ -326,7 +332,7 @@ func (g *gen) block(depth int) {
 	case k < 55 && depth < 2: // counted loop
 		g.loop(depth)
 	case k < 62: // forward conditional branch over a few instructions
-		skip := b.jump(condOps[g.n(4)], g.reg(), g.reg(), -1)
+		skip := b.jump(condOps[g.n(len(condOps))], g.reg(), g.reg(), -1)
 		if b.insts[skip].in.Op == bc.JZ || b.insts[skip].in.Op == bc.JNZ {
 			b.insts[skip].in.B = 0
 		}
@@ -335,7 +341,7 @@ func (g *gen) block(depth int) {
 		}
 		b.insts[skip].ref = b.here()
 	case k < 65: // a branch anywhere, backwards too
-		op := condOps[g.n(4)]
+		op := condOps[g.n(len(condOps))]
 		rs2 := g.reg()
 		if op == bc.JZ || op == bc.JNZ {
 			rs2 = 0
@@ -470,7 +476,7 @@ func (g *gen) superinstruction() {
 			b.mem(op, g.reg(), rb, g.offset())
 		case bc.JZ, bc.JNZ:
 			b.jump(op, g.reg(), 0, b.here()+1+g.n(3))
-		case bc.JLT, bc.JLTS:
+		case bc.JLT, bc.JLTS, bc.JEQ, bc.JNE:
 			b.jump(op, g.reg(), g.reg(), b.here()+1+g.n(3))
 		case bc.JMP:
 			b.jump(op, 0, 0, b.here()+1+g.n(3))

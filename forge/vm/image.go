@@ -35,11 +35,21 @@ const (
 	opSTOREW
 	opPUSH
 	opPOP
+	opLOAD16S
+	opLOAD32S
+	opSTORE16
+	opSTORE32
+	opLOADWX
+	opSTOREWX
+	opLOAD32SX
+	opSTORE32X
 	opJMP
 	opJZ
 	opJNZ
 	opJLT
 	opJLTS
+	opJEQ
+	opJNE
 	opCALL
 	opRET
 	opLI
@@ -79,13 +89,16 @@ const (
 	opSTOREADDJLT      // STORE; ADD; JLT, and the strided fill (see isFill)
 	opLOADJZ           // LOAD; JZ
 	opPOPADDRET        // POP; ADD; RET
+	opADDADD           // ADD; ADD: induction variables stepped together (issue 17's suite)
+	opOROR             // OR; OR: two moves (a loop's variables passed back)
+	opMODADD           // MOD; ADD: a hash or checksum step
 
 	numOps
 
 	// opMask bounds the dispatch switch: the interpreter switches on
 	// op&opMask and has a case for every value up to opMask, so the Go
 	// compiler emits its jump table without a range check.
-	opMask = 63
+	opMask = 127
 
 	// freeOps is the number of dispatch values left for new ops: the
 	// values numOps..opMask, which the dispatch switch lists by hand.
@@ -98,8 +111,8 @@ const (
 // The dispatch switch lists the unused values numOps..opMask by hand; these
 // fail to compile when an op is added or removed, to say it needs updating.
 var (
-	_ [freeOps - 4]struct{}
-	_ [4 - freeOps]struct{}
+	_ [freeOps - 55]struct{}
+	_ [55 - freeOps]struct{}
 	// The call block tests for either early-return op with one comparison.
 	_ [opLIJLTSRET - opLIJLTRET - 1]struct{}
 	_ [1 - (opLIJLTSRET - opLIJLTRET)]struct{}
@@ -132,7 +145,11 @@ var fromCanonical = map[bytecode.Opcode]op{
 	bytecode.SHL: opSHL, bytecode.SHR: opSHR, bytecode.SAR: opSAR,
 	bytecode.LOAD: opLOAD, bytecode.STORE: opSTORE, bytecode.LOADW: opLOADW, bytecode.STOREW: opSTOREW,
 	bytecode.PUSH: opPUSH, bytecode.POP: opPOP,
+	bytecode.LOAD16S: opLOAD16S, bytecode.LOAD32S: opLOAD32S, bytecode.STORE16: opSTORE16, bytecode.STORE32: opSTORE32,
+	bytecode.LOADWX: opLOADWX, bytecode.STOREWX: opSTOREWX,
+	bytecode.LOAD32SX: opLOAD32SX, bytecode.STORE32X: opSTORE32X,
 	bytecode.JMP: opJMP, bytecode.JZ: opJZ, bytecode.JNZ: opJNZ, bytecode.JLT: opJLT, bytecode.JLTS: opJLTS,
+	bytecode.JEQ: opJEQ, bytecode.JNE: opJNE,
 	bytecode.CALL: opCALL, bytecode.RET: opRET, bytecode.LI: opLI,
 	bytecode.HALT: opHALT, bytecode.FAULT: opFAULT, bytecode.NOP: opNOP,
 	bytecode.SEND: opSEND, bytecode.RECV: opRECV, bytecode.POLL: opPOLL,
@@ -200,7 +217,7 @@ func NewImage(p *bytecode.Program) (*Image, error) {
 		switch {
 		case bytecode.IsTransfer(in.Op):
 			x.imm = in.Imm * 2 // the target slot's byte offset in code: slot (Imm/8) × 16 bytes
-		case in.Op == bytecode.LOAD || in.Op == bytecode.STORE || in.Op == bytecode.LOADW || in.Op == bytecode.STOREW:
+		case bytecode.Lookup(in.Op).Format == bytecode.FmtMem:
 			x.imm = uint64(in.Offset())
 		}
 		code[slot] = x
@@ -263,11 +280,14 @@ var fusions = []struct {
 	{opLIJLTS, []op{opLI, opJLTS}},
 	{opADDADDJLT, []op{opADD, opADD, opJLT}},
 	{opADDADDJLTS, []op{opADD, opADD, opJLTS}},
+	{opADDADD, []op{opADD, opADD}},
 	{opADDJLT, []op{opADD, opJLT}},
 	{opADDJMP, []op{opADD, opJMP}},
 	{opMULADD, []op{opMUL, opADD}},
 	{opMULMOD, []op{opMUL, opMOD}},
 	{opMULMODS, []op{opMUL, opMODS}},
+	{opMODADD, []op{opMOD, opADD}},
+	{opOROR, []op{opOR, opOR}},
 	{opSTOREADDJLT, []op{opSTORE, opADD, opJLT}},
 	{opLOADJZ, []op{opLOAD, opJZ}},
 	{opPOPADDRET, []op{opPOP, opADD, opRET}},

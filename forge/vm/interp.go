@@ -181,6 +181,78 @@ run:
 				}
 				store64(mem, addr, regs[in.a])
 				ip = next(ip, 1)
+			case opLOAD16S: // rd = mem[rs1 + offset], 2 bytes little-endian, sign-extended
+				addr := regs[in.b] + in.imm
+				mem := m.mem
+				if addr > uint64(len(mem))-2 {
+					m.stop(Faulted, InvalidAddress, base+slot(code0, ip), spent(in, m.budget-left))
+					goto exit
+				}
+				regs[in.a] = uint64(int64(int16(load16(mem, addr))))
+				ip = next(ip, 1)
+			case opLOAD32S: // rd = mem[rs1 + offset], 4 bytes little-endian, sign-extended
+				addr := regs[in.b] + in.imm
+				mem := m.mem
+				if addr > uint64(len(mem))-4 {
+					m.stop(Faulted, InvalidAddress, base+slot(code0, ip), spent(in, m.budget-left))
+					goto exit
+				}
+				regs[in.a] = uint64(int64(int32(load32(mem, addr))))
+				ip = next(ip, 1)
+			case opSTORE16: // mem[rs2 + offset] = low 2 bytes of rs1, little-endian
+				addr := regs[in.b] + in.imm
+				mem := m.mem
+				if addr < m.img.heapStart || addr > uint64(len(mem))-2 {
+					m.stop(Faulted, InvalidAddress, base+slot(code0, ip), spent(in, m.budget-left))
+					goto exit
+				}
+				store16(mem, addr, uint16(regs[in.a]))
+				ip = next(ip, 1)
+			case opSTORE32: // mem[rs2 + offset] = low 4 bytes of rs1, little-endian
+				addr := regs[in.b] + in.imm
+				mem := m.mem
+				if addr < m.img.heapStart || addr > uint64(len(mem))-4 {
+					m.stop(Faulted, InvalidAddress, base+slot(code0, ip), spent(in, m.budget-left))
+					goto exit
+				}
+				store32(mem, addr, uint32(regs[in.a]))
+				ip = next(ip, 1)
+			case opLOADWX: // rd = mem[rs1 + 8·rs2], 8 bytes little-endian
+				addr := regs[in.b] + regs[in.c]<<3
+				mem := m.mem
+				if addr > uint64(len(mem))-8 {
+					m.stop(Faulted, InvalidAddress, base+slot(code0, ip), spent(in, m.budget-left))
+					goto exit
+				}
+				regs[in.a] = load64(mem, addr)
+				ip = next(ip, 1)
+			case opSTOREWX: // mem[rs2 + 8·rs3] = rs1, 8 bytes little-endian
+				addr := regs[in.b] + regs[in.c]<<3
+				mem := m.mem
+				if addr < m.img.heapStart || addr > uint64(len(mem))-8 {
+					m.stop(Faulted, InvalidAddress, base+slot(code0, ip), spent(in, m.budget-left))
+					goto exit
+				}
+				store64(mem, addr, regs[in.a])
+				ip = next(ip, 1)
+			case opLOAD32SX: // rd = mem[rs1 + 4·rs2], 4 bytes little-endian, sign-extended
+				addr := regs[in.b] + regs[in.c]<<2
+				mem := m.mem
+				if addr > uint64(len(mem))-4 {
+					m.stop(Faulted, InvalidAddress, base+slot(code0, ip), spent(in, m.budget-left))
+					goto exit
+				}
+				regs[in.a] = uint64(int64(int32(load32(mem, addr))))
+				ip = next(ip, 1)
+			case opSTORE32X: // mem[rs2 + 4·rs3] = low 4 bytes of rs1, little-endian
+				addr := regs[in.b] + regs[in.c]<<2
+				mem := m.mem
+				if addr < m.img.heapStart || addr > uint64(len(mem))-4 {
+					m.stop(Faulted, InvalidAddress, base+slot(code0, ip), spent(in, m.budget-left))
+					goto exit
+				}
+				store32(mem, addr, uint32(regs[in.a]))
+				ip = next(ip, 1)
 			case opPUSH: // sp -= 8; mem[sp] = rs
 				if sp < m.heapEnd+8 {
 					m.stop(Faulted, StackOverflow, base+slot(code0, ip), spent(in, m.budget-left))
@@ -223,6 +295,20 @@ run:
 				continue run
 			case opJLTS: // if rs1 < rs2 (signed): pc = target
 				taken := int64(regs[in.a]) < int64(regs[in.b])
+				ip = pick(taken, target(code0, in.imm), next(ip, 1))
+				if tr != nil {
+					ip, left, sp = m.traceBranch(taken, ip, left, sp)
+				}
+				continue run
+			case opJEQ: // if rs1 == rs2: pc = target
+				taken := regs[in.a] == regs[in.b]
+				ip = pick(taken, target(code0, in.imm), next(ip, 1))
+				if tr != nil {
+					ip, left, sp = m.traceBranch(taken, ip, left, sp)
+				}
+				continue run
+			case opJNE: // if rs1 != rs2: pc = target
+				taken := regs[in.a] != regs[in.b]
 				ip = pick(taken, target(code0, in.imm), next(ip, 1))
 				if tr != nil {
 					ip, left, sp = m.traceBranch(taken, ip, left, sp)
@@ -541,16 +627,39 @@ run:
 				}
 				continue run
 
+			case opADDADD: // ADD; ADD
+				regs[in.a] = regs[in.b] + regs[in.c]
+				n := next(ip, 1)
+				regs[n.a] = regs[n.b] + regs[n.c]
+				ip = next(ip, 2)
+			case opOROR: // OR; OR
+				regs[in.a] = regs[in.b] | regs[in.c]
+				n := next(ip, 1)
+				regs[n.a] = regs[n.b] | regs[n.c]
+				ip = next(ip, 2)
+			case opMODADD: // MOD; ADD
+				d := regs[in.c]
+				if d == 0 {
+					m.stop(Faulted, DivideByZero, base+slot(code0, ip), spent(in, m.budget-left))
+					goto exit
+				}
+				regs[in.a] = regs[in.b] % d
+				n := next(ip, 1)
+				regs[n.a] = regs[n.b] + regs[n.c]
+				ip = next(ip, 2)
+
 			case opEnd: // execution ran past the last instruction
 				m.stop(Faulted, InvalidAddress, base+slot(code0, ip), m.budget-left)
 				goto exit
 			case opOutOfTicks: // the first instruction of a tail that does not fit
 				m.stop(Faulted, OutOfTicks, base+slot(code0, ip), m.budget-left)
 				goto exit
-			case opInvalid, numOps, numOps + 1, numOps + 2, numOps + 3:
+			case opInvalid, numOps, numOps + 1, numOps + 2, numOps + 3, numOps + 4, numOps + 5, numOps + 6, numOps + 7, numOps + 8, numOps + 9, numOps + 10, numOps + 11, numOps + 12, numOps + 13, numOps + 14, numOps + 15, numOps + 16, numOps + 17, numOps + 18, numOps + 19, numOps + 20, numOps + 21, numOps + 22, numOps + 23, numOps + 24, numOps + 25, numOps + 26, numOps + 27, numOps + 28, numOps + 29, numOps + 30, numOps + 31, numOps + 32, numOps + 33, numOps + 34, numOps + 35, numOps + 36, numOps + 37, numOps + 38, numOps + 39, numOps + 40, numOps + 41, numOps + 42, numOps + 43, numOps + 44, numOps + 45, numOps + 46, numOps + 47, numOps + 48, numOps + 49, numOps + 50, numOps + 51, numOps + 52, numOps + 53, numOps + 54:
 				// Unreachable in a verified image. The unused values up to
-				// opMask are listed so that the switch covers them all;
-				// adding an op makes one of them a duplicate case.
+				// opMask (freeOps of them; image.go checks the count) are
+				// listed so that the switch covers them all and compiles
+				// to a jump table without a range check; adding an op
+				// makes one of them a duplicate case.
 				m.stop(Faulted, InvalidInstruction, base+slot(code0, ip), spent(in, m.budget-left))
 				goto exit
 			}

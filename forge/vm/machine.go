@@ -155,7 +155,7 @@ type HostCalls interface {
 }
 
 // TraceEvents receives the events of a traced run (Config.Events): Branch
-// for each conditional branch (JZ, JNZ, JLT, JLTS), with whether it was
+// for each conditional branch (JZ, JNZ, JLT, JLTS, JEQ, JNE), with whether it was
 // taken, and Return for each RET, with the byte address it returns to.
 // JMP and CALL targets and fall-through follow from the program, as in
 // the trace stream (trace.go). The calls are synchronous, in execution

@@ -267,6 +267,60 @@ func (r *refMachine) step() {
 			return
 		}
 		binary.LittleEndian.PutUint64(r.mem[addr:], r.regs[in.A])
+	case bc.LOAD16S:
+		if !r.inMemory(addr, 2) {
+			r.faultWith(vm.InvalidAddress)
+			return
+		}
+		set(uint64(int64(int16(binary.LittleEndian.Uint16(r.mem[addr:])))))
+	case bc.LOAD32S:
+		if !r.inMemory(addr, 4) {
+			r.faultWith(vm.InvalidAddress)
+			return
+		}
+		set(uint64(int64(int32(binary.LittleEndian.Uint32(r.mem[addr:])))))
+	case bc.STORE16:
+		if !r.writable(addr, 2) {
+			r.faultWith(vm.InvalidAddress)
+			return
+		}
+		binary.LittleEndian.PutUint16(r.mem[addr:], uint16(r.regs[in.A]))
+	case bc.STORE32:
+		if !r.writable(addr, 4) {
+			r.faultWith(vm.InvalidAddress)
+			return
+		}
+		binary.LittleEndian.PutUint32(r.mem[addr:], uint32(r.regs[in.A]))
+	case bc.LOAD32SX, bc.STORE32X:
+		a := r.regs[in.B] + 4*r.regs[in.C]
+		if in.Op == bc.LOAD32SX {
+			if !r.inMemory(a, 4) {
+				r.faultWith(vm.InvalidAddress)
+				return
+			}
+			set(uint64(int64(int32(binary.LittleEndian.Uint32(r.mem[a:])))))
+			break
+		}
+		if !r.writable(a, 4) {
+			r.faultWith(vm.InvalidAddress)
+			return
+		}
+		binary.LittleEndian.PutUint32(r.mem[a:], uint32(r.regs[in.A]))
+	case bc.LOADWX, bc.STOREWX:
+		a := r.regs[in.B] + 8*r.regs[in.C]
+		if in.Op == bc.LOADWX {
+			if !r.inMemory(a, 8) {
+				r.faultWith(vm.InvalidAddress)
+				return
+			}
+			set(binary.LittleEndian.Uint64(r.mem[a:]))
+			break
+		}
+		if !r.writable(a, 8) {
+			r.faultWith(vm.InvalidAddress)
+			return
+		}
+		binary.LittleEndian.PutUint64(r.mem[a:], r.regs[in.A])
 	case bc.PUSH:
 		if !r.push(r.regs[in.A]) {
 			return
@@ -279,12 +333,14 @@ func (r *refMachine) step() {
 		set(v)
 	case bc.JMP:
 		next = in.Imm
-	case bc.JZ, bc.JNZ, bc.JLT, bc.JLTS:
+	case bc.JZ, bc.JNZ, bc.JLT, bc.JLTS, bc.JEQ, bc.JNE:
 		a, b := r.regs[in.A], r.regs[in.B]
 		taken := in.Op == bc.JZ && a == 0 ||
 			in.Op == bc.JNZ && a != 0 ||
 			in.Op == bc.JLT && a < b ||
-			in.Op == bc.JLTS && int64(a) < int64(b)
+			in.Op == bc.JLTS && int64(a) < int64(b) ||
+			in.Op == bc.JEQ && a == b ||
+			in.Op == bc.JNE && a != b
 		r.traceBranch(taken)
 		if taken {
 			next = in.Imm

@@ -9,7 +9,7 @@ import (
 // The trace of a run is the byte stream that, with the program, determines
 // every instruction it executed, in order:
 //
-//   - each conditional branch (JZ, JNZ, JLT, JLTS) contributes one bit,
+//   - each conditional branch (JZ, JNZ, JLT, JLTS, JEQ, JNE) contributes one bit,
 //     1 if taken, packed least significant bit first into 64-bit words;
 //     a word is appended (8 bytes, little-endian) when its 64th bit is set;
 //   - each RET appends the byte address it returns to (4 bytes,
