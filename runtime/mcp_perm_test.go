@@ -29,18 +29,7 @@ func fsMCP(t *testing.T, files map[string]string) *MCPTools {
 		files[in.Path] = in.Content
 		return text("wrote " + in.Path), nil
 	})
-	m, err := ConnectMCPTransport(context.Background(), "fs", func() mcp.Transport {
-		ct, st := mcp.NewInMemoryTransports()
-		if _, err := s.Connect(context.Background(), st, nil); err != nil {
-			t.Error(err)
-		}
-		return ct
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { m.Close() })
-	return m
+	return memoryMCPOf(t, "fs", s)
 }
 
 // permLLM calls the permission tools read and write as a VVM agent's

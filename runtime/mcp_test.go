@@ -98,8 +98,14 @@ func mcpServerMain() int {
 // memoryMCP connects to testMCPServer over the SDK's in-memory transport.
 func memoryMCP(t *testing.T) *MCPTools {
 	t.Helper()
-	server := testMCPServer()
-	m, err := ConnectMCPTransport(context.Background(), "memory", func() mcp.Transport {
+	return memoryMCPOf(t, "memory", testMCPServer())
+}
+
+// memoryMCPOf connects to server over the SDK's in-memory transport, as
+// the provider called name.
+func memoryMCPOf(t *testing.T, name string, server *mcp.Server) *MCPTools {
+	t.Helper()
+	m, err := ConnectMCPTransport(context.Background(), name, func() mcp.Transport {
 		ct, st := mcp.NewInMemoryTransports()
 		if _, err := server.Connect(context.Background(), st, nil); err != nil {
 			t.Error(err)
