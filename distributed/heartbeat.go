@@ -95,27 +95,33 @@ func (h *heartbeat) stale(ctx context.Context, after time.Duration) ([]string, e
 	}
 	q := `SELECT executor_id FROM genesis_workers WHERE executor_id <> $1 AND (stopped = 1 OR heartbeat < ` + h.now() + ` - $2) ORDER BY executor_id`
 	ms := after.Milliseconds()
-	var ids []string
 	if h.pg != nil {
 		rows, err := h.pg.Query(ctx, q, h.exec, ms)
 		if err != nil {
 			return nil, err
 		}
 		defer rows.Close()
-		for rows.Next() {
-			var id string
-			if err := rows.Scan(&id); err != nil {
-				return nil, err
-			}
-			ids = append(ids, id)
-		}
-		return ids, rows.Err()
+		return scanIDs(rows)
 	}
 	rows, err := h.db.QueryContext(ctx, q, h.exec, ms)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
+	return scanIDs(rows)
+}
+
+// idRows is what scanIDs reads of a query's rows: pgx's and
+// database/sql's both have it.
+type idRows interface {
+	Next() bool
+	Scan(dest ...any) error
+	Err() error
+}
+
+// scanIDs returns the one text column of every row.
+func scanIDs(rows idRows) ([]string, error) {
+	var ids []string
 	for rows.Next() {
 		var id string
 		if err := rows.Scan(&id); err != nil {
