@@ -77,6 +77,7 @@ chromium:
 	    { timeout 120 $$sudo apt-get update -qq && \
 	      DEBIAN_FRONTEND=noninteractive timeout 300 $$sudo apt-get install -y -qq $(CHROMIUM_PKGS) >/dev/null; } \
 	    || echo "chromium: apt-get install failed: the trace viewer's browser tests will skip"; \
+	fi
 
 # postgres: Debian's postgresql, whose initdb and pg_ctl the tests of
 # distributed runs (issue 19) start a private cluster with, in a
