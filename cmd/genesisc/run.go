@@ -137,6 +137,12 @@ func compile(c *cli.Context, opts compiler.Options, stderr io.Writer) (*compiler
 		fmt.Fprintf(stderr, "genesisc %s: no input files\n", c.Command.Name)
 		return nil, exitError{exitUsage}
 	}
+	return compileFiles(names, opts, stderr)
+}
+
+// compileFiles reads and compiles the files names, under the heap limit a
+// build of them calls for, printing diagnostics to stderr.
+func compileFiles(names []string, opts compiler.Options, stderr io.Writer) (*compiler.Output, error) {
 	srcs, diags := compiler.ReadSources(names)
 	var out *compiler.Output
 	if !diags.HasErrors() {

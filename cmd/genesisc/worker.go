@@ -14,7 +14,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/genesis-toolchain/genesis/compiler"
-	"github.com/genesis-toolchain/genesis/diag"
 	"github.com/genesis-toolchain/genesis/distributed"
 	"github.com/genesis-toolchain/genesis/forge/bytecode"
 	"github.com/genesis-toolchain/genesis/ir/opt"
@@ -136,18 +135,9 @@ func loadDistProgram(name string, stderr io.Writer) (*distributed.Program, error
 			return nil, exitError{exitDiag}
 		}
 	} else {
-		srcs, diags := compiler.ReadSources([]string{name})
-		var out *compiler.Output
-		if !diags.HasErrors() {
-			var more diag.List
-			withHeapLimit(compiler.HeapLimit(srcs), func() {
-				out, more = compiler.Build(srcs, compiler.Options{Target: "forge", OptLevel: opt.MaxLevel})
-			})
-			diags = append(diags, more...)
-		}
-		fmt.Fprint(stderr, diags.Render(compiler.DiagSources(srcs, diags)))
-		if diags.HasErrors() {
-			return nil, exitError{exitDiag}
+		out, err := compileFiles([]string{name}, compiler.Options{Target: "forge", OptLevel: opt.MaxLevel}, stderr)
+		if err != nil {
+			return nil, err
 		}
 		code = out.Program
 	}
