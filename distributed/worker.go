@@ -23,19 +23,70 @@ import (
 	"github.com/genesis-toolchain/genesis/runtime"
 )
 
-// Program is an agent program a worker serves, compiled for the Forge
-// Machine.
+// Program is an agent program a worker serves: its name and program
+// hash, and the Executor that runs its executions — in the worker's
+// process on the Forge Machine (LoadProgram), or each in a child process
+// of a compiled Go program (NewProcessProgram).
 type Program struct {
 	Name, Hash string
-	code       *bytecode.Program
-	limits     host.Limits
-	// agents are loaded agents not in use: an Agent runs one run at a
-	// time (it keeps its machine for the next).
-	mu     sync.Mutex
-	agents []*host.Agent
+	exec       Executor
 }
 
-// LoadProgram loads an agent program compiled for the Forge Machine.
+// Executor executes a program's runs, one execution of a run per call:
+// the same workflow drives every kind of program.
+type Executor interface {
+	// Execute runs e once on h (the worker's host: an executor of its
+	// own, such as a child process, may ignore it) until the run ends
+	// or suspends. Every journal line the execution writes goes to
+	// e.Sink, in order, and is durable when AppendLine returns. An
+	// error is the execution's own failure (not a run's): the workflow
+	// ends with it.
+	Execute(h *runtime.Host, e *Execution) (*Outcome, error)
+}
+
+// Execution is one execution of a run.
+type Execution struct {
+	// Program and ProgramHash identify the program (RunOptions).
+	Program, ProgramHash string
+	// RunID is the run's id (its idempotency keys derive from it).
+	RunID string
+	// Input is the run's input object.
+	Input runtime.Value
+	// Journal holds the journal lines earlier executions of the run
+	// recorded, header first: empty for a new run, which starts a
+	// journal (runtime.NewSinkJournal), else the execution continues
+	// it in mode resume (runtime.ResumeSinkJournal).
+	Journal []byte
+	// Sink receives the execution's new journal lines.
+	Sink runtime.JournalSink
+	// Resume, when not nil, is the resumption of the suspended run.
+	Resume *runtime.Resumption
+}
+
+// Outcome is what an execution ended with.
+type Outcome struct {
+	// Result is the run's result, and JSON its encoding, as genesisc
+	// run writes it (without the newline).
+	Result *runtime.Result
+	JSON   []byte
+	// Trace is the execution's JSON Lines trace.
+	Trace []byte
+}
+
+// NewProgram returns the program called name, of hash hash, whose
+// executions x runs.
+func NewProgram(name, hash string, x Executor) (*Program, error) {
+	if name == "" || hash == "" {
+		return nil, errors.New("a program needs a name and a program hash")
+	}
+	if x == nil {
+		return nil, errors.New("a program needs an executor")
+	}
+	return &Program{Name: name, Hash: hash, exec: x}, nil
+}
+
+// LoadProgram loads an agent program compiled for the Forge Machine,
+// whose runs execute in the worker's process.
 func LoadProgram(p *bytecode.Program) (*Program, error) {
 	a, err := host.LoadAgent(p)
 	if err != nil {
@@ -44,41 +95,98 @@ func LoadProgram(p *bytecode.Program) (*Program, error) {
 	if a.Meta.ProgramHash == "" {
 		return nil, errors.New("the program has no program hash (an agent program compiled by an older genesisc?)")
 	}
-	return &Program{Name: a.Meta.Program, Hash: a.Meta.ProgramHash, code: p, limits: a.AgentLimits(), agents: []*host.Agent{a}}, nil
+	f := &forgeExecutor{code: p, limits: a.AgentLimits(), agents: []*host.Agent{a}}
+	return &Program{Name: a.Meta.Program, Hash: a.Meta.ProgramHash, exec: f}, nil
 }
 
-func (p *Program) agent() (*host.Agent, error) {
-	p.mu.Lock()
-	if n := len(p.agents); n > 0 {
-		a := p.agents[n-1]
-		p.agents = p.agents[:n-1]
-		p.mu.Unlock()
+// forgeExecutor runs a program on the Forge Machine in the worker's
+// process.
+type forgeExecutor struct {
+	code   *bytecode.Program
+	limits host.Limits
+	// agents are loaded agents not in use: an Agent runs one run at a
+	// time (it keeps its machine for the next).
+	mu     sync.Mutex
+	agents []*host.Agent
+}
+
+func (f *forgeExecutor) agent() (*host.Agent, error) {
+	f.mu.Lock()
+	if n := len(f.agents); n > 0 {
+		a := f.agents[n-1]
+		f.agents = f.agents[:n-1]
+		f.mu.Unlock()
 		return a, nil
 	}
-	p.mu.Unlock()
-	return host.LoadAgent(p.code)
+	f.mu.Unlock()
+	return host.LoadAgent(f.code)
 }
 
-func (p *Program) release(a *host.Agent) {
-	p.mu.Lock()
-	p.agents = append(p.agents, a)
-	p.mu.Unlock()
+func (f *forgeExecutor) release(a *host.Agent) {
+	f.mu.Lock()
+	f.agents = append(f.agents, a)
+	f.mu.Unlock()
 }
 
-// Execute runs the program once on h, as genesisc run --target forge
-// does (the machine's default limits).
-func (p *Program) Execute(h *runtime.Host, ropts runtime.RunOptions) (*runtime.Result, error) {
-	a, err := p.agent()
+// run runs the program once on h, as genesisc run --target forge does
+// (the machine's default limits).
+func (f *forgeExecutor) run(h *runtime.Host, ropts runtime.RunOptions) (*runtime.Result, error) {
+	a, err := f.agent()
 	if err != nil {
 		return nil, err
 	}
-	defer p.release(a)
-	opts := host.AgentOptions{Limits: p.limits}
+	defer f.release(a)
+	opts := host.AgentOptions{Limits: f.limits}
 	if l := runtime.ValueLimit(); l > 0 {
 		opts.Values = uint64(l) * 4 // as host.AgentCommand does
 	}
 	res, _ := a.Run(h, ropts, opts)
 	return res, nil
+}
+
+func (f *forgeExecutor) Execute(h *runtime.Host, e *Execution) (*Outcome, error) {
+	var j *runtime.Journal
+	var err error
+	mode := runtime.JournalResume
+	if len(e.Journal) == 0 {
+		j, err = runtime.NewSinkJournal(e.Program, e.RunID, e.Sink)
+		mode = runtime.JournalRecord
+	} else {
+		j, err = runtime.ResumeSinkJournal(e.Journal, e.Sink)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("the run's journal: %w", err)
+	}
+	var trace bytes.Buffer
+	res, err := f.run(h, runtime.RunOptions{
+		// Not the workflow's context: stopping the worker must not end
+		// the run as cancelled; another worker continues it.
+		Context:     context.Background(),
+		Program:     e.Program,
+		ProgramHash: e.ProgramHash,
+		RunID:       e.RunID,
+		Input:       e.Input,
+		Journal:     j,
+		Mode:        mode,
+		Resume:      e.Resume,
+		Trace:       &trace,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &Outcome{Result: res, JSON: res.AppendJSON(nil), Trace: trace.Bytes()}, nil
+}
+
+// Execute runs a program served in the worker's process (LoadProgram)
+// once on h with ropts, as a worker's execution does, outside any
+// workflow (tests and benchmarks compare a worker's runs with it). A
+// program whose executions run elsewhere (NewProcessProgram) cannot.
+func (p *Program) Execute(h *runtime.Host, ropts runtime.RunOptions) (*runtime.Result, error) {
+	f, ok := p.exec.(*forgeExecutor)
+	if !ok {
+		return nil, fmt.Errorf("%s runs in processes of its own, not in this one", p.Name)
+	}
+	return f.run(h, ropts)
 }
 
 // WorkerConfig configures a worker.
@@ -324,25 +432,22 @@ func (w *Worker) workflow(ctx dbos.Context, in RunInput) (out RunOutput, err err
 	if err != nil {
 		return RunOutput{}, err
 	}
-	sink := &stepSink{ctx: ctx}
-	var j *runtime.Journal
-	mode := runtime.JournalResume
-	if len(rec.text) == 0 {
-		j, err = runtime.NewSinkJournal(p.Name, id, sink)
-		mode = runtime.JournalRecord
-	} else {
-		j, err = runtime.ResumeSinkJournal(rec.text, sink)
-	}
+	sink := &stepSink{ctx: ctx, text: rec.text}
+	awaiting, _, err := journalState(sink.text)
 	if err != nil {
-		return RunOutput{}, fmt.Errorf("the run's journal: %w", err)
+		return RunOutput{}, err
 	}
 	var resume *runtime.Resumption
-	if rec.received != nil && j.Awaiting() != "" {
+	if rec.received != nil && awaiting != "" {
 		resume = rec.received
 	}
 	waiting := rec.waiting
 	for {
-		if resume == nil && (waiting || (j.Awaiting() != "" && j.Ended() == runtime.StatusSuspended)) {
+		awaiting, ended, err := journalState(sink.text)
+		if err != nil {
+			return RunOutput{}, err
+		}
+		if resume == nil && (waiting || (awaiting != "" && ended == runtime.StatusSuspended)) {
 			// Suspended: wait for genesisc resume's message. A run
 			// waiting is not in progress: stopping does not wait for it.
 			w.active.Add(-1)
@@ -353,23 +458,19 @@ func (w *Worker) workflow(ctx dbos.Context, in RunInput) (out RunOutput, err err
 			}
 			waiting = false
 		}
-		var trace bytes.Buffer
-		res, err := p.Execute(w.cfg.Host, runtime.RunOptions{
-			// Not the workflow's context: stopping the worker must not
-			// end the run as cancelled; another worker continues it.
-			Context:     context.WithoutCancel(ctx),
+		out, err := p.exec.Execute(w.cfg.Host, &Execution{
 			Program:     p.Name,
 			ProgramHash: p.Hash,
 			RunID:       id,
 			Input:       input,
-			Journal:     j,
-			Mode:        mode,
+			Journal:     bytes.Clone(sink.text),
+			Sink:        sink,
 			Resume:      resume,
-			Trace:       &trace,
 		})
 		if err != nil {
 			return RunOutput{}, err
 		}
+		res := out.Result
 		if res.Error != nil && res.Error.Kind == "journal" && sink.failed() {
 			// The engine could not record a step (the database is
 			// gone, or the run was taken over): this execution must
@@ -378,11 +479,30 @@ func (w *Worker) workflow(ctx dbos.Context, in RunInput) (out RunOutput, err err
 		}
 		if res.Status != runtime.StatusSuspended {
 			w.Runs.Add(1)
-			return RunOutput{Result: string(res.AppendJSON(nil)), Trace: trace.String()}, nil
+			return RunOutput{Result: string(out.JSON), Trace: string(out.Trace)}, nil
 		}
-		mode, resume = runtime.JournalResume, nil
+		resume = nil
 	}
 }
+
+// journalState returns the step a run's journal text is suspended at
+// and not resumed yet, and how its last execution ended ("" for an
+// empty text).
+func journalState(text []byte) (awaiting string, ended runtime.Status, err error) {
+	if len(text) == 0 {
+		return "", "", nil
+	}
+	j, err := runtime.ResumeSinkJournal(text, discardSink{})
+	if err != nil {
+		return "", "", fmt.Errorf("the run's journal: %w", err)
+	}
+	return j.Awaiting(), j.Ended(), nil
+}
+
+// discardSink is the sink of a journal only read.
+type discardSink struct{}
+
+func (discardSink) AppendLine([]byte) error { return errors.New("a journal only read") }
 
 // receive waits for the message resuming the run.
 func receive(ctx dbos.Context) (*runtime.Resumption, error) {
@@ -466,10 +586,12 @@ func (w *Worker) recover(ctx dbos.Context, id string) (*recovered, error) {
 	return rec, nil
 }
 
-// stepSink writes journal lines as steps of the run's workflow.
+// stepSink writes journal lines as steps of the run's workflow, and
+// keeps the run's journal text: the lines recorded, in order.
 type stepSink struct {
-	ctx dbos.Context
-	err atomic.Bool
+	ctx  dbos.Context
+	err  atomic.Bool
+	text []byte
 }
 
 func (s *stepSink) AppendLine(line []byte) error {
@@ -488,8 +610,10 @@ func (s *stepSink) AppendLine(line []byte) error {
 	}
 	if err != nil {
 		s.err.Store(true)
+		return err
 	}
-	return err
+	s.text = append(s.text, line...)
+	return nil
 }
 
 func (s *stepSink) failed() bool { return s.err.Load() }
@@ -545,4 +669,11 @@ func redact(url string) string {
 	}
 	user, _, _ := strings.Cut(rest[:at], ":")
 	return scheme + "://" + user + "@" + rest[at+1:]
+}
+
+// InProcess reports whether the program's runs execute in the worker's
+// process (on its host), rather than in processes of their own.
+func (p *Program) InProcess() bool {
+	_, ok := p.exec.(*forgeExecutor)
+	return ok
 }

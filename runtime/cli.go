@@ -35,6 +35,19 @@ import (
 //	                             or --replay; a FILE that already holds a
 //	                             run is refused, and a journal in use by
 //	                             another process too)
+//	--journal-fd W,R             the journal stream, for a parent that keeps
+//	                             the journal (genesisc worker): each new
+//	                             journal line is written to descriptor W
+//	                             and the run waits for its acknowledgement
+//	                             on R ("ok", or "error REASON", which fails
+//	                             the run with kind journal; StreamSink);
+//	                             with --journal FILE --resume, FILE holds
+//	                             the earlier executions' lines and is only
+//	                             read; without --journal it starts a new
+//	                             run (of --run-id's id)
+//	--run-id ID                  the run's id, from which its idempotency
+//	                             keys derive, for a run without a journal
+//	                             file (default: a new one)
 //	--overwrite                  with --journal: start a new run in FILE
 //	                             even if it holds one (its record is lost)
 //	--resume                     continue the journal's crashed or
@@ -162,6 +175,7 @@ func mainIO(args []string, program string, flags func(*flag.FlagSet), run func(*
 		realClock                    bool
 		otelURL                      string
 		otelTimeout                  time.Duration
+		journalFD, runID             string
 	)
 	fs.StringVar(&llm, "llm", "", "the LLM provider: mock:FILE or openai:URL")
 	fs.StringVar(&models, "models", "", "the model alias `FILE` (JSON; default $GENESIS_MODELS)")
@@ -171,6 +185,8 @@ func mainIO(args []string, program string, flags func(*flag.FlagSet), run func(*
 	fs.StringVar(&trace, "trace", "", "write the JSON Lines trace to `FILE`")
 	fs.StringVar(&journal, "journal", "", "the effect journal `FILE`")
 	fs.BoolVar(&resume, "resume", false, "continue the journal's crashed or suspended run")
+	fs.StringVar(&journalFD, "journal-fd", "", "child protocol: write the journal's new lines to descriptor `W,R`'s W, each acknowledged on R (with --journal FILE --resume, FILE holds the earlier lines and is not written)")
+	fs.StringVar(&runID, "run-id", "", "the run's `ID` (idempotency keys derive from it) for a run without a journal file")
 	fs.StringVar(&payload, "payload", "", "with --resume: the `JSON` payload the suspended step resumes with")
 	fs.StringVar(&source, "source", "WEBHOOK", "with --payload: where the payload comes from (WEBHOOK, the default, OPERATOR, TIMER)")
 	fs.BoolVar(&replay, "replay", false, "serve every effect from the journal")
@@ -244,6 +260,14 @@ func mainIO(args []string, program string, flags func(*flag.FlagSet), run func(*
 		return usage("--repeat cannot be used with --journal: each run would need its own")
 	case otelTimeout <= 0:
 		return usage("--otel-timeout must be positive")
+	case journalFD != "" && (replay || overwrite || repeat > 1):
+		return usage("--journal-fd excludes --replay, --overwrite and --repeat")
+	case journalFD != "" && journal != "" && !resume:
+		return usage("--journal-fd with --journal FILE needs --resume: FILE holds the earlier executions' lines")
+	case runID != "" && journal != "":
+		return usage("--run-id names a run without a journal file: a journal holds its run's id")
+	case runID != "" && repeat > 1:
+		return usage("--run-id cannot be used with --repeat: each run needs its own id")
 	}
 	otelCfg, otelOn, err := OTelConfigFromEnv(otelURL)
 	if err != nil {
@@ -254,44 +278,19 @@ func mainIO(args []string, program string, flags func(*flag.FlagSet), run func(*
 		return 1
 	}
 
-	cfg := Config{Limits: limits.l, RealTime: realClock}
 	limits.apply()
-	if llm != "" {
-		p, err := ParseLLMWith(llm, LLMOptions{ModelsFile: models, Model: model})
-		if err != nil {
-			return usage("--llm: %v", err)
+	h, closeHost, err := HostFromFlags(HostFlags{LLM: llm, Models: models, Model: model, Tools: tools,
+		State: state, RealClock: realClock, Limits: limits.l})
+	if err != nil {
+		if IsUsage(err) {
+			return usage("%v", err)
 		}
-		cfg.LLM = p
-	} else if models != "" || model != "" {
-		return usage("--models and --model choose the models of an --llm provider: give one (--llm openai:URL)")
-	}
-	for _, spec := range tools {
-		if err := CheckTools(spec); err != nil {
-			closeTools(cfg.Tools)
-			return usage("--tools: %v", err)
-		}
-	}
-	for _, spec := range tools {
-		p, err := ParseTools(spec)
-		if err != nil {
-			closeTools(cfg.Tools)
-			return fail(fmt.Errorf("--tools: %v", err))
-		}
-		cfg.Tools = append(cfg.Tools, p)
+		return fail(err)
 	}
 	// MCP servers end with the command (and, killed, with its process:
 	// their process group and Pdeathsig, as exec: tools).
-	defer closeTools(cfg.Tools)
-	if state != "" {
-		s, err := OpenSQLiteStore(state)
-		if err != nil {
-			return fail(err)
-		}
-		defer s.Close()
-		cfg.State = s
-	}
-	h := NewHost(cfg)
-	opts := RunOptions{Program: program, Input: Object(inputs...)}
+	defer closeHost()
+	opts := RunOptions{Program: program, Input: Object(inputs...), RunID: runID}
 	if payload != "" {
 		v, err := ParseJSON([]byte(payload))
 		if err != nil {
@@ -305,7 +304,29 @@ func mainIO(args []string, program string, flags func(*flag.FlagSet), run func(*
 		}
 		opts.Resume = &Resumption{Payload: v, Source: source}
 	}
-	if journal != "" {
+	if journalFD != "" {
+		w, r, err := parseJournalFD(journalFD)
+		if err != nil {
+			return usage("--journal-fd: %v", err)
+		}
+		defer w.Close()
+		defer r.Close()
+		sink := NewStreamSink(w, r)
+		var j *Journal
+		if journal != "" {
+			text, err := os.ReadFile(journal)
+			if err != nil {
+				return fail(err)
+			}
+			if j, err = ResumeSinkJournal(text, sink); err != nil {
+				return fail(fmt.Errorf("%s: %v", journal, err))
+			}
+			opts.Mode = JournalResume
+		} else if j, err = NewSinkJournal(program, runID, sink); err != nil {
+			return fail(fmt.Errorf("the journal stream: %v", err))
+		}
+		opts.Journal = j
+	} else if journal != "" {
 		var j *Journal
 		var err error
 		switch {

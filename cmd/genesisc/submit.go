@@ -42,7 +42,8 @@ func submitCommand(stdout, stderr io.Writer) *cli.Command {
 		Name:      "submit",
 		Usage:     "queue a run of an agent program for the workers (genesisc worker) and print its id",
 		UsageText: "genesisc submit --db URL [--input KEY=VALUE]... [--trigger KIND] [--event NAME [--event-payload JSON]] [--param KEY=VALUE]... [--mode simulate|cast] [--yes] [--wait [--result FILE] [--trace FILE]] PROGRAM",
-		Description: "Compiles PROGRAM (or reads the .frgp file) for its program hash, queues a run of\n" +
+		Description: "Compiles PROGRAM (or reads the .frgp file, or the constants of a Go package that\n" +
+			"genesisc build --target go generated) for its program hash, queues a run of\n" +
 			"it with the input, and prints the run's id. With --wait it waits for the run to\n" +
 			"end (or suspend) and writes its result as genesisc status does; the exit status\n" +
 			"is then genesisc run's: 0 success, 3 suspended, 1 another status.",
@@ -87,7 +88,7 @@ func submitCommand(stdout, stderr io.Writer) *cli.Command {
 				fmt.Fprintf(stderr, "genesisc submit: --db: %v\n", err)
 				return exitError{exitUsage}
 			}
-			p, err := loadDistProgram(c.Args().First(), stderr)
+			p, err := submittedProgram(c.Args().First(), stderr)
 			if err != nil {
 				return err
 			}
@@ -373,4 +374,20 @@ func resumeCommand(stdout, stderr io.Writer) *cli.Command {
 			return nil
 		},
 	}
+}
+
+// submittedProgram returns the name and hash of the program a run is
+// submitted for: a source or .frgp file (loadDistProgram), or a
+// generated Go package's directory, whose constants say them (nothing
+// is built).
+func submittedProgram(name string, stderr io.Writer) (*distributed.Program, error) {
+	if fi, err := os.Stat(name); err != nil || !fi.IsDir() {
+		return loadDistProgram(name, stderr)
+	}
+	gp, err := readGoPackage(name)
+	if err != nil {
+		fmt.Fprintf(stderr, "genesisc submit: %v\n", err)
+		return nil, exitError{exitUsage}
+	}
+	return &distributed.Program{Name: gp.program, Hash: gp.hash}, nil
 }

@@ -81,19 +81,39 @@ func runWorker(c *cli.Context, stdout, stderr io.Writer) error {
 	if err := checkProviders(c, stderr); err != nil {
 		return err
 	}
+	flags, err := hostFlags(c, stderr)
+	if err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp("", "genesis-worker-")
+	if err != nil {
+		fmt.Fprintf(stderr, "genesisc worker: %v\n", err)
+		return exitError{exitDiag}
+	}
+	defer os.RemoveAll(tmp)
 	var progs []*distributed.Program
+	inProcess := false
 	for _, name := range c.Args().Slice() {
-		p, err := loadDistProgram(name, stderr)
+		p, err := loadWorkerProgram(name, flags, tmp, stderr)
 		if err != nil {
 			return err
 		}
 		progs = append(progs, p)
+		inProcess = inProcess || p.InProcess()
 	}
-	h, closeHost, err := workerHost(c, stderr)
-	if err != nil {
-		return err
+	// The worker's own host serves the programs it runs in its process;
+	// a compiled Go program's children make theirs from the same flags.
+	var h *runtime.Host
+	if inProcess {
+		var closeHost func()
+		h, closeHost, err = workerHost(flags.host, stderr)
+		if err != nil {
+			return err
+		}
+		defer closeHost()
+	} else {
+		h = runtime.NewHost(runtime.Config{Limits: flags.host.Limits})
 	}
-	defer closeHost()
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	w, err := distributed.StartWorker(ctx, distributed.WorkerConfig{
@@ -114,16 +134,40 @@ func runWorker(c *cli.Context, stdout, stderr io.Writer) error {
 	return nil
 }
 
+// loadWorkerProgram loads a program a worker serves: a .frgp file or an
+// agent program's source, run in the worker's process on the Forge
+// Machine, or the directory of a package genesisc build --target go
+// generated, built into tmp and run in a child process per execution
+// with the worker's flags.
+func loadWorkerProgram(name string, flags workerFlags, tmp string, stderr io.Writer) (*distributed.Program, error) {
+	fi, err := os.Stat(name)
+	if err != nil || !fi.IsDir() {
+		return loadDistProgram(name, stderr)
+	}
+	gp, err := readGoPackage(name)
+	if err != nil {
+		fmt.Fprintf(stderr, "genesisc worker: %v\n", err)
+		return nil, exitError{exitUsage}
+	}
+	bin, err := buildGoPackage(gp, tmp, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "genesisc worker: %v\n", err)
+		return nil, exitError{exitDiag}
+	}
+	p, err := distributed.NewProcessProgram(distributed.ProcessConfig{
+		Name: gp.program, Hash: gp.hash, Binary: bin, Args: childArgs(flags), Stderr: stderr,
+	})
+	if err != nil {
+		fmt.Fprintf(stderr, "genesisc worker: %s: %v\n", name, err)
+		return nil, exitError{exitDiag}
+	}
+	return p, nil
+}
+
 // loadDistProgram loads a program for the engine: a .frgp file, or an
 // agent program's source compiled for the Forge Machine.
 func loadDistProgram(name string, stderr io.Writer) (*distributed.Program, error) {
 	var code *bytecode.Program
-	if fi, err := os.Stat(name); err == nil && fi.IsDir() {
-		// A compiled Go package: its runs would need their own process
-		// (docs/decisions.md, "Distributed runs on DBOS (issue 19)").
-		fmt.Fprintf(stderr, "genesisc: %s is a directory: a worker runs programs on the Forge Machine, in its own process; give the program's source or its .frgp (genesisc build), not a compiled Go package\n", name)
-		return nil, exitError{exitUsage}
-	}
 	if strings.EqualFold(filepath.Ext(name), ".frgp") {
 		b, err := os.ReadFile(name)
 		if err != nil {
@@ -149,9 +193,16 @@ func loadDistProgram(name string, stderr io.Writer) (*distributed.Program, error
 	return p, nil
 }
 
-// workerHost is the host of a worker's runs: the providers and limits of
-// its flags, as genesisc run gives them to a program.
-func workerHost(c *cli.Context, stderr io.Writer) (*runtime.Host, func(), error) {
+// workerFlags are a worker's host flags, and its limit flags as given
+// (for its programs' child processes).
+type workerFlags struct {
+	host   runtime.HostFlags
+	limits map[string]string
+}
+
+// hostFlags are the host settings of a worker's flags: the providers
+// and limits genesisc run gives a program (runtime.HostFromFlags).
+func hostFlags(c *cli.Context, stderr io.Writer) (workerFlags, error) {
 	set := map[string]string{}
 	for _, name := range limitFlagNames {
 		if c.IsSet(name) {
@@ -161,43 +212,22 @@ func workerHost(c *cli.Context, stderr io.Writer) (*runtime.Host, func(), error)
 	lim, err := runtime.LimitsFromFlags(set)
 	if err != nil {
 		fmt.Fprintf(stderr, "genesisc worker: %v\n", err)
-		return nil, nil, exitError{exitUsage}
+		return workerFlags{}, exitError{exitUsage}
 	}
-	cfg := runtime.Config{Limits: lim, RealTime: c.Bool("real-clock")}
-	if spec := c.String("llm"); spec != "" {
-		cfg.LLM, err = runtime.ParseLLMWith(spec, runtime.LLMOptions{ModelsFile: c.String("models"), Model: c.String("model")})
-		if err != nil {
-			fmt.Fprintf(stderr, "genesisc worker: --llm: %v\n", err)
+	return workerFlags{host: runtime.HostFlags{LLM: c.String("llm"), Models: c.String("models"), Model: c.String("model"),
+		Tools: c.StringSlice("tools"), State: c.String("state"), RealClock: c.Bool("real-clock"), Limits: lim}, limits: set}, nil
+}
+
+// workerHost is the host of the runs a worker executes in its own
+// process, made from its flags as runtime.Main makes a program's.
+func workerHost(f runtime.HostFlags, stderr io.Writer) (*runtime.Host, func(), error) {
+	h, closeHost, err := runtime.HostFromFlags(f)
+	if err != nil {
+		fmt.Fprintf(stderr, "genesisc worker: %v\n", err)
+		if runtime.IsUsage(err) {
 			return nil, nil, exitError{exitUsage}
 		}
+		return nil, nil, exitError{exitDiag}
 	}
-	var closers []io.Closer
-	closeAll := func() {
-		for _, c := range closers {
-			c.Close()
-		}
-	}
-	for _, spec := range c.StringSlice("tools") {
-		p, err := runtime.ParseTools(spec)
-		if err != nil {
-			closeAll()
-			fmt.Fprintf(stderr, "genesisc worker: --tools: %v\n", err)
-			return nil, nil, exitError{exitDiag}
-		}
-		if cl, ok := p.(io.Closer); ok {
-			closers = append(closers, cl)
-		}
-		cfg.Tools = append(cfg.Tools, p)
-	}
-	if path := c.String("state"); path != "" {
-		s, err := runtime.OpenSQLiteStore(path)
-		if err != nil {
-			closeAll()
-			fmt.Fprintf(stderr, "genesisc worker: --state: %v\n", err)
-			return nil, nil, exitError{exitDiag}
-		}
-		closers = append(closers, s)
-		cfg.State = s
-	}
-	return runtime.NewHost(cfg), closeAll, nil
+	return h, closeHost, nil
 }
