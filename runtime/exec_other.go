@@ -9,3 +9,6 @@ func killGroup(cmd *exec.Cmd) {}
 
 // endGroup: without process groups there is nothing to kill.
 func endGroup(cmd *exec.Cmd) {}
+
+// closeOnExec: descriptors are not inherited here.
+func closeOnExec(fd uintptr) {}

@@ -29,3 +29,8 @@ func endGroup(cmd *exec.Cmd) {
 		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // ESRCH: nothing left
 	}
 }
+
+// closeOnExec keeps an inherited descriptor (the journal stream's) from
+// the processes the run starts: a tool holding the stream's write end
+// would keep the parent from seeing the program's end.
+func closeOnExec(fd uintptr) { syscall.CloseOnExec(int(fd)) }

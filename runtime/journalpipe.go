@@ -82,6 +82,8 @@ func parseJournalFD(s string) (w, r *os.File, err error) {
 	if err1 != nil || err2 != nil || wfd < 3 || rfd < 3 || wfd == rfd {
 		return nil, nil, errors.New("want W,R: two different file descriptors, 3 or more")
 	}
+	closeOnExec(uintptr(wfd))
+	closeOnExec(uintptr(rfd))
 	w = os.NewFile(uintptr(wfd), "journal-out")
 	r = os.NewFile(uintptr(rfd), "journal-ack")
 	if w == nil || r == nil {

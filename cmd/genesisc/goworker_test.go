@@ -1,0 +1,301 @@
+//go:build linux
+
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/genesis-toolchain/genesis/distributed"
+	"github.com/genesis-toolchain/genesis/runtime"
+)
+
+// goWorkerProg has four tool steps and a payment that suspends (its tool
+// answers PENDING) until genesisc resume delivers the receipt.
+const goWorkerProg = `{"steps": [
+  {"id": "s1", "type": "tool", "tool": "s1", "args": {"n": "$n"}},
+  {"id": "s2", "type": "tool", "tool": "s2", "args": {"n": "$n"}},
+  {"id": "s3", "type": "tool", "tool": "s3", "args": {"n": "$n"}},
+  {"id": "pay", "type": "tool", "tool": "pay", "args": {"n": "$n"}},
+  {"id": "s4", "type": "tool", "tool": "s4", "args": {"n": "$n"}}
+]}
+`
+
+// goWorkerTool is the exec: tool: it logs "start NAME KEY PPID PPPID" in
+// calls.log and makes its side effect, a line "NAME KEY" in effects.log,
+// once per idempotency key. When the file arm exists, the first call of
+// s3 with n 2 writes its parent and grandparent (the program's process
+// is one of them) to victim and waits there to be killed with it.
+const goWorkerTool = `#!/bin/sh
+cd "$(dirname "$0")"
+req=$(cat)
+name=$(printf '%s' "$req" | sed 's/.*"tool":"\([a-z0-9]*\)".*/\1/')
+key=$(printf '%s' "$req" | sed 's/.*"idempotency_key":"\([0-9a-f]*\)".*/\1/')
+args=$(printf '%s' "$req" | sed 's/.*"args":\({[^}]*}\).*/\1/')
+pp=$(cut -d' ' -f4 /proc/$PPID/stat 2>/dev/null)
+echo "start $name $key $PPID $pp" >> calls.log
+if ! grep -q " $key\$" effects.log 2>/dev/null; then
+  echo "$name $key" >> effects.log
+fi
+if [ "$name" = s3 ] && [ -f arm ] && [ ! -f victim ] && [ "$args" = '{"n":2}' ]; then
+  echo "$PPID $pp" > victim.tmp && mv victim.tmp victim
+  i=0
+  while [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done
+fi
+if [ "$name" = pay ]; then echo '"PENDING"'; exit 0; fi
+echo '{"done": "'"$name"'", "args": '"$args"'}'
+`
+
+// startGoWorker starts genesisc worker (this test binary) in dir with
+// args and returns it once it serves; its output is kept for failures.
+func startGoWorker(t *testing.T, dir string, args ...string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], append([]string{"worker"}, args...)...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GENESISC_TEST_MAIN=1")
+	var errs bytes.Buffer
+	cmd.Stderr = &errs
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	ready := make(chan bool, 1)
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			if strings.Contains(sc.Text(), ": serving ") {
+				select {
+				case ready <- true:
+				default:
+				}
+			}
+		}
+		io.Copy(io.Discard, out)
+		cmd.Wait()
+		close(done)
+	}()
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		<-done
+		if t.Failed() {
+			t.Logf("worker stderr:\n%s", errs.String())
+		}
+	})
+	select {
+	case <-ready:
+	case <-done:
+		t.Fatalf("the worker ended before serving:\n%s", errs.String())
+	case <-time.After(3 * time.Minute): // a hang guard: the worker builds the program
+		t.Fatalf("the worker did not start:\n%s", errs.String())
+	}
+	return cmd
+}
+
+// TestDistributedGoPackage serves a package genesisc build --target go
+// --main generated: its runs execute in child processes of the built
+// program, and give the result and trace of genesisc run --target go of
+// the same program with the same tool, through a suspension and
+// genesisc resume; a child killed by SIGKILL between two steps is
+// replaced by one that continues the run from its steps: only the call
+// in flight is made again, with the same idempotency key.
+func TestDistributedGoPackage(t *testing.T) {
+	useRunCache(t)
+	dir := t.TempDir()
+	writeFile(t, dir, "prog.json", goWorkerProg)
+	for _, d := range []string{dir, filepath.Join(dir, "ref")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(d, "tool.sh"), []byte(goWorkerTool), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeFile(t, dir, "arm", "")
+	t.Chdir(dir)
+	cli := func(args ...string) (int, string, string) {
+		var out, errOut bytes.Buffer
+		code := run(append([]string{"genesisc"}, args...), &out, &errOut)
+		return code, out.String(), errOut.String()
+	}
+	// The same files genesisc run builds: one build serves both.
+	if code, _, errOut := cli("build", "--target", "go", "--main", "-o", "prog_go", "prog.json"); code != 0 {
+		t.Fatalf("build: exit %d\n%s", code, errOut)
+	}
+	refTool := "exec:" + filepath.Join(dir, "ref", "tool.sh")
+	reference := func(n int) (result, trace []byte) {
+		local := []string{"run", "--target", "go", "--tools", refTool, "--input", "n=" + strconv.Itoa(n), "--journal", filepath.Join("ref", "j"+strconv.Itoa(n))}
+		if code, _, errOut := cli(append(local, "--result", filepath.Join("ref", "r"), "prog.json")...); code != 3 {
+			t.Fatalf("local run: exit %d, want 3 (suspended)\n%s", code, errOut)
+		}
+		if code, _, errOut := cli(append(local, "--resume", "--payload", `{"receipt": "R-9"}`, "--result", filepath.Join("ref", "r"), "--trace", filepath.Join("ref", "t"), "prog.json")...); code != 0 {
+			t.Fatalf("local resume: exit %d\n%s", code, errOut)
+		}
+		return mustRead(t, filepath.Join("ref", "r")), mustRead(t, filepath.Join("ref", "t"))
+	}
+
+	db := "sqlite:" + filepath.Join(dir, "engine.db")
+	w := startGoWorker(t, dir, "--db", db, "--tools", "exec:"+filepath.Join(dir, "tool.sh"), "--poll", "20ms", "prog_go")
+	cl, err := distributed.Open(context.Background(), db, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+
+	// Run 2 first: its child is killed in s3.
+	code, out, errOut := cli("submit", "--db", db, "--input", "n=2", "prog_go")
+	if code != 0 {
+		t.Fatalf("submit: exit %d\n%s", code, errOut)
+	}
+	id2 := strings.TrimSpace(out)
+	var victim string
+	waitFor(t, "the tool to wait in s3", func() bool {
+		b, err := os.ReadFile("victim")
+		victim = string(b)
+		return err == nil
+	})
+	killed := false
+	for _, pid := range strings.Fields(victim) {
+		cmdline, _ := os.ReadFile("/proc/" + pid + "/cmdline")
+		if bytes.Contains(cmdline, []byte("--journal-fd")) {
+			n, _ := strconv.Atoi(pid)
+			if err := syscall.Kill(n, syscall.SIGKILL); err != nil {
+				t.Fatal(err)
+			}
+			killed = true
+		}
+	}
+	if !killed {
+		t.Fatalf("no program process among the tool's parents %q", victim)
+	}
+	code, out, errOut = cli("submit", "--db", db, "--input", "n=1", "prog_go")
+	if code != 0 {
+		t.Fatalf("submit: exit %d\n%s", code, errOut)
+	}
+	id1 := strings.TrimSpace(out)
+
+	for n, id := range []string{1: id1, 2: id2} {
+		if id == "" {
+			continue
+		}
+		waitFor(t, "run "+strconv.Itoa(n)+" to suspend", func() bool {
+			r, err := cl.Status(id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.State != "suspended" && r.State != "running" && r.State != "queued" {
+				t.Fatalf("run %d ended %s before its resumption: %s %s", n, r.State, r.ResultJSON, r.Error)
+			}
+			return r.State == "suspended"
+		})
+		if code, _, errOut := cli("resume", "--db", db, "--payload", `{"receipt": "R-9"}`, id); code != 0 {
+			t.Fatalf("resume: exit %d\n%s", code, errOut)
+		}
+		var r *distributed.Run
+		waitFor(t, "the resumed run to end", func() bool {
+			var err error
+			r, err = cl.Status(id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return r.State != "suspended" && r.State != "running" && r.State != "queued"
+		})
+		if r.State != "success" {
+			t.Fatalf("run %d ended %s: %s %s", n, r.State, r.ResultJSON, r.Error)
+		}
+		wantRes, wantTrace := reference(n)
+		if r.ResultJSON != strings.TrimSpace(string(wantRes)) {
+			t.Errorf("run %d: result\n%s\nwant (genesisc run --target go's)\n%s", n, r.ResultJSON, wantRes)
+		}
+		if r.Trace != string(wantTrace) {
+			t.Errorf("run %d: trace\n%s\nwant (genesisc run --target go --resume's)\n%s", n, r.Trace, wantTrace)
+		}
+	}
+
+	// Every tool step's effect once per key, the keys derived from the
+	// run's id; the call in flight at the kill made twice, no other.
+	p, err := submittedProgram("prog_go", io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The tool steps' identities, from a reference journal.
+	var steps []string
+	for _, line := range strings.Split(string(mustRead(t, filepath.Join("ref", "j1"))), "\n") {
+		if strings.Contains(line, `"effect":"tool"`) && !strings.Contains(line, `"pending"`) {
+			v, err := runtime.ParseJSON([]byte(line))
+			if err != nil {
+				t.Fatal(err)
+			}
+			st, _ := v.Get("step")
+			steps = append(steps, st.Str())
+		}
+	}
+	if len(steps) != 5 {
+		t.Fatalf("the reference journal has %d tool steps, want 5: %q", len(steps), steps)
+	}
+	want := map[string]string{} // key → step
+	inFlight := ""
+	for _, id := range []string{id1, id2} {
+		for _, st := range steps {
+			k := runtime.IdempotencyKey(id, p.Hash, st, 1)
+			want[k] = strings.Fields(st)[0]
+			if id == id2 && strings.HasPrefix(st, "s3 ") {
+				inFlight = k
+			}
+		}
+	}
+	seen := map[string]int{}
+	for _, e := range logEntries(t, "effects.log") {
+		if len(e) != 2 || want[e[1]] != e[0] {
+			t.Errorf("effect %v: not a step of the runs %s", e, strings.Join(keys(want), " "))
+		}
+		seen[e[1]]++
+	}
+	calls := map[string]int{}
+	for _, c := range logEntries(t, "calls.log") {
+		if c[0] == "start" {
+			calls[c[2]]++
+		}
+	}
+	for k, st := range want {
+		if seen[k] != 1 {
+			t.Errorf("the effect of %s (key %s) happened %d times, want once", st, k, seen[k])
+		}
+		wantCalls := 1
+		if k == inFlight {
+			wantCalls = 2 // in flight at the kill
+		}
+		if calls[k] != wantCalls {
+			t.Errorf("%s (key %s) was called %d times, want %d", st, k, calls[k], wantCalls)
+		}
+	}
+	r, err := cl.Status(id2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(r.Trace, `"journal":"resume"`) {
+		t.Errorf("run 2's trace is not a resumed execution's:\n%s", r.Trace)
+	}
+	w.Process.Signal(syscall.SIGTERM)
+}
+
+func keys(m map[string]string) []string {
+	var ks []string
+	for k := range m {
+		ks = append(ks, k)
+	}
+	return ks
+}
