@@ -28,13 +28,17 @@ func workerCommand(stdout, stderr io.Writer) *cli.Command {
 		Usage: "execute queued runs of agent programs, with other workers, from a Postgres (or SQLite) database",
 		UsageText: "genesisc worker --db postgres://…|sqlite:PATH [--concurrency N] [--poll DURATION] [--dead-after DURATION] [--drain DURATION]\n" +
 			"    [--llm mock:FILE|openai:URL [--models FILE] [--model NAME]] [--tools SPEC]... [--state FILE] [--real-clock] [--max-* LIMIT]... PROGRAM...",
-		Description: "Serves the runs that genesisc submit queues for the PROGRAMs (agent program sources\n" +
-			"or .frgp files compiled for the Forge Machine), each run a DBOS workflow whose steps\n" +
+		Description: "Serves the runs that genesisc submit queues for the PROGRAMs (agent program sources,\n" +
+			".frgp files compiled for the Forge Machine, or directories holding a package that\n" +
+			"genesisc build --target go generated), each run a DBOS workflow whose steps\n" +
 			"are the run's journaled effects: a run whose worker dies is continued by another from\n" +
 			"its last completed step (after --dead-after without a heartbeat, default 5s). Each\n" +
 			"program is identified by its program hash: a worker takes the runs of the hashes\n" +
-			"it serves only, so name a program's files as the submitter does. Runs execute on\n" +
-			"the Forge Machine, as genesisc run --target forge. SIGINT or SIGTERM stops taking\n" +
+			"it serves only, so name a program's files as the submitter does. Runs of sources\n" +
+			"and .frgp files execute in the worker on the Forge Machine, as genesisc run --target\n" +
+			"forge; a Go package is built once at start (a Go toolchain is needed: go in PATH, or\n" +
+			"$GENESIS_GO) and each execution of its runs is a child process of it, with the\n" +
+			"provider and limit flags given here (MCP servers start per child). SIGINT or SIGTERM stops taking\n" +
 			"runs, waits --drain (default 30s) for those in progress, and leaves the rest to\n" +
 			"the other workers.",
 		Flags: append([]cli.Flag{
