@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	goruntime "runtime"
 	"strings"
 	"testing"
 )
@@ -102,6 +103,32 @@ func TestVendoredPackagesBuild(t *testing.T) {
 	code, stdout, errs := genesisc(t, app, "runtime")
 	if code != 0 || stdout != "example.com/app/internal/genesis/runtime\n" || errs != "" {
 		t.Errorf("genesisc runtime: exit %d, stdout %q, stderr %q", code, stdout, errs)
+	}
+
+	// A worker serves the library package inside the app's module: it
+	// builds it there with a main of its own (docs/distributed.md).
+	if goruntime.GOOS == "windows" {
+		t.Skip("a worker serves Go packages on Unix systems only")
+	}
+	t.Setenv("GOWORK", "off")
+	t.Setenv("GOFLAGS", "")
+	useRunCache(t)
+	db := "sqlite:" + filepath.Join(app, "engine.db")
+	llm, tools := "mock:"+filepath.Join(examples, "refund.llm.json"), "mock:"+filepath.Join(examples, "refund.tools.json")
+	startGoWorker(t, app, "--db", db, "--llm", llm, "--tools", tools, "--poll", "20ms", "agents/refund")
+	if entries, _ := filepath.Glob(filepath.Join(app, "_genesis_worker_*")); len(entries) != 0 {
+		t.Errorf("the worker left its build's main in the app: %v", entries)
+	}
+	code, _, errs = genesisc(t, app, "submit", "--db", db, "--input", "user_input=It arrived broken", "--wait", "--result", "dist.json", "agents/refund")
+	if code != 0 {
+		t.Fatalf("submit --wait: exit %d\n%s", code, errs)
+	}
+	code, _, errs = genesisc(t, app, "run", "--target", "forge", "--llm", llm, "--tools", tools, "--input", "user_input=It arrived broken", "--result", "local.json", filepath.Join(examples, "refund.json"))
+	if code != 0 {
+		t.Fatalf("run: exit %d\n%s", code, errs)
+	}
+	if got, want := mustRead(t, filepath.Join(app, "dist.json")), mustRead(t, filepath.Join(app, "local.json")); !bytes.Equal(got, want) {
+		t.Errorf("the worker's result\n%s\nwant genesisc run's\n%s", got, want)
 	}
 }
 

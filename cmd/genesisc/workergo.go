@@ -191,7 +191,9 @@ func buildGoPackage(p *goPackage, dir string, stderr io.Writer) (string, error) 
 	}
 	fmt.Fprintf(stderr, "genesisc worker: building %s with %s in its module %s\n", p.dir, tool, mod.Root)
 	started := time.Now()
-	cmd := exec.Command(tool, "build", "-trimpath", "-o", bin, target)
+	// The app's own build flags (no -trimpath): what the app's builds
+	// compiled is in the Go build cache, the runtime copy included.
+	cmd := exec.Command(tool, "build", "-o", bin, target)
 	cmd.Dir = buildDir
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
