@@ -30,9 +30,10 @@ const goWorkerProg = `{"steps": [
 
 // goWorkerTool is the exec: tool: it logs "start NAME KEY PPID PPPID" in
 // calls.log and makes its side effect, a line "NAME KEY" in effects.log,
-// once per idempotency key. When the file arm exists, the first call of
-// s3 with n 2 writes its parent and grandparent (the program's process
-// is one of them) to victim and waits there to be killed with it.
+// once per idempotency key. When the file armN exists, the first call
+// of s3 with n N writes its parent and grandparent (the program's
+// process is one of them) to victimN and waits there to be killed with
+// it.
 const goWorkerTool = `#!/bin/sh
 cd "$(dirname "$0")"
 req=$(cat)
@@ -44,8 +45,9 @@ echo "start $name $key $PPID $pp" >> calls.log
 if ! grep -q " $key\$" effects.log 2>/dev/null; then
   echo "$name $key" >> effects.log
 fi
-if [ "$name" = s3 ] && [ -f arm ] && [ ! -f victim ] && [ "$args" = '{"n":2}' ]; then
-  echo "$PPID $pp" > victim.tmp && mv victim.tmp victim
+n=$(printf '%s' "$args" | sed 's/[^0-9]//g')
+if [ "$name" = s3 ] && [ -f arm$n ] && [ ! -f victim$n ]; then
+  echo "$PPID $pp" > victim.tmp && mv victim.tmp victim$n
   i=0
   while [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done
 fi
@@ -57,9 +59,11 @@ echo '{"done": "'"$name"'", "args": '"$args"'}'
 // --main generated: its runs execute in child processes of the built
 // program, and give the result and trace of genesisc run --target go of
 // the same program with the same tool, through a suspension and
-// genesisc resume; a child killed by SIGKILL between two steps is
-// replaced by one that continues the run from its steps: only the call
-// in flight is made again, with the same idempotency key.
+// genesisc resume. A child killed by SIGKILL during a step is replaced
+// by one that continues the run from its steps; a worker killed by
+// SIGKILL takes its child with it, and another worker continues the run.
+// Either way only the call in flight is made again, with the same
+// idempotency key.
 func TestDistributedGoPackage(t *testing.T) {
 	useRunCache(t)
 	dir := t.TempDir()
@@ -72,7 +76,6 @@ func TestDistributedGoPackage(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	writeFile(t, dir, "arm", "")
 	t.Chdir(dir)
 	cli := func(args ...string) (int, string, string) {
 		var out, errOut bytes.Buffer
@@ -103,42 +106,35 @@ func TestDistributedGoPackage(t *testing.T) {
 	}
 	defer cl.Close()
 
-	// Run 2 first: its child is killed in s3.
-	code, out, errOut := cli("submit", "--db", db, "--input", "n=2", "prog_go")
-	if code != 0 {
-		t.Fatalf("submit: exit %d\n%s", code, errOut)
+	submit := func(n int) string {
+		code, out, errOut := cli("submit", "--db", db, "--input", "n="+strconv.Itoa(n), "prog_go")
+		if code != 0 {
+			t.Fatalf("submit: exit %d\n%s", code, errOut)
+		}
+		return strings.TrimSpace(out)
 	}
-	id2 := strings.TrimSpace(out)
-	var victim string
-	waitFor(t, "the tool to wait in s3", func() bool {
-		b, err := os.ReadFile("victim")
-		victim = string(b)
-		return err == nil
-	})
-	killed := false
-	for _, pid := range strings.Fields(victim) {
-		cmdline, _ := os.ReadFile("/proc/" + pid + "/cmdline")
-		if bytes.Contains(cmdline, []byte("--journal-fd")) {
-			n, _ := strconv.Atoi(pid)
-			if err := syscall.Kill(n, syscall.SIGKILL); err != nil {
-				t.Fatal(err)
+	// program returns the process of run n's program whose tool waits
+	// in s3.
+	program := func(n int) int {
+		var victim string
+		waitFor(t, "the tool to wait in s3", func() bool {
+			b, err := os.ReadFile("victim" + strconv.Itoa(n))
+			victim = string(b)
+			return err == nil
+		})
+		for _, pid := range strings.Fields(victim) {
+			cmdline, _ := os.ReadFile("/proc/" + pid + "/cmdline")
+			if bytes.Contains(cmdline, []byte("--journal-fd")) {
+				n, _ := strconv.Atoi(pid)
+				return n
 			}
-			killed = true
 		}
-	}
-	if !killed {
 		t.Fatalf("no program process among the tool's parents %q", victim)
+		return 0
 	}
-	code, out, errOut = cli("submit", "--db", db, "--input", "n=1", "prog_go")
-	if code != 0 {
-		t.Fatalf("submit: exit %d\n%s", code, errOut)
-	}
-	id1 := strings.TrimSpace(out)
-
-	for n, id := range []string{1: id1, 2: id2} {
-		if id == "" {
-			continue
-		}
+	// finish resumes run n once it suspends, and compares its result and
+	// trace with genesisc run's.
+	finish := func(n int, id string) {
 		waitFor(t, "run "+strconv.Itoa(n)+" to suspend", func() bool {
 			r, err := cl.Status(id)
 			if err != nil {
@@ -173,6 +169,33 @@ func TestDistributedGoPackage(t *testing.T) {
 		}
 	}
 
+	// Run 2's child is killed while its s3 call is in flight; the worker
+	// replaces it. Run 1 goes through undisturbed.
+	writeFile(t, dir, "arm2", "")
+	id2 := submit(2)
+	if err := syscall.Kill(program(2), syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	id1 := submit(1)
+	finish(1, id1)
+	finish(2, id2)
+	if r, err := cl.Status(id2); err != nil || !strings.Contains(r.Trace, `"journal":"resume"`) {
+		t.Errorf("run 2's trace is not a resumed execution's: %v", err)
+	}
+
+	// Run 3's worker is killed while s3 is in flight: its child dies
+	// with it, and a new worker recovers the run.
+	writeFile(t, dir, "arm3", "")
+	id3 := submit(3)
+	child := program(3)
+	w.Process.Kill()
+	waitFor(t, "the program's process to die with its worker", func() bool {
+		stat, err := os.ReadFile("/proc/" + strconv.Itoa(child) + "/stat")
+		return err != nil || strings.Contains(string(stat), ") Z ")
+	})
+	w = startGoWorker(t, dir, "--db", db, "--tools", "exec:"+filepath.Join(dir, "tool.sh"), "--poll", "20ms", "--dead-after", "1s", "prog_go")
+	finish(3, id3)
+
 	// Every tool step's effect once per key, the keys derived from the
 	// run's id; the call in flight at the kill made twice, no other.
 	p, err := submittedProgram("prog_go", io.Discard)
@@ -195,13 +218,13 @@ func TestDistributedGoPackage(t *testing.T) {
 		t.Fatalf("the reference journal has %d tool steps, want 5: %q", len(steps), steps)
 	}
 	want := map[string]string{} // key → step
-	inFlight := ""
-	for _, id := range []string{id1, id2} {
+	inFlight := map[string]bool{}
+	for _, id := range []string{id1, id2, id3} {
 		for _, st := range steps {
 			k := runtime.IdempotencyKey(id, p.Hash, st, 1)
 			want[k] = strings.Fields(st)[0]
-			if id == id2 && strings.HasPrefix(st, "s3 ") {
-				inFlight = k
+			if id != id1 && strings.HasPrefix(st, "s3 ") {
+				inFlight[k] = true
 			}
 		}
 	}
@@ -223,19 +246,12 @@ func TestDistributedGoPackage(t *testing.T) {
 			t.Errorf("the effect of %s (key %s) happened %d times, want once", st, k, seen[k])
 		}
 		wantCalls := 1
-		if k == inFlight {
-			wantCalls = 2 // in flight at the kill
+		if inFlight[k] {
+			wantCalls = 2 // in flight at a kill
 		}
 		if calls[k] != wantCalls {
 			t.Errorf("%s (key %s) was called %d times, want %d", st, k, calls[k], wantCalls)
 		}
-	}
-	r, err := cl.Status(id2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(r.Trace, `"journal":"resume"`) {
-		t.Errorf("run 2's trace is not a resumed execution's:\n%s", r.Trace)
 	}
 	w.Process.Signal(syscall.SIGTERM)
 }
