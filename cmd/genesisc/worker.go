@@ -117,6 +117,16 @@ func runWorker(c *cli.Context, stdout, stderr io.Writer) error {
 		defer closeHost()
 	} else {
 		h = runtime.NewHost(runtime.Config{Limits: flags.host.Limits})
+		if flags.host.State != "" {
+			// Opened by each child; a file that cannot be is said now
+			// rather than by every run.
+			s, err := runtime.OpenSQLiteStore(flags.host.State)
+			if err != nil {
+				fmt.Fprintf(stderr, "genesisc worker: --state: %v\n", err)
+				return exitError{exitDiag}
+			}
+			s.Close()
+		}
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
