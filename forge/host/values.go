@@ -83,6 +83,11 @@ type unit struct {
 	pos    bool
 	n, cap uint64
 	mark   uint32
+	// owner is the store that made the unit. A branch's store (Branch)
+	// shares the units of the store it started from, which it counts in
+	// its base and never changes: it only marks, counts and grows its
+	// own.
+	owner *ValueHost
 }
 
 // ValueHost is the value store of one agent run and the host calls of
@@ -113,6 +118,11 @@ type ValueHost struct {
 	bytes        uint64   // charged now
 	limit        uint64   // the most bytes the store may hold
 	debt         uint64   // ticks of collections Put made outside a host call, charged at the next one
+	// branch is set on the store of a parallel branch (Branch), whose
+	// base is the bytes of the store it started from, counted in bytes
+	// with its constants and units.
+	branch bool
+	base   uint64
 	epoch        uint32   // of the latest collection's marks
 
 	// attached is the machine whose registers and memory are the roots
@@ -336,6 +346,9 @@ func (s *ValueHost) put(v rt.Value, size uint64, a alloc, m roots) (uint64, vm.F
 		}
 		s.vals = append(s.vals, slot{})
 	}
+	if a.fresh {
+		a.u.owner = s
+	}
 	if a.grow {
 		a.u.bytes += a.delta
 		a.u.n++
@@ -412,7 +425,9 @@ func (s *ValueHost) collect(m roots, extra []uint64) {
 	// Sweep the handles, then count the units the live ones keep.
 	s.free = s.free[:0]
 	s.epoch++
-	var bytes uint64
+	// A branch's store counts what it started from as its base, and its
+	// own slots and units on top (Branch).
+	bytes := s.base
 	var stack []*unit
 	for i := n - 1; i >= 1; i-- {
 		sl := &s.vals[i]
@@ -423,8 +438,10 @@ func (s *ValueHost) collect(m roots, extra []uint64) {
 			s.free = append(s.free, i)
 			continue
 		}
-		bytes += slotBytes
-		if sl.u != nil && sl.u.mark != s.epoch {
+		if !s.branch || i > s.consts {
+			bytes += slotBytes
+		}
+		if sl.u != nil && sl.u.owner == s && sl.u.mark != s.epoch {
 			sl.u.mark = s.epoch
 			stack = append(stack, sl.u)
 		}
@@ -433,7 +450,7 @@ func (s *ValueHost) collect(m roots, extra []uint64) {
 			stack = stack[:len(stack)-1]
 			bytes = sat(bytes, u.bytes)
 			for _, r := range u.refs {
-				if r != nil && r.mark != s.epoch {
+				if r != nil && r.owner == s && r.mark != s.epoch {
 					r.mark = s.epoch
 					stack = append(stack, r)
 				}
