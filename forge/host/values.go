@@ -123,7 +123,7 @@ type ValueHost struct {
 	// with its constants and units.
 	branch bool
 	base   uint64
-	epoch        uint32   // of the latest collection's marks
+	epoch  uint32 // of the latest collection's marks
 
 	// attached is the machine whose registers and memory are the roots
 	// of the collections Put starts (Attach, else the machine of the
