@@ -285,3 +285,77 @@ func TestParallelBudgets(t *testing.T) {
 		})
 	}
 }
+
+// TestParallelReplayAndResume records a run whose branches run at once,
+// then replays it from its journal (what forge replay and forge
+// check-proof do): the same result, ticks, trace hash and frame hashes,
+// no model called. A journal that holds only some branches' calls (a run
+// stopped inside its block) is resumed: only the missing calls are made,
+// and the run ends as the whole run did.
+func TestParallelReplayAndResume(t *testing.T) {
+	a := buildAgent(t, "fan.json", fanProg)
+	topic := runtime.Object(runtime.Field{Key: "topic", Value: runtime.String("owls")})
+	opts := host.AgentOptions{Limits: a.AgentLimits(), Trace: true}
+	run := func(llm *slowLLM, j *runtime.Journal, mode runtime.JournalMode) (*runtime.Result, *host.AgentStats, string) {
+		h := runtime.NewHost(runtime.Config{LLM: llm})
+		h.RegisterTool("lookup", func(_ context.Context, args runtime.Value) (runtime.Value, error) {
+			llm.calls.Add(1)
+			return runtime.Object(runtime.Field{Key: "found", Value: args}), nil
+		})
+		var trace bytes.Buffer
+		res, stats := a.Run(h, runtime.RunOptions{Input: topic, Journal: j, Mode: mode, Trace: &trace}, opts)
+		return res, stats, trace.String()
+	}
+	j := runtime.NewJournal(a.Meta.Program)
+	llm := &slowLLM{rnd: rand.New(rand.NewSource(1)), maxDelay: 2 * time.Millisecond}
+	res, stats, _ := run(llm, j, runtime.JournalRecord)
+	if res.Status != runtime.StatusSuccess || llm.calls.Load() != 7 {
+		t.Fatalf("recorded run: %s with %d calls", res.AppendJSON(nil), llm.calls.Load())
+	}
+	want := string(res.AppendJSON(nil))
+	same := func(what string, res *runtime.Result, st *host.AgentStats) {
+		t.Helper()
+		if got := string(res.AppendJSON(nil)); got != want {
+			t.Errorf("%s: %s\nwant %s", what, got, want)
+		}
+		if st.Ticks != stats.Ticks || *st.TraceHash != *stats.TraceHash || st.Input != stats.Input || st.Output != stats.Output {
+			t.Errorf("%s: %d ticks, hashes %x %x %x; the recorded run: %d, %x %x %x", what,
+				st.Ticks, *st.TraceHash, st.Input, st.Output, stats.Ticks, *stats.TraceHash, stats.Input, stats.Output)
+		}
+	}
+	text := j.Bytes()
+	for range 5 {
+		rj, err := runtime.ReadJournal(text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		none := &slowLLM{rnd: rand.New(rand.NewSource(2)), maxDelay: time.Millisecond}
+		res, st, _ := run(none, rj, runtime.JournalReplay)
+		same("replay", res, st)
+		if none.calls.Load() != 0 {
+			t.Errorf("the replay called the model %d times", none.calls.Load())
+		}
+	}
+	// Keep the header and the calls of branches a, c and e.
+	var part []string
+	for i, line := range strings.SplitAfter(string(text), "\n") {
+		if i == 0 || strings.Contains(line, ` # 1/0 > `) || strings.Contains(line, ` # 1/2 > `) || strings.Contains(line, ` # 1/4 > `) {
+			part = append(part, line)
+		}
+	}
+	if len(part) != 4 {
+		t.Fatalf("the journal has not the lines of branches a, c and e:\n%s", text)
+	}
+	for i := range 5 {
+		rj, err := runtime.ReadJournal([]byte(strings.Join(part, "")))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rest := &slowLLM{rnd: rand.New(rand.NewSource(int64(i))), maxDelay: 2 * time.Millisecond}
+		res, st, _ := run(rest, rj, runtime.JournalResume)
+		same("resumed", res, st)
+		if rest.calls.Load() != 4 {
+			t.Errorf("the resumed run made %d calls, want the 4 its journal lacks", rest.calls.Load())
+		}
+	}
+}
