@@ -88,6 +88,7 @@ type slowLLM struct {
 	mu        sync.Mutex
 	rnd       *rand.Rand
 	maxDelay  time.Duration
+	fixed     time.Duration // a delay added to every call
 	now, peak atomic.Int64
 	calls     atomic.Int64
 }
@@ -96,9 +97,9 @@ func (p *slowLLM) delay() time.Duration {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.maxDelay <= 0 {
-		return 0
+		return p.fixed
 	}
-	return time.Duration(p.rnd.Int63n(int64(p.maxDelay)))
+	return p.fixed + time.Duration(p.rnd.Int63n(int64(p.maxDelay)))
 }
 
 func (p *slowLLM) Complete(ctx context.Context, _ *runtime.Call, req *runtime.LLMRequest) (runtime.LLMResponse, error) {
@@ -357,5 +358,36 @@ func TestParallelReplayAndResume(t *testing.T) {
 		if rest.calls.Load() != 4 {
 			t.Errorf("the resumed run made %d calls, want the 4 its journal lacks", rest.calls.Load())
 		}
+	}
+}
+
+// eightProg is a block of eight model calls.
+const eightProg = `{"name": "eight", "steps": [
+  {"id": "fan", "type": "parallel", "parallel_steps": [
+    {"id": "a", "type": "llm", "prompt": "a"}, {"id": "b", "type": "llm", "prompt": "b"},
+    {"id": "c", "type": "llm", "prompt": "c"}, {"id": "d", "type": "llm", "prompt": "d"},
+    {"id": "e", "type": "llm", "prompt": "e"}, {"id": "f", "type": "llm", "prompt": "f"},
+    {"id": "g", "type": "llm", "prompt": "g"}, {"id": "h", "type": "llm", "prompt": "h"}]}
+]}`
+
+// BenchmarkParallelBlock runs a block of eight model calls that each
+// take 50 ms, its branches one at a time and at once (make bench does
+// not run it; go test -bench ParallelBlock ./forge/host does).
+func BenchmarkParallelBlock(b *testing.B) {
+	a := buildAgent(b, "eight.json", eightProg)
+	for _, seq := range []bool{true, false} {
+		name := "concurrent"
+		if seq {
+			name = "sequential"
+		}
+		b.Run(name, func(b *testing.B) {
+			h := runtime.NewHost(runtime.Config{LLM: &slowLLM{fixed: 50 * time.Millisecond}})
+			for b.Loop() {
+				res, _ := a.Run(h, runtime.RunOptions{}, host.AgentOptions{Limits: a.AgentLimits(), Sequential: seq})
+				if res.Status != runtime.StatusSuccess {
+					b.Fatal(string(res.AppendJSON(nil)))
+				}
+			}
+		})
 	}
 }
