@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"sync"
 
 	"github.com/genesis-toolchain/genesis/forge/agentabi"
 	"github.com/genesis-toolchain/genesis/forge/bytecode"
@@ -29,6 +30,37 @@ type Agent struct {
 	// tick is the site a stop for cancellation or a run limit found
 	// between steps names (the go target names the loop iterating).
 	tick *runtime.Site
+	// spareBranches are machines of parallel branches that have ended,
+	// for the next branches to reuse (their memory is the size
+	// of the run's machine); branches take and give them at once.
+	branchMu      sync.Mutex
+	spareBranches []*vm.Machine
+}
+
+// maxSpareBranches bounds the branch machines an Agent keeps for reuse.
+const maxSpareBranches = 32
+
+// takeBranch returns a branch machine to reuse, or nil.
+func (a *Agent) takeBranch() *vm.Machine {
+	a.branchMu.Lock()
+	defer a.branchMu.Unlock()
+	n := len(a.spareBranches)
+	if n == 0 {
+		return nil
+	}
+	m := a.spareBranches[n-1]
+	a.spareBranches[n-1] = nil
+	a.spareBranches = a.spareBranches[:n-1]
+	return m
+}
+
+// giveBranch keeps m, a branch machine that has ended, for reuse.
+func (a *Agent) giveBranch(m *vm.Machine) {
+	a.branchMu.Lock()
+	defer a.branchMu.Unlock()
+	if len(a.spareBranches) < maxSpareBranches {
+		a.spareBranches = append(a.spareBranches, m)
+	}
 }
 
 // pooled is a machine kept for another run with the same limits. The
@@ -222,6 +254,8 @@ type agentRun struct {
 	// pending holds, per channel, the bytes sent and not yet read as
 	// frames.
 	pending [vm.NumChannels][]byte
+	// end is how the machine of a parallel branch ended (release).
+	end vm.Outcome
 }
 
 // HostCall runs a builtin (vm.HostCalls), counting the calls and their
@@ -451,6 +485,7 @@ func (s *agentRun) parallel(r *runtime.Run, req agentabi.Request, st runtime.Ste
 	branch := func(i int, br *runtime.Run, fn uint64, args ...runtime.Value) runtime.Value {
 		k := s.branch(br)
 		kids[i] = k
+		defer k.release()
 		v := k.call(br, fn, args...)
 		ended[i] = true
 		return v
@@ -529,7 +564,7 @@ func (s *agentRun) join(r *runtime.Run, ch uint8, kids []*agentRun, ended []bool
 			s.in.Add(ch, in[:])
 			s.out.Add(ch, out[:])
 		}
-		if f := s.m.Join(k.m); f != vm.NoFault {
+		if f := s.m.Join(k.end); f != vm.NoFault {
 			if ended[i] {
 				s.fault(r)
 			}
@@ -553,9 +588,17 @@ func (s *agentRun) branch(br *runtime.Run) *agentRun {
 	}
 	k.values = s.values.Branch()
 	k.values.Check = func() { k.cur.Tick(s.a.tick.At()) }
-	k.m = s.m.Branch(k, k)
+	k.m = s.m.BranchInto(s.a.takeBranch(), k, k)
 	k.values.Attach(k.m, nil)
 	return k
+}
+
+// release ends a branch's run: it keeps what the join needs of its
+// machine, and gives the machine back for other branches to reuse.
+func (s *agentRun) release() {
+	s.end = s.m.Outcome()
+	s.a.giveBranch(s.m)
+	s.m, s.values = nil, nil
 }
 
 // call calls the function at code address fn with args on run br, on the

@@ -710,6 +710,9 @@ func (s *ValueHost) composite(v rt.Value) uint64 {
 		if f.i == f.v.Len() {
 			size := f.size
 			if size >= memoMin {
+				if s.memo == nil {
+					s.memo = map[memoKey]uint64{}
+				}
 				s.memo[f.key] = size
 			}
 			stack = stack[:len(stack)-1]

@@ -17,11 +17,12 @@ func (s *ValueHost) Branch() *ValueHost {
 	b := &ValueHost{
 		meta: s.meta, fns: s.fns, consts: s.consts, limit: s.limit,
 		branch: true, base: s.bytes, bytes: s.bytes,
-		vals: make([]slot, n, n+64),
-		memo: map[memoKey]uint64{},
+		vals: make([]slot, n, n+16),
 	}
 	copy(b.vals, s.vals[:n])
-	b.initial = append([]slot(nil), b.vals...)
+	// Reset reads initial only: the constants' slots of every store of a
+	// run are the same.
+	b.initial = s.initial
 	b.initialBytes = b.base
 	return b
 }

@@ -80,7 +80,7 @@ func TestBranchesRunApart(t *testing.T) {
 	join := func(order ...int) (*vm.Machine, [32]byte) {
 		m := blocked(t, 100000, 0)
 		for _, i := range order {
-			if f := m.Join(b[i]); f != vm.NoFault {
+			if f := m.Join(b[i].Outcome()); f != vm.NoFault {
 				t.Fatalf("Join = %v", f)
 			}
 		}
@@ -116,27 +116,27 @@ func TestJoinLimits(t *testing.T) {
 	if b0.State() != vm.Halted || b1.State() != vm.Halted || b0.Ticks()+b1.Ticks() <= left {
 		t.Fatalf("spin(%d): %v after %d ticks; %d left", n, b0.State(), b0.Ticks(), left)
 	}
-	if f := m.Join(b0); f != vm.NoFault {
+	if f := m.Join(b0.Outcome()); f != vm.NoFault {
 		t.Fatalf("first join: %v", f)
 	}
-	if f := m.Join(b1); f != vm.OutOfTicks || m.State() != vm.Faulted || m.Ticks() != m.Budget() {
+	if f := m.Join(b1.Outcome()); f != vm.OutOfTicks || m.State() != vm.Faulted || m.Ticks() != m.Budget() {
 		t.Fatalf("second join: %v, %v after %d ticks; want OUT_OF_TICKS after %d", f, m.State(), m.Ticks(), m.Budget())
 	}
-	if f := m.Join(b1); f != vm.PermissionDenied {
+	if f := m.Join(b1.Outcome()); f != vm.PermissionDenied {
 		t.Errorf("a join into a faulted machine: %v", f)
 	}
 
 	m = blocked(t, 1000, 0)
 	if b := runBranch(t, m, "spin", left); b.Fault() != vm.OutOfTicks {
 		t.Fatalf("spin(%d) on a branch: %v", left, b.Fault())
-	} else if f := m.Join(b); f != vm.OutOfTicks || m.Ticks() != m.Budget() {
+	} else if f := m.Join(b.Outcome()); f != vm.OutOfTicks || m.Ticks() != m.Budget() {
 		t.Errorf("join of a branch out of ticks: %v after %d ticks", f, m.Ticks())
 	}
 
 	m = blocked(t, 1000, 0)
 	if b := runBranch(t, m, "boom", 0); b.Fault() != vm.UserFault {
 		t.Fatalf("boom: %v", b.Fault())
-	} else if f := m.Join(b); f != vm.UserFault || m.UserCode() != 42 || m.PC() != b.PC() {
+	} else if f := m.Join(b.Outcome()); f != vm.UserFault || m.UserCode() != 42 || m.PC() != b.PC() {
 		t.Errorf("join of a branch that faulted: %v %d at %#x", f, m.UserCode(), m.PC())
 	}
 
@@ -145,10 +145,10 @@ func TestJoinLimits(t *testing.T) {
 	if b0.State() != vm.Halted || b0.OutputUsed() != 8 {
 		t.Fatalf("say: %v, %d bytes sent", b0.State(), b0.OutputUsed())
 	}
-	if f := m.Join(b0); f != vm.NoFault || m.OutputUsed() != 8 {
+	if f := m.Join(b0.Outcome()); f != vm.NoFault || m.OutputUsed() != 8 {
 		t.Fatalf("first join: %v, %d bytes counted", f, m.OutputUsed())
 	}
-	if f := m.Join(b1); f != vm.OutputQuota {
+	if f := m.Join(b1.Outcome()); f != vm.OutputQuota {
 		t.Errorf("second join past the output quota: %v", f)
 	}
 }
