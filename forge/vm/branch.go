@@ -40,6 +40,9 @@ func (m *Machine) BranchInto(b *Machine, out Sender, host HostCalls) *Machine {
 	} else {
 		b = new(Machine)
 	}
+	// The whole struct is copied, then what a branch must own of its own
+	// is replaced: a field added to Machine that must not be shared
+	// between machines (a buffer, a cache) must be replaced here too.
 	*b = *m
 	b.out, b.host = out, host
 	if len(mem) != len(m.mem) {
