@@ -252,17 +252,21 @@ func TestParallelBudgets(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			a := buildAgent(t, tc.file, tc.src)
 			full := runAgent(t, a, &slowLLM{}, runtime.Config{}, tc.input, host.AgentOptions{Limits: a.AgentLimits(), Trace: true})
-			check := func(what string, opts host.AgentOptions, wantKind string) {
+			check := func(what string, opts host.AgentOptions, wantKind string, cfg ...runtime.Config) {
 				t.Helper()
+				c := runtime.Config{}
+				if len(cfg) > 0 {
+					c = cfg[0]
+				}
 				seq := opts
 				seq.Sequential = true
-				want := runAgent(t, a, &slowLLM{}, runtime.Config{}, tc.input, seq)
+				want := runAgent(t, a, &slowLLM{}, c, tc.input, seq)
 				if wantKind != "" && !strings.Contains(want.Result, `"kind":"`+wantKind+`"`) {
 					t.Errorf("%s: the run does not stop for %s: %s", what, wantKind, want.Result)
 				}
 				for i := range 3 {
 					llm := &slowLLM{rnd: rand.New(rand.NewSource(int64(i))), maxDelay: time.Millisecond}
-					got := runAgent(t, a, llm, runtime.Config{}, tc.input, opts)
+					got := runAgent(t, a, llm, c, tc.input, opts)
 					if d := cmp.Diff(want, got); d != "" {
 						t.Fatalf("%s, run %d (-one at a time +at once):\n%s", what, i, d)
 					}
@@ -282,6 +286,12 @@ func TestParallelBudgets(t *testing.T) {
 			}
 			for _, n := range []uint64{2000, 4000, 6000, 9000, 14000, 20000, 40000} {
 				check(fmt.Sprintf("%d bytes of values", n), host.AgentOptions{Limits: a.AgentLimits(), Trace: true, Values: n}, "")
+			}
+			// The runtime's budgets stop branches too: the lowest-numbered
+			// stop stops the run, whichever branch ran out first.
+			for _, n := range []int{30, 60, 100} {
+				check(fmt.Sprintf("a budget of %d tokens", n), host.AgentOptions{Limits: a.AgentLimits(), Trace: true}, "",
+					runtime.Config{Budget: runtime.Budget{Tokens: n}})
 			}
 		})
 	}

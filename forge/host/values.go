@@ -91,13 +91,17 @@ type unit struct {
 }
 
 // ValueHost is the value store of one agent run and the host calls of
-// its builtins (a vm.HostCalls). It is not safe for concurrent use: a run
-// runs its machine, and so its host calls, on one goroutine.
+// its builtins (a vm.HostCalls). It is not safe for concurrent use: a
+// machine, and so its host calls, runs on one goroutine; the branches of
+// a parallel block, which run at once, have stores of their own
+// (Branch).
 type ValueHost struct {
 	// Roots, when set, returns the register files of the machine states
-	// the host saved (vm.Saved.Registers) while it runs a nested call (a
-	// parallel branch): their words are roots of every collection, as
-	// the machine's registers are.
+	// the host saved (vm.Saved.Registers) while it runs a nested call on
+	// the same machine: their words are roots of every collection, as
+	// the machine's registers are. (The agent host runs parallel
+	// branches on machines of their own, with stores of their own, and
+	// sets none.)
 	Roots func() [][256]uint64
 	// Check, when set, is called at every host call before the builtin
 	// runs: where the run loop checks cancellation and the run's limits
