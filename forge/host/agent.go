@@ -552,6 +552,7 @@ func catch(f func()) (p any) {
 // where a block runs out (docs/decisions.md, "Concurrent parallel
 // branches on the Forge Machine").
 func (s *agentRun) join(r *runtime.Run, ch uint8, kids []*agentRun, ended []bool, p any) {
+	left := s.m.Budget() - s.m.Ticks()
 	for i, k := range kids {
 		if k == nil {
 			continue // a branch that waited for one that stopped does not run
@@ -566,7 +567,7 @@ func (s *agentRun) join(r *runtime.Run, ch uint8, kids []*agentRun, ended []bool
 		}
 		if f := s.m.Join(k.end); f != vm.NoFault {
 			if ended[i] {
-				s.fault(r)
+				s.crossed(r, f, i, left)
 			}
 			break
 		}
@@ -577,6 +578,24 @@ func (s *agentRun) join(r *runtime.Run, ch uint8, kids []*agentRun, ended []bool
 	if p != nil {
 		panic(p)
 	}
+}
+
+// crossed stops run r for the fault f of the machine that joining
+// branch i gave it, a branch that ended: the branches' ticks (left were
+// left when the block started) or output, summed in branch order, went
+// past what the machine had from branch i on.
+func (s *agentRun) crossed(r *runtime.Run, f vm.Fault, i int, left uint64) {
+	where := fmt.Sprintf("the branches of the parallel block at pc 0x%04x", s.m.PC())
+	switch f {
+	case vm.OutOfTicks:
+		r.StopHost(runtime.StatusBudgetExceeded, "limit.ticks", fmt.Sprintf(
+			"the Forge Machine ran out of ticks: the budget (--ticks) is %d, and %s used more than the %d ticks left when it started, from branch %d on",
+			s.m.Budget(), where, left, i))
+	case vm.OutputQuota:
+		r.StopHost(runtime.StatusBudgetExceeded, "limit.output", fmt.Sprintf(
+			"the program sent more than the output quota (--output): %s sent more than it had left when it started, from branch %d on", where, i))
+	}
+	s.fault(r)
 }
 
 // branch returns the run of a parallel branch on run br: a copy of this

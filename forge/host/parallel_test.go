@@ -401,3 +401,30 @@ func BenchmarkParallelBlock(b *testing.B) {
 		})
 	}
 }
+
+// TestParallelOutOfTicksInBlock: a budget that the block's branches
+// together pass, though each fits in what was left at the block's start,
+// stops the run budget_exceeded (limit.ticks) after every branch ran to
+// its end, with every tick of the budget used and a message that says
+// the block's branches did it.
+func TestParallelOutOfTicksInBlock(t *testing.T) {
+	a := buildAgent(t, "fan.json", fanProg)
+	topic := runtime.Object(runtime.Field{Key: "topic", Value: runtime.String("owls")})
+	full := runAgent(t, a, &slowLLM{}, runtime.Config{}, topic, host.AgentOptions{Limits: a.AgentLimits()})
+	found := 0
+	for n := full.Ticks / 50; n < full.Ticks; n += full.Ticks / 50 {
+		lim := a.AgentLimits()
+		lim.Ticks = n
+		o := runAgent(t, a, &slowLLM{}, runtime.Config{}, topic, host.AgentOptions{Limits: lim})
+		if !strings.Contains(o.Result, "the branches of the parallel block") {
+			continue
+		}
+		found++
+		if !strings.Contains(o.Result, `"steps":["fan","a","b","c","d","e","g"]`) || !strings.Contains(o.Result, `"kind":"limit.ticks"`) || o.Ticks != n {
+			t.Errorf("%d ticks: %d used, %s", n, o.Ticks, o.Result)
+		}
+	}
+	if found == 0 {
+		t.Errorf("no budget below %d ran out inside the block", full.Ticks)
+	}
+}
