@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"sync"
 
 	"github.com/genesis-toolchain/genesis/forge/agentabi"
 	"github.com/genesis-toolchain/genesis/forge/bytecode"
@@ -29,6 +30,37 @@ type Agent struct {
 	// tick is the site a stop for cancellation or a run limit found
 	// between steps names (the go target names the loop iterating).
 	tick *runtime.Site
+	// spareBranches are machines of parallel branches that have ended,
+	// for the next branches to reuse (their memory is the size
+	// of the run's machine); branches take and give them at once.
+	branchMu      sync.Mutex
+	spareBranches []*vm.Machine
+}
+
+// maxSpareBranches bounds the branch machines an Agent keeps for reuse.
+const maxSpareBranches = 32
+
+// takeBranch returns a branch machine to reuse, or nil.
+func (a *Agent) takeBranch() *vm.Machine {
+	a.branchMu.Lock()
+	defer a.branchMu.Unlock()
+	n := len(a.spareBranches)
+	if n == 0 {
+		return nil
+	}
+	m := a.spareBranches[n-1]
+	a.spareBranches[n-1] = nil
+	a.spareBranches = a.spareBranches[:n-1]
+	return m
+}
+
+// giveBranch keeps m, a branch machine that has ended, for reuse.
+func (a *Agent) giveBranch(m *vm.Machine) {
+	a.branchMu.Lock()
+	defer a.branchMu.Unlock()
+	if len(a.spareBranches) < maxSpareBranches {
+		a.spareBranches = append(a.spareBranches, m)
+	}
 }
 
 // pooled is a machine kept for another run with the same limits. The
@@ -149,6 +181,10 @@ type AgentOptions struct {
 	// Values bounds the bytes of the value store (the CLIs give the
 	// run's --max-memory); 0 means DefaultValueBytes.
 	Values uint64
+	// Sequential runs the branches of parallel blocks one at a time, in
+	// branch order (runtime.RunOptions.Sequential); they run at once
+	// otherwise. The outcome is the same, ticks and trace hash included.
+	Sequential bool
 }
 
 // Run runs the program once on host h with the run options ropts (input,
@@ -166,7 +202,9 @@ func (a *Agent) Run(h *runtime.Host, ropts runtime.RunOptions, opts AgentOptions
 	if ropts.ProgramHash == "" {
 		ropts.ProgramHash = a.Meta.ProgramHash
 	}
-	ropts.Sequential = true
+	if opts.Sequential {
+		ropts.Sequential = true
+	}
 	stats := &AgentStats{}
 	s := &agentRun{a: a, stats: stats}
 	if opts.Trace {
@@ -216,10 +254,8 @@ type agentRun struct {
 	// pending holds, per channel, the bytes sent and not yet read as
 	// frames.
 	pending [vm.NumChannels][]byte
-	// saved are the states of the machine that nested branch calls
-	// interrupted, innermost last: their registers are roots of the
-	// value store's collections.
-	saved []vm.Saved
+	// end is how the machine of a parallel branch ended (release).
+	end vm.Outcome
 }
 
 // HostCall runs a builtin (vm.HostCalls), counting the calls and their
@@ -259,7 +295,6 @@ func (s *agentRun) main(r *runtime.Run, opts AgentOptions) runtime.Value {
 		}
 	}
 	s.values = vh
-	vh.Roots = s.roots
 	vh.Check = func() { s.cur.Tick(a.tick.At()) }
 	cfg := opts.Limits.Config(opts.Trace)
 	if p := a.spare; p != nil && !opts.Trace && p.cfg == cfg {
@@ -297,18 +332,6 @@ func (s *agentRun) main(r *runtime.Run, opts AgentOptions) runtime.Value {
 		return runtime.Unit()
 	}
 	return s.get(r, s.m.Register(0), "main's result")
-}
-
-// roots returns the words outside the machine's registers and memory
-// that may name values: the registers of the interrupted states.
-func (s *agentRun) roots() [][256]uint64 {
-	out := make([][256]uint64, len(s.saved))
-	for i := range s.saved {
-		for r := range 256 {
-			out[i][r] = s.saved[i].Register(uint8(r))
-		}
-	}
-	return out
 }
 
 // drive runs the machine on run r until it halts, servicing the effects
@@ -438,8 +461,13 @@ func (s *agentRun) service(r *runtime.Run, ch uint8) {
 	s.m.Deliver(ch, reply)
 }
 
-// parallel runs a parallel block: each branch function called on the
-// machine, nested in the blocked request, on the branch's own run.
+// parallel runs a parallel block: each branch function called on a
+// machine of its own, a copy of this one (vm.Machine.Branch), with a
+// value store of its own (ValueHost.Branch), on the branch's own run.
+// The runtime runs the branches at once, at most the block's limit (and
+// the host's MaxConcurrency) at a time, or one after another when the run
+// is sequential (AgentOptions.Sequential); either way, the block's
+// outcome is the same (see join).
 func (s *agentRun) parallel(r *runtime.Run, req agentabi.Request, st runtime.Step) runtime.Value {
 	site := s.a.Meta.Sites[req.Site]
 	fns := s.a.branches[req.Site]
@@ -448,54 +476,162 @@ func (s *agentRun) parallel(r *runtime.Run, req agentabi.Request, st runtime.Ste
 	if len(fns) == 0 {
 		s.protocol(r, "%s request at site %d, which has no branches", req.Op, req.Site)
 	}
+	var (
+		kids    []*agentRun
+		ended   []bool
+		results []runtime.Value
+	)
+	// branch runs branch i: function fn on args.
+	branch := func(i int, br *runtime.Run, fn uint64, args ...runtime.Value) runtime.Value {
+		k := s.branch(br)
+		kids[i] = k
+		defer k.release()
+		v := k.call(br, fn, args...)
+		ended[i] = true
+		return v
+	}
+	var p any
 	if req.Op == agentabi.OpParallelEach {
 		items := s.get(r, arg, "parallel.each's items")
 		elems := items.Elems()
+		kids, ended = make([]*agentRun, len(elems)), make([]bool, len(elems))
 		branches := make([]func(*runtime.Run) runtime.Value, len(elems))
 		for i, item := range elems {
-			branches[i] = func(br *runtime.Run) runtime.Value { return s.call(br, fns[0], item) }
+			branches[i] = func(br *runtime.Run) runtime.Value { return branch(i, br, fns[0], item) }
 		}
-		return runtime.List(r.Parallel(st, int(limit), branches...)...)
-	}
-	argv := s.get(r, arg, "parallel's argument")
-	if len(site.Waits) == 0 {
-		branches := make([]func(*runtime.Run) runtime.Value, len(fns))
-		for i, f := range fns {
-			branches[i] = func(br *runtime.Run) runtime.Value { return s.call(br, f, argv) }
-		}
-		return runtime.List(r.Parallel(st, int(limit), branches...)...)
-	}
-	branches := make([]func(*runtime.Run, []runtime.Value) runtime.Value, len(fns))
-	for i, f := range fns {
-		if i < len(site.Waits) && len(site.Waits[i]) > 0 {
-			branches[i] = func(br *runtime.Run, deps []runtime.Value) runtime.Value {
-				return s.call(br, f, argv, runtime.List(deps...))
+		p = catch(func() { results = r.Parallel(st, int(limit), branches...) })
+	} else {
+		argv := s.get(r, arg, "parallel's argument")
+		kids, ended = make([]*agentRun, len(fns)), make([]bool, len(fns))
+		if len(site.Waits) == 0 {
+			branches := make([]func(*runtime.Run) runtime.Value, len(fns))
+			for i, f := range fns {
+				branches[i] = func(br *runtime.Run) runtime.Value { return branch(i, br, f, argv) }
 			}
+			p = catch(func() { results = r.Parallel(st, int(limit), branches...) })
 		} else {
-			branches[i] = func(br *runtime.Run, _ []runtime.Value) runtime.Value { return s.call(br, f, argv) }
+			branches := make([]func(*runtime.Run, []runtime.Value) runtime.Value, len(fns))
+			for i, f := range fns {
+				if i < len(site.Waits) && len(site.Waits[i]) > 0 {
+					branches[i] = func(br *runtime.Run, deps []runtime.Value) runtime.Value {
+						return branch(i, br, f, argv, runtime.List(deps...))
+					}
+				} else {
+					branches[i] = func(br *runtime.Run, _ []runtime.Value) runtime.Value { return branch(i, br, f, argv) }
+				}
+			}
+			p = catch(func() { results = r.ParallelAfter(st, int(limit), site.Waits, branches...) })
 		}
 	}
-	return runtime.List(r.ParallelAfter(st, int(limit), site.Waits, branches...)...)
+	s.join(r, req.Op.Channel(), kids, ended, p)
+	return runtime.List(results...)
 }
 
-// call calls the function at code address fn with args on run br, nested
-// in the machine's blocked state, and returns its result.
+// catch calls f and returns what it panicked with (a runtime stop), nil
+// when it returned.
+func catch(f func()) (p any) {
+	defer func() { p = recover() }()
+	f()
+	return nil
+}
+
+// join charges this machine for the branches of a block, in branch
+// order, once they have all ended (whatever the order they ran in):
+// their figures are added to the run's, and on a run that is proven the
+// input and output hashes of each branch's frames go into the run's, as
+// one message each on the block's channel ch. vm.Machine.Join adds each
+// branch's ticks and output to the machine's and its trace hash to the
+// machine's trace. The joining stops at the first branch that did not
+// end (its stop, p, stops the run) or whose join faulted the machine: its
+// ticks or output go past what the machine had left when the block
+// started, or it faulted. The run then stops at the lowest-numbered of
+// the two: the machine's fault (budget_exceeded, limit.ticks or
+// limit.output) when the join faulted first, else the branch's own stop,
+// which p is. Every branch of a block gets what was left when the block
+// started, so the sum of their ticks, not the time they ran, decides
+// where a block runs out (docs/decisions.md, "Concurrent parallel
+// branches on the Forge Machine").
+func (s *agentRun) join(r *runtime.Run, ch uint8, kids []*agentRun, ended []bool, p any) {
+	left := s.m.Budget() - s.m.Ticks()
+	for i, k := range kids {
+		if k == nil {
+			continue // a branch that waited for one that stopped does not run
+		}
+		s.stats.Effects += k.stats.Effects
+		s.stats.HostCalls += k.stats.HostCalls
+		s.stats.HostCallTicks += k.stats.HostCallTicks
+		if s.in != nil {
+			in, out := k.in.Sum(), k.out.Sum()
+			s.in.Add(ch, in[:])
+			s.out.Add(ch, out[:])
+		}
+		if f := s.m.Join(k.end); f != vm.NoFault {
+			if ended[i] {
+				s.crossed(r, f, i, left)
+			}
+			break
+		}
+		if !ended[i] {
+			break
+		}
+	}
+	if p != nil {
+		panic(p)
+	}
+}
+
+// crossed stops run r for the fault f of the machine that joining
+// branch i gave it, a branch that ended: the branches' ticks (left were
+// left when the block started) or output, summed in branch order, went
+// past what the machine had from branch i on.
+func (s *agentRun) crossed(r *runtime.Run, f vm.Fault, i int, left uint64) {
+	where := fmt.Sprintf("the branches of the parallel block at pc 0x%04x", s.m.PC())
+	switch f {
+	case vm.OutOfTicks:
+		r.StopHost(runtime.StatusBudgetExceeded, "limit.ticks", fmt.Sprintf(
+			"the Forge Machine ran out of ticks: the budget (--ticks) is %d, and %s used more than the %d ticks left when it started, from branch %d on",
+			s.m.Budget(), where, left, i))
+	case vm.OutputQuota:
+		r.StopHost(runtime.StatusBudgetExceeded, "limit.output", fmt.Sprintf(
+			"the program sent more than the output quota (--output): %s sent more than it had left when it started, from branch %d on", where, i))
+	}
+	s.fault(r)
+}
+
+// branch returns the run of a parallel branch on run br: a copy of this
+// run's machine, waiting for the block's reply, and a store of its own.
+func (s *agentRun) branch(br *runtime.Run) *agentRun {
+	k := &agentRun{a: s.a, stats: &AgentStats{}, cur: br}
+	if s.in != nil {
+		k.in, k.out = NewMessageHash(), NewMessageHash()
+	}
+	k.values = s.values.Branch()
+	k.values.Check = func() { k.cur.Tick(s.a.tick.At()) }
+	k.m = s.m.BranchInto(s.a.takeBranch(), k, k)
+	k.values.Attach(k.m, nil)
+	return k
+}
+
+// release ends a branch's run: it keeps what the join needs of its
+// machine, and gives the machine back for other branches to reuse.
+func (s *agentRun) release() {
+	s.end = s.m.Outcome()
+	s.a.giveBranch(s.m)
+	s.m, s.values = nil, nil
+}
+
+// call calls the function at code address fn with args on run br, on the
+// branch's machine, and returns its result.
 func (s *agentRun) call(br *runtime.Run, fn uint64, args ...runtime.Value) runtime.Value {
-	m := s.m
 	words := make([]uint64, len(args))
 	for i, v := range args {
 		words[i] = s.put(br, v)
 	}
-	s.saved = append(s.saved, m.Save())
-	defer func() {
-		m.Restore(s.saved[len(s.saved)-1])
-		s.saved = s.saved[:len(s.saved)-1]
-	}()
-	if f := m.Enter(fn, s.a.ret, words...); f != vm.NoFault {
+	if f := s.m.Enter(fn, s.a.ret, words...); f != vm.NoFault {
 		s.fault(br)
 	}
 	s.drive(br)
-	return s.get(br, m.Register(0), "a branch's result")
+	return s.get(br, s.m.Register(0), "a branch's result")
 }
 
 // put stores v and returns its handle; a full store stops run r.

@@ -83,16 +83,25 @@ type unit struct {
 	pos    bool
 	n, cap uint64
 	mark   uint32
+	// owner is the store that made the unit. A branch's store (Branch)
+	// shares the units of the store it started from, which it counts in
+	// its base and never changes: it only marks, counts and grows its
+	// own.
+	owner *ValueHost
 }
 
 // ValueHost is the value store of one agent run and the host calls of
-// its builtins (a vm.HostCalls). It is not safe for concurrent use: a run
-// runs its machine, and so its host calls, on one goroutine.
+// its builtins (a vm.HostCalls). It is not safe for concurrent use: a
+// machine, and so its host calls, runs on one goroutine; the branches of
+// a parallel block, which run at once, have stores of their own
+// (Branch).
 type ValueHost struct {
 	// Roots, when set, returns the register files of the machine states
-	// the host saved (vm.Saved.Registers) while it runs a nested call (a
-	// parallel branch): their words are roots of every collection, as
-	// the machine's registers are.
+	// the host saved (vm.Saved.Registers) while it runs a nested call on
+	// the same machine: their words are roots of every collection, as
+	// the machine's registers are. (The agent host runs parallel
+	// branches on machines of their own, with stores of their own, and
+	// sets none.)
 	Roots func() [][256]uint64
 	// Check, when set, is called at every host call before the builtin
 	// runs: where the run loop checks cancellation and the run's limits
@@ -113,7 +122,12 @@ type ValueHost struct {
 	bytes        uint64   // charged now
 	limit        uint64   // the most bytes the store may hold
 	debt         uint64   // ticks of collections Put made outside a host call, charged at the next one
-	epoch        uint32   // of the latest collection's marks
+	// branch is set on the store of a parallel branch (Branch), whose
+	// base is the bytes of the store it started from, counted in bytes
+	// with its constants and units.
+	branch bool
+	base   uint64
+	epoch  uint32 // of the latest collection's marks
 
 	// attached is the machine whose registers and memory are the roots
 	// of the collections Put starts (Attach, else the machine of the
@@ -336,6 +350,9 @@ func (s *ValueHost) put(v rt.Value, size uint64, a alloc, m roots) (uint64, vm.F
 		}
 		s.vals = append(s.vals, slot{})
 	}
+	if a.fresh {
+		a.u.owner = s
+	}
 	if a.grow {
 		a.u.bytes += a.delta
 		a.u.n++
@@ -412,7 +429,9 @@ func (s *ValueHost) collect(m roots, extra []uint64) {
 	// Sweep the handles, then count the units the live ones keep.
 	s.free = s.free[:0]
 	s.epoch++
-	var bytes uint64
+	// A branch's store counts what it started from as its base, and its
+	// own slots and units on top (Branch).
+	bytes := s.base
 	var stack []*unit
 	for i := n - 1; i >= 1; i-- {
 		sl := &s.vals[i]
@@ -423,8 +442,10 @@ func (s *ValueHost) collect(m roots, extra []uint64) {
 			s.free = append(s.free, i)
 			continue
 		}
-		bytes += slotBytes
-		if sl.u != nil && sl.u.mark != s.epoch {
+		if !s.branch || i > s.consts {
+			bytes += slotBytes
+		}
+		if sl.u != nil && sl.u.owner == s && sl.u.mark != s.epoch {
 			sl.u.mark = s.epoch
 			stack = append(stack, sl.u)
 		}
@@ -433,7 +454,7 @@ func (s *ValueHost) collect(m roots, extra []uint64) {
 			stack = stack[:len(stack)-1]
 			bytes = sat(bytes, u.bytes)
 			for _, r := range u.refs {
-				if r != nil && r.mark != s.epoch {
+				if r != nil && r.owner == s && r.mark != s.epoch {
 					r.mark = s.epoch
 					stack = append(stack, r)
 				}
@@ -693,6 +714,9 @@ func (s *ValueHost) composite(v rt.Value) uint64 {
 		if f.i == f.v.Len() {
 			size := f.size
 			if size >= memoMin {
+				if s.memo == nil {
+					s.memo = map[memoKey]uint64{}
+				}
 				s.memo[f.key] = size
 			}
 			stack = stack[:len(stack)-1]
