@@ -230,6 +230,9 @@ type Worker struct {
 	active   atomic.Int64
 	stopHB   context.CancelFunc
 	hbDone   chan struct{}
+	// stopping is set by Stop: the worker executes no run it takes
+	// from then on (workflow).
+	stopping atomic.Bool
 	// Runs counts the runs this worker finished (bench, tests).
 	Runs atomic.Int64
 }
@@ -379,6 +382,7 @@ func (w *Worker) logf(format string, a ...any) {
 // end, then leaves: its heartbeat row is marked stale, so that the
 // others recover at once the runs it did not finish.
 func (w *Worker) Stop(drain time.Duration) {
+	w.stopping.Store(true)
 	dbos.ListenQueues(w.ctx, "genesis-stopped-"+w.exec) // no queue of that name: take nothing more
 	deadline := time.Now().Add(drain)
 	for w.active.Load() > 0 && time.Now().Before(deadline) {
@@ -404,6 +408,18 @@ func (w *Worker) Stop(drain time.Duration) {
 // runtime's resume until it ends, waiting for a resumption message each
 // time it suspends.
 func (w *Worker) workflow(ctx dbos.Context, in RunInput) (out RunOutput, err error) {
+	if w.stopping.Load() {
+		// DBOS applies a new listen set at its next reconciliation, up
+		// to a second later: until then a stopping worker may still
+		// take a run, even one the others just recovered from it. It
+		// must not execute it, or the run's call in flight is made
+		// once more. It holds the run without taking a step until the
+		// engine closes (a cancellation, which DBOS does not record)
+		// or the process ends; the others, which see this worker gone,
+		// queue the run again.
+		<-ctx.Done()
+		return RunOutput{}, ctx.Err()
+	}
 	w.active.Add(1)
 	defer w.active.Add(-1)
 	defer func() {
