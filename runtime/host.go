@@ -229,9 +229,11 @@ type RunOptions struct {
 	// JournalResume.
 	Resume *Resumption
 	// Sequential runs the branches of parallel blocks one at a time, in
-	// branch order, whatever their limit: for a host that runs a program
-	// on one machine (the Forge Machine). The outcome is the same, as
-	// Parallel's never depends on timing; only the real time differs.
+	// branch order, whatever their limit: for a host that cannot run
+	// them at once (the Forge Machine runs each branch on a copy of its
+	// machine and needs it only when asked to run them one at a time).
+	// The outcome is the same, as Parallel's never depends on timing;
+	// only the real time differs.
 	Sequential bool
 }
 
