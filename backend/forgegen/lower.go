@@ -36,6 +36,8 @@ type fnLower struct {
 	indexed   map[*ir.Value]indexedAddr // addresses read and written by LOADWX, STOREWX, LOAD32SX and STORE32X (indexedAddresses)
 	folded    map[*ir.Value]bool        // values not computed: an indexed address, or a scaled index only such addresses use
 	lowOnly   map[*ir.Value]bool        // narrow results left unnormalized: every use reads only their low bits (lowBitsOnly)
+	ivAcc     map[*ir.Instr]ivAccess    // loads and stores of dropped pointer parameters, indexed from their loop's leader (planLoop)
+	sunk      map[*ir.Instr]bool        // steps of loop leaders, lowered only right before the first instruction of their region that needs them (lowerPending)
 	targets   map[string]*target        // loop and block labels
 	cold      []func()                  // regions laid out after the body
 	nlabel    int
@@ -59,6 +61,7 @@ type fnLower struct {
 type target struct {
 	results []reg  // the loop's or block's results
 	params  []reg  // a loop's parameters
+	drop    []bool // a loop's parameters kept in no register (planLoop), if any
 	head    string // a loop's first instruction
 	exit    string // after the loop or block
 }
@@ -226,6 +229,8 @@ func (l *fnLower) lowerFunc() {
 	l.zext = zeroExtendedLoads(f, l.uses)
 	l.indexed, l.folded = indexedAddresses(f, l.uses)
 	l.lowOnly = lowBitsOnly(f, l.uses)
+	l.ivAcc = map[*ir.Instr]ivAccess{}
+	l.sunk = map[*ir.Instr]bool{}
 	if len(f.Params) > maxArgs || len(f.Results) > maxArgs {
 		l.errorf(f.Pos, codeCodegen, "more than %d parameters or results", maxArgs)
 		return
@@ -607,7 +612,15 @@ func terminated(r *ir.Region) bool {
 // lowerRegion lowers the instructions of r and reports whether control
 // falls off its end.
 func (l *fnLower) lowerRegion(r *ir.Region, yt *yieldTarget) bool {
+	var pending []*ir.Instr // sunk instructions not lowered yet (lowerPlan)
 	for _, in := range r.Instrs {
+		if l.sunk[in] {
+			pending = append(pending, in)
+			continue
+		}
+		if len(pending) > 0 {
+			pending = l.lowerPending(pending, in, yt)
+		}
 		l.lowerInstr(in, yt)
 		if in.Info().Flags&ir.Terminator != 0 {
 			return false
@@ -783,6 +796,11 @@ func (l *fnLower) lowerInstr(in *ir.Instr, yt *yieldTarget) {
 	case ir.OpPtrAdd:
 		l.alu("ADD", l.def(in.Results[0]), l.val(in.Args[0]), l.val(in.Args[1]))
 	case ir.OpLoad:
+		if x, ok := l.ivAcc[in]; ok {
+			name := map[int64]string{4: "LOAD32SX", 8: "LOADWX"}[x.scale]
+			l.emit(&minst{op: mLoad, name: name, defs: []reg{l.def(in.Results[0])}, uses: []reg{x.base, l.val(x.leader)}})
+			return
+		}
 		if x, ok := l.indexed[in.Args[0]]; ok {
 			name := map[int64]string{4: "LOAD32SX", 8: "LOADWX"}[x.scale]
 			l.emit(&minst{op: mLoad, name: name, defs: []reg{l.def(in.Results[0])}, uses: []reg{l.val(x.base), l.val(x.index)}})
@@ -791,6 +809,11 @@ func (l *fnLower) lowerInstr(in *ir.Instr, yt *yieldTarget) {
 		p, off := l.address(in.Args[0], in.Int, in.Type.Size())
 		l.load(l.def(in.Results[0]), in.Type, p, off, l.zext[in.Results[0]])
 	case ir.OpStore:
+		if x, ok := l.ivAcc[in]; ok {
+			name := map[int64]string{4: "STORE32X", 8: "STOREWX"}[x.scale]
+			l.emit(&minst{op: mStore, name: name, uses: []reg{l.val(in.Args[0]), x.base, l.val(x.leader)}})
+			return
+		}
 		if x, ok := l.indexed[in.Args[1]]; ok {
 			name := map[int64]string{4: "STORE32X", 8: "STOREWX"}[x.scale]
 			l.emit(&minst{op: mStore, name: name, uses: []reg{l.val(in.Args[0]), l.val(x.base), l.val(x.index)}})
@@ -823,10 +846,22 @@ func (l *fnLower) lowerInstr(in *ir.Instr, yt *yieldTarget) {
 	case ir.OpLoop:
 		t := &target{params: make([]reg, len(in.Args)), results: l.defs(in.Results), head: l.label(), exit: l.label()}
 		body := in.Regions[0]
+		inits := l.args(in.Args)
+		plan := planLoop(in, l.uses, l.fused)
+		var dsts, srcs []reg
 		for i, p := range body.Params {
+			if plan != nil && plan.drop[i] {
+				continue
+			}
 			t.params[i] = l.def(p)
+			dsts = append(dsts, t.params[i])
+			srcs = append(srcs, inits[i])
 		}
-		l.parallelMove(t.params, l.args(in.Args))
+		if plan != nil {
+			t.drop = plan.drop
+			l.lowerPlan(plan, in, inits)
+		}
+		l.parallelMove(dsts, srcs)
 		l.hoistConstants(body)
 		l.targets[in.Label] = t
 		l.place(t.head)
@@ -854,7 +889,14 @@ func (l *fnLower) lowerInstr(in *ir.Instr, yt *yieldTarget) {
 		l.jmp(t.exit)
 	case ir.OpContinue:
 		t := l.targets[in.Label]
-		l.parallelMove(t.params, l.args(in.Args))
+		var dsts, srcs []reg
+		for i, a := range in.Args {
+			if t.drop == nil || !t.drop[i] {
+				dsts = append(dsts, t.params[i])
+				srcs = append(srcs, l.val(a))
+			}
+		}
+		l.parallelMove(dsts, srcs)
 		l.jmp(t.head)
 	case ir.OpReturn:
 		ret := &minst{op: mRet}
