@@ -513,3 +513,70 @@ func (l *fnLower) needs(in *ir.Instr, v *ir.Value) bool {
 	}
 	return false
 }
+
+// constHoist gathers the constants that the lowering of a loop nest's
+// instructions needs besides the IR's own (the shift of a narrow
+// result's sign extension, the mask of a zero extension, the 1 of a
+// bool's not, a slot's frame offset): each is loaded once, before the
+// outermost loop, instead of by an LI into the scratch register at every
+// use (docs/decisions.md, "Optimizer, fourth step (issue 17)").
+type constHoist struct {
+	at    int           // where their LIs go in l.code: the end of the loop's preheader
+	regs  map[int64]reg // constant → register, the IR's hoisted constants included
+	order []int64       // the constants added, in the order they were
+	src   *ir.Instr     // the loop
+}
+
+// maxHoistedImm bounds the constants one loop nest hoists for imm.
+const maxHoistedImm = 16
+
+// imm returns a register that holds c: in a loop nest that hoists its
+// constants, one loaded before the loop; elsewhere the scratch register,
+// loaded here (to use right away, before anything else loads it).
+func (l *fnLower) imm(c int64) reg {
+	if h := l.hoist; h != nil {
+		if r, ok := h.regs[c]; ok {
+			return r
+		}
+		if len(h.order) < maxHoistedImm {
+			r := l.newV()
+			h.regs[c] = r
+			h.order = append(h.order, c)
+			return r
+		}
+	}
+	l.li(rScratch0, c)
+	return rScratch0
+}
+
+// spliceHoisted inserts the LIs of the constants the loop nest hoisted
+// at the end of its preheader, and ends the hoisting.
+func (l *fnLower) spliceHoisted() {
+	h := l.hoist
+	l.hoist = nil
+	if len(h.order) == 0 {
+		return
+	}
+	lis := make([]*minst, len(h.order))
+	for i, c := range h.order {
+		lis[i] = &minst{op: mLI, defs: []reg{h.regs[c]}, imm: c, src: h.src}
+	}
+	l.code = append(l.code[:h.at], append(lis, l.code[h.at:]...)...)
+}
+
+// callsIn reports whether region r calls anything (a function, a
+// builtin, an effect, an asm block): registers live across a call may
+// cost saves, so such a loop's constants stay loaded where used.
+func callsIn(r *ir.Region) bool {
+	found := false
+	ir.Walk(r, func(in *ir.Instr) {
+		switch in.Op {
+		case ir.OpCall, ir.OpCallIndirect, ir.OpAsm, ir.OpBuiltin:
+			found = true
+		}
+		if in.Info().Flags&ir.Effect != 0 {
+			found = true
+		}
+	})
+	return found
+}

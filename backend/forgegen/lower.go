@@ -38,6 +38,8 @@ type fnLower struct {
 	lowOnly   map[*ir.Value]bool        // narrow results left unnormalized: every use reads only their low bits (lowBitsOnly)
 	ivAcc     map[*ir.Instr]ivAccess    // loads and stores of dropped pointer parameters, indexed from their loop's leader (planLoop)
 	sunk      map[*ir.Instr]bool        // steps of loop leaders, lowered only right before the first instruction of their region that needs them (lowerPending)
+	hoist     *constHoist               // the outermost loop being lowered's constants of the lowering itself (imm), if it hoists them
+	loopDepth int                       // the loops being lowered
 	targets   map[string]*target        // loop and block labels
 	cold      []func()                  // regions laid out after the body
 	nlabel    int
@@ -187,8 +189,7 @@ func (l *fnLower) val(v *ir.Value) reg {
 		r := l.newV()
 		l.vals[v] = r
 		if in.Op == ir.OpNot {
-			l.li(rScratch0, 1)
-			l.alu("XOR", r, l.val(in.Args[0]), rScratch0)
+			l.alu("XOR", r, l.val(in.Args[0]), l.imm(1))
 		} else {
 			l.setcc(r, in)
 		}
@@ -712,8 +713,7 @@ func (l *fnLower) lowerInstr(in *ir.Instr, yt *yieldTarget) {
 			if off == 0 {
 				l.move(d, rFrame)
 			} else {
-				l.li(rScratch0, off)
-				l.alu("ADD", d, rFrame, rScratch0)
+				l.alu("ADD", d, rFrame, l.imm(off))
 			}
 		} else if in.Sym != "" {
 			l.emit(&minst{op: mLI, defs: []reg{d}, sym: in.Sym})
@@ -765,8 +765,7 @@ func (l *fnLower) lowerInstr(in *ir.Instr, yt *yieldTarget) {
 	case ir.OpNot:
 		d := l.def(in.Results[0])
 		if in.Args[0].Type == ir.Bool {
-			l.li(rScratch0, 1)
-			l.alu("XOR", d, l.val(in.Args[0]), rScratch0)
+			l.alu("XOR", d, l.val(in.Args[0]), l.imm(1))
 		} else {
 			l.emit(&minst{op: mUnary, name: "NOT", defs: []reg{d}, uses: []reg{l.val(in.Args[0])}})
 		}
@@ -788,8 +787,7 @@ func (l *fnLower) lowerInstr(in *ir.Instr, yt *yieldTarget) {
 	case ir.OpTrunc:
 		d := l.def(in.Results[0])
 		if in.Type == ir.Bool {
-			l.li(rScratch0, 1)
-			l.alu("AND", d, l.val(in.Args[0]), rScratch0)
+			l.alu("AND", d, l.val(in.Args[0]), l.imm(1))
 		} else {
 			l.normalize(d, l.val(in.Args[0]), in.Type)
 		}
@@ -862,11 +860,19 @@ func (l *fnLower) lowerInstr(in *ir.Instr, yt *yieldTarget) {
 			l.lowerPlan(plan, in, inits)
 		}
 		l.parallelMove(dsts, srcs)
-		l.hoistConstants(body)
+		consts := l.hoistConstants(body)
 		l.targets[in.Label] = t
+		if l.loopDepth == 0 && !callsIn(body) {
+			l.hoist = &constHoist{at: len(l.code), regs: consts, src: in}
+		}
+		l.loopDepth++
 		l.place(t.head)
 		if l.lowerRegion(body, nil) {
 			l.errorf(in.Pos, codeInternal, "loop body falls off its end")
+		}
+		l.loopDepth--
+		if l.loopDepth == 0 && l.hoist != nil {
+			l.spliceHoisted()
 		}
 		l.place(t.exit)
 	case ir.OpBlock:
@@ -923,7 +929,7 @@ const maxHoisted = 32
 // costs nothing per iteration. Equal constants share one register.
 // Constants used only where the branch tests against zero, or folded into
 // a memory offset, end up unused and are deleted with the dead code.
-func (l *fnLower) hoistConstants(body *ir.Region) {
+func (l *fnLower) hoistConstants(body *ir.Region) map[int64]reg {
 	type key struct {
 		fn  bool
 		imm int64
@@ -959,6 +965,13 @@ func (l *fnLower) hoistConstants(body *ir.Region) {
 		}
 	}
 	walk(body)
+	ints := map[int64]reg{}
+	for k, r := range regs {
+		if !k.fn {
+			ints[k.imm] = r
+		}
+	}
+	return ints
 }
 
 // constImm returns the word a register holds for a constant: an
@@ -986,9 +999,9 @@ func (l *fnLower) normalize(d, s reg, t ir.Type) {
 		l.move(d, s)
 		return
 	}
-	l.li(rScratch0, int64(64-n))
-	l.alu("SHL", d, s, rScratch0)
-	l.alu("SAR", d, d, rScratch0)
+	k := l.imm(int64(64 - n))
+	l.alu("SHL", d, s, k)
+	l.alu("SAR", d, d, k)
 }
 
 // zeroExtend sets d to the low n bits of s.
@@ -997,8 +1010,7 @@ func (l *fnLower) zeroExtend(d, s reg, n int) {
 		l.move(d, s)
 		return
 	}
-	l.li(rScratch0, int64(1)<<n-1)
-	l.alu("AND", d, s, rScratch0)
+	l.alu("AND", d, s, l.imm(int64(1)<<n-1))
 }
 
 // branch describes how to jump on a condition: jumpTrue and jumpFalse
@@ -1276,8 +1288,7 @@ func (l *fnLower) load(d reg, t ir.Type, p reg, off int64, zext bool) {
 	case t == ir.Bool:
 		l.emit(&minst{op: mLoad, name: "LOAD", defs: []reg{d}, uses: []reg{p}, imm: off})
 		l.emit(&minst{op: mUnary, name: "NEG", defs: []reg{d}, uses: []reg{d}})
-		l.li(rScratch0, 63)
-		l.alu("SHR", d, d, rScratch0)
+		l.alu("SHR", d, d, l.imm(63))
 	case t.IsInt() && size == 4:
 		l.emit(&minst{op: mLoad, name: "LOAD32S", defs: []reg{d}, uses: []reg{p}, imm: off})
 	case t.IsInt() && size == 2:
