@@ -506,8 +506,8 @@ func indexedAddresses(f *ir.Func, uses map[*ir.Value][]*ir.Instr) (map[*ir.Value
 	return indexed, folded
 }
 
-// lowBitsOnly returns the narrow integer results of add, sub, mul, shl
-// and neg whose every use reads only their low n bits (n the width of
+// lowBitsOnly returns the narrow integer results of add, sub, mul, shl,
+// neg and trunc whose every use reads only their low n bits (n the width of
 // their type), so that the normalization to the canonical sign-extended
 // form (LI; SHL; SAR) after them can be left out. A use reads only the low
 // n bits when it is:
@@ -524,12 +524,14 @@ func indexedAddresses(f *ir.Func, uses map[*ir.Value][]*ir.Instr) (map[*ir.Value
 // every other use need the canonical form. Saves the normalization of
 // u32 and u8 arithmetic: djb2's h * 33 + c (hash), the byte sums and
 // case changes of strings (docs/decisions.md, "Forge speed, third step
-// (issue 17)").
+// (issue 17)"); and of a trunc that is only stored, `(v % 10 + 48) as u8`
+// written to a byte, `x as i32` to an i32 array (docs/decisions.md,
+// "Optimizer, fourth step (issue 17)").
 func lowBitsOnly(f *ir.Func, uses map[*ir.Value][]*ir.Instr) map[*ir.Value]bool {
 	set := map[*ir.Value]bool{}
 	ir.Walk(f.Body, func(in *ir.Instr) {
 		switch in.Op {
-		case ir.OpAdd, ir.OpSub, ir.OpMul, ir.OpShl, ir.OpNeg:
+		case ir.OpAdd, ir.OpSub, ir.OpMul, ir.OpShl, ir.OpNeg, ir.OpTrunc:
 		default:
 			return
 		}
@@ -593,6 +595,25 @@ func scaledIndex(v *ir.Value) (*ir.Value, int64) {
 		}
 	}
 	return nil, 0
+}
+
+// shiftCount returns the register operand for a shift by b: a shift
+// counts mod 64 in the IR (docs/ir.md) and in Forge's SHL, SHR and SAR
+// alike, so a count b = y & m with m's low six bits set (strength's
+// `i % 64`: nsieve's 1 << (j % 64)) shifts by y itself, and the AND goes
+// when nothing else uses it (docs/decisions.md, "Optimizer, fourth step
+// (issue 17)").
+func shiftCount(b *ir.Value) *ir.Value {
+	d := b.Def
+	if d == nil || d.Op != ir.OpAnd || len(d.Args) != 2 || !b.Type.IsInt() {
+		return b
+	}
+	for k, a := range d.Args {
+		if m, ok := constOf(a); ok && m&63 == 63 && d.Args[1-k].Type.IsInt() {
+			return d.Args[1-k]
+		}
+	}
+	return b
 }
 
 func b2i(b bool) int64 {
@@ -723,8 +744,12 @@ func (l *fnLower) lowerInstr(in *ir.Instr, yt *yieldTarget) {
 	case ir.OpAdd, ir.OpSub, ir.OpMul, ir.OpShl:
 		t := in.Results[0].Type
 		d := l.def(in.Results[0])
+		b := in.Args[1]
+		if in.Op == ir.OpShl {
+			b = shiftCount(b)
+		}
 		l.alu(map[ir.Op]string{ir.OpAdd: "ADD", ir.OpSub: "SUB", ir.OpMul: "MUL", ir.OpShl: "SHL"}[in.Op],
-			d, l.val(in.Args[0]), l.val(in.Args[1]))
+			d, l.val(in.Args[0]), l.val(b))
 		if !l.lowOnly[in.Results[0]] {
 			l.normalize(d, d, t)
 		}
@@ -737,7 +762,11 @@ func (l *fnLower) lowerInstr(in *ir.Instr, yt *yieldTarget) {
 		l.alu("MODS", l.def(in.Results[0]), l.val(in.Args[0]), l.val(in.Args[1]))
 	case ir.OpDivU, ir.OpRemU, ir.OpShrU:
 		t := in.Results[0].Type
-		a, b := l.val(in.Args[0]), l.val(in.Args[1])
+		bv := in.Args[1]
+		if in.Op == ir.OpShrU {
+			bv = shiftCount(bv)
+		}
+		a, b := l.val(in.Args[0]), l.val(bv)
 		if t.Bits() < 64 {
 			za := l.newV()
 			l.zeroExtend(za, a, t.Bits())
@@ -752,7 +781,7 @@ func (l *fnLower) lowerInstr(in *ir.Instr, yt *yieldTarget) {
 		l.alu(map[ir.Op]string{ir.OpDivU: "DIV", ir.OpRemU: "MOD", ir.OpShrU: "SHR"}[in.Op], d, a, b)
 		l.normalize(d, d, t)
 	case ir.OpShrS:
-		l.alu("SAR", l.def(in.Results[0]), l.val(in.Args[0]), l.val(in.Args[1]))
+		l.alu("SAR", l.def(in.Results[0]), l.val(in.Args[0]), l.val(shiftCount(in.Args[1])))
 	case ir.OpAnd, ir.OpOr, ir.OpXor:
 		l.alu(map[ir.Op]string{ir.OpAnd: "AND", ir.OpOr: "OR", ir.OpXor: "XOR"}[in.Op],
 			l.def(in.Results[0]), l.val(in.Args[0]), l.val(in.Args[1]))
@@ -788,6 +817,8 @@ func (l *fnLower) lowerInstr(in *ir.Instr, yt *yieldTarget) {
 		d := l.def(in.Results[0])
 		if in.Type == ir.Bool {
 			l.alu("AND", d, l.val(in.Args[0]), l.imm(1))
+		} else if l.lowOnly[in.Results[0]] {
+			l.move(d, l.val(in.Args[0]))
 		} else {
 			l.normalize(d, l.val(in.Args[0]), in.Type)
 		}
