@@ -446,6 +446,39 @@ func returnTail(code []*minst, j int) int {
 	return 0
 }
 
+// maxStepAndTest bounds the instructions before the test that
+// stepAndTest copies.
+const maxStepAndTest = 2
+
+// stepAndTest reports whether code from j is at most maxStepAndTest
+// moves, LIs and ALU operations that cannot fault, then a conditional
+// jump, then a JMP or a label: it returns the instructions up to the
+// conditional jump included, and the label control reaches when that
+// jump is not taken; 0 otherwise.
+func stepAndTest(code []*minst, j int) (int, string) {
+	for k := j; k < len(code) && k <= j+maxStepAndTest; k++ {
+		switch code[k].op {
+		case mMove, mLI, mUnary:
+			continue
+		case mALU:
+			switch code[k].name {
+			case "DIV", "MOD", "DIVS", "MODS":
+				return 0, ""
+			}
+			continue
+		case mJcc:
+			if k == j || k+1 >= len(code) {
+				return 0, "" // a bare test: the rotation above
+			}
+			if f := code[k+1]; f.op == mJmp || f.op == mLabel {
+				return k - j + 1, f.sym
+			}
+		}
+		return 0, ""
+	}
+	return 0, ""
+}
+
 // invertJcc maps each conditional jump that has an exact inverse to it.
 var invertJcc = map[string]string{"JZ": "JNZ", "JNZ": "JZ", "JEQ": "JNE", "JNE": "JEQ"}
 
@@ -515,6 +548,26 @@ func peephole(code []*minst, fn string) []*minst {
 					rotations++
 					changed = true
 					break // positions moved: recompute next
+				}
+				// A jump to a short step and test ("ADD i, i, one; JNE
+				// i, n, head", where the arms of a loop's if join) is a
+				// copy of them and a jump to what follows the test: the
+				// arm that jumped to the join then goes straight back to
+				// the loop head (docs/decisions.md, "Optimizer, fourth
+				// step (issue 17)").
+				if ok && rotations < 64 && j != i+1 {
+					if n, after := stepAndTest(code, j); n > 0 && code[j+n-1].sym != in.sym && after != in.sym {
+						cp := make([]*minst, 0, n+1)
+						for k := 0; k < n; k++ {
+							c := *code[j+k]
+							cp = append(cp, &c)
+						}
+						cp = append(cp, &minst{op: mJmp, sym: after, src: in.src})
+						code = slices.Insert(slices.Delete(code, i, i+1), i, cp...)
+						rotations++
+						changed = true
+						break // positions moved: recompute next
+					}
 				}
 			}
 			if !in.branches() {

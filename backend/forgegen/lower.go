@@ -36,6 +36,10 @@ type fnLower struct {
 	indexed   map[*ir.Value]indexedAddr // addresses read and written by LOADWX, STOREWX, LOAD32SX and STORE32X (indexedAddresses)
 	folded    map[*ir.Value]bool        // values not computed: an indexed address, or a scaled index only such addresses use
 	lowOnly   map[*ir.Value]bool        // narrow results left unnormalized: every use reads only their low bits (lowBitsOnly)
+	ivAcc     map[*ir.Instr]ivAccess    // loads and stores of dropped pointer parameters, indexed from their loop's leader (planLoop)
+	sunk      map[*ir.Instr]bool        // steps of loop leaders, lowered only right before the first instruction of their region that needs them (lowerPending)
+	hoist     *constHoist               // the outermost loop being lowered's constants of the lowering itself (imm), if it hoists them
+	loopDepth int                       // the loops being lowered
 	targets   map[string]*target        // loop and block labels
 	cold      []func()                  // regions laid out after the body
 	nlabel    int
@@ -59,6 +63,7 @@ type fnLower struct {
 type target struct {
 	results []reg  // the loop's or block's results
 	params  []reg  // a loop's parameters
+	drop    []bool // a loop's parameters kept in no register (planLoop), if any
 	head    string // a loop's first instruction
 	exit    string // after the loop or block
 }
@@ -184,8 +189,7 @@ func (l *fnLower) val(v *ir.Value) reg {
 		r := l.newV()
 		l.vals[v] = r
 		if in.Op == ir.OpNot {
-			l.li(rScratch0, 1)
-			l.alu("XOR", r, l.val(in.Args[0]), rScratch0)
+			l.alu("XOR", r, l.val(in.Args[0]), l.imm(1))
 		} else {
 			l.setcc(r, in)
 		}
@@ -226,6 +230,8 @@ func (l *fnLower) lowerFunc() {
 	l.zext = zeroExtendedLoads(f, l.uses)
 	l.indexed, l.folded = indexedAddresses(f, l.uses)
 	l.lowOnly = lowBitsOnly(f, l.uses)
+	l.ivAcc = map[*ir.Instr]ivAccess{}
+	l.sunk = map[*ir.Instr]bool{}
 	if len(f.Params) > maxArgs || len(f.Results) > maxArgs {
 		l.errorf(f.Pos, codeCodegen, "more than %d parameters or results", maxArgs)
 		return
@@ -500,8 +506,8 @@ func indexedAddresses(f *ir.Func, uses map[*ir.Value][]*ir.Instr) (map[*ir.Value
 	return indexed, folded
 }
 
-// lowBitsOnly returns the narrow integer results of add, sub, mul, shl
-// and neg whose every use reads only their low n bits (n the width of
+// lowBitsOnly returns the narrow integer results of add, sub, mul, shl,
+// neg and trunc whose every use reads only their low n bits (n the width of
 // their type), so that the normalization to the canonical sign-extended
 // form (LI; SHL; SAR) after them can be left out. A use reads only the low
 // n bits when it is:
@@ -518,12 +524,14 @@ func indexedAddresses(f *ir.Func, uses map[*ir.Value][]*ir.Instr) (map[*ir.Value
 // every other use need the canonical form. Saves the normalization of
 // u32 and u8 arithmetic: djb2's h * 33 + c (hash), the byte sums and
 // case changes of strings (docs/decisions.md, "Forge speed, third step
-// (issue 17)").
+// (issue 17)"); and of a trunc that is only stored, `(v % 10 + 48) as u8`
+// written to a byte, `x as i32` to an i32 array (docs/decisions.md,
+// "Optimizer, fourth step (issue 17)").
 func lowBitsOnly(f *ir.Func, uses map[*ir.Value][]*ir.Instr) map[*ir.Value]bool {
 	set := map[*ir.Value]bool{}
 	ir.Walk(f.Body, func(in *ir.Instr) {
 		switch in.Op {
-		case ir.OpAdd, ir.OpSub, ir.OpMul, ir.OpShl, ir.OpNeg:
+		case ir.OpAdd, ir.OpSub, ir.OpMul, ir.OpShl, ir.OpNeg, ir.OpTrunc:
 		default:
 			return
 		}
@@ -589,6 +597,25 @@ func scaledIndex(v *ir.Value) (*ir.Value, int64) {
 	return nil, 0
 }
 
+// shiftCount returns the register operand for a shift by b: a shift
+// counts mod 64 in the IR (docs/ir.md) and in Forge's SHL, SHR and SAR
+// alike, so a count b = y & m with m's low six bits set (strength's
+// `i % 64`: nsieve's 1 << (j % 64)) shifts by y itself, and the AND goes
+// when nothing else uses it (docs/decisions.md, "Optimizer, fourth step
+// (issue 17)").
+func shiftCount(b *ir.Value) *ir.Value {
+	d := b.Def
+	if d == nil || d.Op != ir.OpAnd || len(d.Args) != 2 || !b.Type.IsInt() {
+		return b
+	}
+	for k, a := range d.Args {
+		if m, ok := constOf(a); ok && m&63 == 63 && d.Args[1-k].Type.IsInt() {
+			return d.Args[1-k]
+		}
+	}
+	return b
+}
+
 func b2i(b bool) int64 {
 	if b {
 		return 1
@@ -607,7 +634,15 @@ func terminated(r *ir.Region) bool {
 // lowerRegion lowers the instructions of r and reports whether control
 // falls off its end.
 func (l *fnLower) lowerRegion(r *ir.Region, yt *yieldTarget) bool {
+	var pending []*ir.Instr // sunk instructions not lowered yet (lowerPlan)
 	for _, in := range r.Instrs {
+		if l.sunk[in] {
+			pending = append(pending, in)
+			continue
+		}
+		if len(pending) > 0 {
+			pending = l.lowerPending(pending, in, yt)
+		}
 		l.lowerInstr(in, yt)
 		if in.Info().Flags&ir.Terminator != 0 {
 			return false
@@ -699,8 +734,7 @@ func (l *fnLower) lowerInstr(in *ir.Instr, yt *yieldTarget) {
 			if off == 0 {
 				l.move(d, rFrame)
 			} else {
-				l.li(rScratch0, off)
-				l.alu("ADD", d, rFrame, rScratch0)
+				l.alu("ADD", d, rFrame, l.imm(off))
 			}
 		} else if in.Sym != "" {
 			l.emit(&minst{op: mLI, defs: []reg{d}, sym: in.Sym})
@@ -710,8 +744,12 @@ func (l *fnLower) lowerInstr(in *ir.Instr, yt *yieldTarget) {
 	case ir.OpAdd, ir.OpSub, ir.OpMul, ir.OpShl:
 		t := in.Results[0].Type
 		d := l.def(in.Results[0])
+		b := in.Args[1]
+		if in.Op == ir.OpShl {
+			b = shiftCount(b)
+		}
 		l.alu(map[ir.Op]string{ir.OpAdd: "ADD", ir.OpSub: "SUB", ir.OpMul: "MUL", ir.OpShl: "SHL"}[in.Op],
-			d, l.val(in.Args[0]), l.val(in.Args[1]))
+			d, l.val(in.Args[0]), l.val(b))
 		if !l.lowOnly[in.Results[0]] {
 			l.normalize(d, d, t)
 		}
@@ -724,7 +762,11 @@ func (l *fnLower) lowerInstr(in *ir.Instr, yt *yieldTarget) {
 		l.alu("MODS", l.def(in.Results[0]), l.val(in.Args[0]), l.val(in.Args[1]))
 	case ir.OpDivU, ir.OpRemU, ir.OpShrU:
 		t := in.Results[0].Type
-		a, b := l.val(in.Args[0]), l.val(in.Args[1])
+		bv := in.Args[1]
+		if in.Op == ir.OpShrU {
+			bv = shiftCount(bv)
+		}
+		a, b := l.val(in.Args[0]), l.val(bv)
 		if t.Bits() < 64 {
 			za := l.newV()
 			l.zeroExtend(za, a, t.Bits())
@@ -739,7 +781,7 @@ func (l *fnLower) lowerInstr(in *ir.Instr, yt *yieldTarget) {
 		l.alu(map[ir.Op]string{ir.OpDivU: "DIV", ir.OpRemU: "MOD", ir.OpShrU: "SHR"}[in.Op], d, a, b)
 		l.normalize(d, d, t)
 	case ir.OpShrS:
-		l.alu("SAR", l.def(in.Results[0]), l.val(in.Args[0]), l.val(in.Args[1]))
+		l.alu("SAR", l.def(in.Results[0]), l.val(in.Args[0]), l.val(shiftCount(in.Args[1])))
 	case ir.OpAnd, ir.OpOr, ir.OpXor:
 		l.alu(map[ir.Op]string{ir.OpAnd: "AND", ir.OpOr: "OR", ir.OpXor: "XOR"}[in.Op],
 			l.def(in.Results[0]), l.val(in.Args[0]), l.val(in.Args[1]))
@@ -752,8 +794,7 @@ func (l *fnLower) lowerInstr(in *ir.Instr, yt *yieldTarget) {
 	case ir.OpNot:
 		d := l.def(in.Results[0])
 		if in.Args[0].Type == ir.Bool {
-			l.li(rScratch0, 1)
-			l.alu("XOR", d, l.val(in.Args[0]), rScratch0)
+			l.alu("XOR", d, l.val(in.Args[0]), l.imm(1))
 		} else {
 			l.emit(&minst{op: mUnary, name: "NOT", defs: []reg{d}, uses: []reg{l.val(in.Args[0])}})
 		}
@@ -775,14 +816,20 @@ func (l *fnLower) lowerInstr(in *ir.Instr, yt *yieldTarget) {
 	case ir.OpTrunc:
 		d := l.def(in.Results[0])
 		if in.Type == ir.Bool {
-			l.li(rScratch0, 1)
-			l.alu("AND", d, l.val(in.Args[0]), rScratch0)
+			l.alu("AND", d, l.val(in.Args[0]), l.imm(1))
+		} else if l.lowOnly[in.Results[0]] {
+			l.move(d, l.val(in.Args[0]))
 		} else {
 			l.normalize(d, l.val(in.Args[0]), in.Type)
 		}
 	case ir.OpPtrAdd:
 		l.alu("ADD", l.def(in.Results[0]), l.val(in.Args[0]), l.val(in.Args[1]))
 	case ir.OpLoad:
+		if x, ok := l.ivAcc[in]; ok {
+			name := map[int64]string{4: "LOAD32SX", 8: "LOADWX"}[x.scale]
+			l.emit(&minst{op: mLoad, name: name, defs: []reg{l.def(in.Results[0])}, uses: []reg{x.base, l.val(x.leader)}})
+			return
+		}
 		if x, ok := l.indexed[in.Args[0]]; ok {
 			name := map[int64]string{4: "LOAD32SX", 8: "LOADWX"}[x.scale]
 			l.emit(&minst{op: mLoad, name: name, defs: []reg{l.def(in.Results[0])}, uses: []reg{l.val(x.base), l.val(x.index)}})
@@ -791,6 +838,11 @@ func (l *fnLower) lowerInstr(in *ir.Instr, yt *yieldTarget) {
 		p, off := l.address(in.Args[0], in.Int, in.Type.Size())
 		l.load(l.def(in.Results[0]), in.Type, p, off, l.zext[in.Results[0]])
 	case ir.OpStore:
+		if x, ok := l.ivAcc[in]; ok {
+			name := map[int64]string{4: "STORE32X", 8: "STOREWX"}[x.scale]
+			l.emit(&minst{op: mStore, name: name, uses: []reg{l.val(in.Args[0]), x.base, l.val(x.leader)}})
+			return
+		}
 		if x, ok := l.indexed[in.Args[1]]; ok {
 			name := map[int64]string{4: "STORE32X", 8: "STOREWX"}[x.scale]
 			l.emit(&minst{op: mStore, name: name, uses: []reg{l.val(in.Args[0]), l.val(x.base), l.val(x.index)}})
@@ -823,15 +875,35 @@ func (l *fnLower) lowerInstr(in *ir.Instr, yt *yieldTarget) {
 	case ir.OpLoop:
 		t := &target{params: make([]reg, len(in.Args)), results: l.defs(in.Results), head: l.label(), exit: l.label()}
 		body := in.Regions[0]
+		inits := l.args(in.Args)
+		plan := planLoop(in, l.uses, l.fused)
+		var dsts, srcs []reg
 		for i, p := range body.Params {
+			if plan != nil && plan.drop[i] {
+				continue
+			}
 			t.params[i] = l.def(p)
+			dsts = append(dsts, t.params[i])
+			srcs = append(srcs, inits[i])
 		}
-		l.parallelMove(t.params, l.args(in.Args))
-		l.hoistConstants(body)
+		if plan != nil {
+			t.drop = plan.drop
+			l.lowerPlan(plan, in, inits)
+		}
+		l.parallelMove(dsts, srcs)
+		consts := l.hoistConstants(body)
 		l.targets[in.Label] = t
+		if l.loopDepth == 0 && !callsIn(body) {
+			l.hoist = &constHoist{at: len(l.code), regs: consts, src: in}
+		}
+		l.loopDepth++
 		l.place(t.head)
 		if l.lowerRegion(body, nil) {
 			l.errorf(in.Pos, codeInternal, "loop body falls off its end")
+		}
+		l.loopDepth--
+		if l.loopDepth == 0 && l.hoist != nil {
+			l.spliceHoisted()
 		}
 		l.place(t.exit)
 	case ir.OpBlock:
@@ -854,7 +926,14 @@ func (l *fnLower) lowerInstr(in *ir.Instr, yt *yieldTarget) {
 		l.jmp(t.exit)
 	case ir.OpContinue:
 		t := l.targets[in.Label]
-		l.parallelMove(t.params, l.args(in.Args))
+		var dsts, srcs []reg
+		for i, a := range in.Args {
+			if t.drop == nil || !t.drop[i] {
+				dsts = append(dsts, t.params[i])
+				srcs = append(srcs, l.val(a))
+			}
+		}
+		l.parallelMove(dsts, srcs)
 		l.jmp(t.head)
 	case ir.OpReturn:
 		ret := &minst{op: mRet}
@@ -881,7 +960,7 @@ const maxHoisted = 32
 // costs nothing per iteration. Equal constants share one register.
 // Constants used only where the branch tests against zero, or folded into
 // a memory offset, end up unused and are deleted with the dead code.
-func (l *fnLower) hoistConstants(body *ir.Region) {
+func (l *fnLower) hoistConstants(body *ir.Region) map[int64]reg {
 	type key struct {
 		fn  bool
 		imm int64
@@ -917,6 +996,13 @@ func (l *fnLower) hoistConstants(body *ir.Region) {
 		}
 	}
 	walk(body)
+	ints := map[int64]reg{}
+	for k, r := range regs {
+		if !k.fn {
+			ints[k.imm] = r
+		}
+	}
+	return ints
 }
 
 // constImm returns the word a register holds for a constant: an
@@ -944,9 +1030,9 @@ func (l *fnLower) normalize(d, s reg, t ir.Type) {
 		l.move(d, s)
 		return
 	}
-	l.li(rScratch0, int64(64-n))
-	l.alu("SHL", d, s, rScratch0)
-	l.alu("SAR", d, d, rScratch0)
+	k := l.imm(int64(64 - n))
+	l.alu("SHL", d, s, k)
+	l.alu("SAR", d, d, k)
 }
 
 // zeroExtend sets d to the low n bits of s.
@@ -955,8 +1041,7 @@ func (l *fnLower) zeroExtend(d, s reg, n int) {
 		l.move(d, s)
 		return
 	}
-	l.li(rScratch0, int64(1)<<n-1)
-	l.alu("AND", d, s, rScratch0)
+	l.alu("AND", d, s, l.imm(int64(1)<<n-1))
 }
 
 // branch describes how to jump on a condition: jumpTrue and jumpFalse
@@ -1234,8 +1319,7 @@ func (l *fnLower) load(d reg, t ir.Type, p reg, off int64, zext bool) {
 	case t == ir.Bool:
 		l.emit(&minst{op: mLoad, name: "LOAD", defs: []reg{d}, uses: []reg{p}, imm: off})
 		l.emit(&minst{op: mUnary, name: "NEG", defs: []reg{d}, uses: []reg{d}})
-		l.li(rScratch0, 63)
-		l.alu("SHR", d, d, rScratch0)
+		l.alu("SHR", d, d, l.imm(63))
 	case t.IsInt() && size == 4:
 		l.emit(&minst{op: mLoad, name: "LOAD32S", defs: []reg{d}, uses: []reg{p}, imm: off})
 	case t.IsInt() && size == 2:
