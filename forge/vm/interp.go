@@ -37,12 +37,7 @@ import (
 // channelOp ip and left, with sp stored to m.sp before it and reloaded
 // after. left and sp are written back to m wherever exec stops (exit).
 // The switch is on op&opMask with every value a case, so it compiles to a
-// jump table with no range check. The cases that divide (x86's DIV takes
-// two fixed registers) and POLL (which calls) go back to the dispatch by
-// goto dispatch, not through the end of the switch: the Go compiler
-// gives the block where the other cases meet the registers of the first
-// case it allocates that reaches it, and a dividing case there made every
-// other case copy two values between registers on the way back. Measure any change with
+// jump table with no range check. Measure any change with
 // `go test ./bench -bench Forge` and cachegrind (docs/bench.md).
 
 // exec runs code from slot pc until the machine stops, blocks or yields.
@@ -85,7 +80,6 @@ run:
 			return
 		}
 		left -= r
-	dispatch:
 		for {
 			in := ip
 			switch in.op & opMask {
@@ -106,7 +100,6 @@ run:
 				}
 				regs[in.a] = regs[in.b] / d
 				ip = next(ip, 1)
-				goto dispatch
 			case opMOD: // rd = rs1 % rs2, unsigned
 				d := regs[in.c]
 				if d == 0 {
@@ -115,7 +108,6 @@ run:
 				}
 				regs[in.a] = regs[in.b] % d
 				ip = next(ip, 1)
-				goto dispatch
 			case opNEG: // rd = -rs1
 				regs[in.a] = -regs[in.b]
 				ip = next(ip, 1)
@@ -127,7 +119,6 @@ run:
 				}
 				regs[in.a] = uint64(int64(regs[in.b]) / d)
 				ip = next(ip, 1)
-				goto dispatch
 			case opMODS: // rd = rs1 % rs2, signed, sign of the dividend
 				d := int64(regs[in.c])
 				if d == 0 {
@@ -136,7 +127,6 @@ run:
 				}
 				regs[in.a] = uint64(int64(regs[in.b]) % d)
 				ip = next(ip, 1)
-				goto dispatch
 			case opAND: // rd = rs1 & rs2
 				regs[in.a] = regs[in.b] & regs[in.c]
 				ip = next(ip, 1)
@@ -388,7 +378,6 @@ run:
 				if !ok {
 					goto exit
 				}
-				goto dispatch
 			case opTICK: // yield to the host: Run returns READY
 				m.stop(Ready, NoFault, base+slot(code0, ip)+1, m.budget-left)
 				goto exit
@@ -541,7 +530,6 @@ run:
 				}
 				regs[n.a] = uint64(int64(regs[n.b]) % d)
 				ip = next(ip, 2)
-				goto dispatch
 			case opMULMOD: // MUL; MOD
 				regs[in.a] = regs[in.b] * regs[in.c]
 				n := next(ip, 1)
@@ -552,7 +540,6 @@ run:
 				}
 				regs[n.a] = regs[n.b] % d
 				ip = next(ip, 2)
-				goto dispatch
 			case opSTOREADDJLT: // STORE; ADD; JLT
 				addr := regs[in.b] + in.imm
 				mem := m.mem
@@ -663,7 +650,7 @@ run:
 				n := next(ip, 1)
 				regs[n.a] = regs[n.b] + regs[n.c]
 				ip = next(ip, 2)
-				goto dispatch
+
 			case opADDLOAD: // ADD; LOAD
 				regs[in.a] = regs[in.b] + regs[in.c]
 				n := next(ip, 1)
