@@ -100,6 +100,7 @@ const (
 	opLOADJNZ          // LOAD; JNZ: a byte flag or a string's end tested
 	opADDADDADD        // ADD; ADD; ADD: three induction variables stepped together
 	opSTOREWXADDJLT    // STOREWX; ADD; JLT: an array filled or updated by index
+	opANDJNZ           // AND; JNZ: a bit tested
 
 	numOps
 
@@ -119,8 +120,8 @@ const (
 // The dispatch switch lists the unused values numOps..opMask by hand; these
 // fail to compile when an op is added or removed, to say it needs updating.
 var (
-	_ [freeOps - 47]struct{}
-	_ [47 - freeOps]struct{}
+	_ [freeOps - 46]struct{}
+	_ [46 - freeOps]struct{}
 	// The call block tests for either early-return op with one comparison.
 	_ [opLIJLTSRET - opLIJLTRET - 1]struct{}
 	_ [1 - (opLIJLTSRET - opLIJLTRET)]struct{}
@@ -304,6 +305,7 @@ var fusions = []struct {
 	{opLOADWLOADW, []op{opLOADW, opLOADW}},
 	{opORJMP, []op{opOR, opJMP}},
 	{opORJLT, []op{opOR, opJLT}},
+	{opANDJNZ, []op{opAND, opJNZ}},
 	{opSTOREWXADDJLT, []op{opSTOREWX, opADD, opJLT}},
 	{opSTOREWXADD, []op{opSTOREWX, opADD}},
 	{opPOPADDRET, []op{opPOP, opADD, opRET}},
