@@ -1,8 +1,11 @@
 package vm_test
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
+	bc "github.com/genesis-toolchain/genesis/forge/bytecode"
 	"github.com/genesis-toolchain/genesis/forge/vm"
 	"github.com/genesis-toolchain/genesis/frontend/fasm"
 )
@@ -135,6 +138,140 @@ func TestFusedCallsAtStackLimit(t *testing.T) {
 			}
 			if overflows < tc.overflows {
 				t.Errorf("only %d stack sizes overflowed: the test does not reach the fault paths", overflows)
+			}
+		})
+	}
+}
+
+// TestFusedMemoryFaults walks an address up to the end of memory through
+// each fused form that reads or writes memory (issue 17's fourth step),
+// so that the access faults on the instruction named, first or second in
+// its form, and checks it against the reference interpreter at the full
+// budget and every budget near the end, with and without the trace: the
+// fault's pc and ticks, and the effects of the instructions before it,
+// are those of the canonical sequence.
+func TestFusedMemoryFaults(t *testing.T) {
+	const memory = 1 << 12
+	for _, tc := range []struct {
+		name, src string
+		faulting  string // the instruction that faults: mnemonic and first register
+	}{
+		{"ADD;LOAD", `
+    LI r1, 4000
+    LI r2, 1
+    LI r9, -1
+top:
+    ADD r1, r1, r2
+    LOAD r3, r1, 7
+    JLT r1, r9, top
+    HALT
+`, "LOAD r3"},
+		{"LOADW;LOADW, the first faults", `
+    LI r1, 4000
+    LI r2, 8
+    LI r9, -1
+top:
+    LOADW r3, r1, 8
+    LOADW r4, r1, 0
+    ADD r5, r3, r4
+    ADD r1, r1, r2
+    JLT r1, r9, top
+    HALT
+`, "LOADW r3"},
+		{"LOADW;LOADW, the second faults", `
+    LI r1, 4000
+    LI r2, 8
+    LI r9, -1
+top:
+    LOADW r3, r1, 0
+    LOADW r4, r1, 8
+    ADD r5, r3, r4
+    ADD r1, r1, r2
+    JLT r1, r9, top
+    HALT
+`, "LOADW r4"},
+		{"STOREWX;ADD;JLT", `
+    LI r1, 3000
+    LI r5, 0
+    LI r2, 1
+    LI r9, -1
+top:
+    STOREWX r5, r1, r5
+    ADD r5, r5, r2
+    JLT r5, r9, top
+    HALT
+`, "STOREWX r5"},
+		{"STOREWX;ADD", `
+    LI r1, 3000
+    LI r5, 0
+    LI r2, 1
+    LI r9, -1
+top:
+    STOREWX r5, r1, r5
+    ADD r5, r5, r2
+    ADD r6, r6, r2
+    JLT r5, r9, top
+    HALT
+`, "STOREWX r5"},
+		{"LOAD;JNZ", `
+    LI r1, 4000
+    LI r2, 3
+    LI r9, -1
+top:
+    LOAD r3, r1, 0
+    JNZ r3, skip
+    ADD r6, r6, r2
+skip:
+    ADD r1, r1, r2
+    JLT r1, r9, top
+    HALT
+`, "LOAD r3"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, diags := fasm.Assemble("fault.fasm", []byte(tc.src))
+			if diags.HasErrors() {
+				t.Fatal(diags)
+			}
+			img, err := vm.NewImage(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			seqs := map[string]bool{}
+			for _, s := range vm.Superinstructions() {
+				seqs[seqName(s)] = true
+			}
+			if form := strings.Split(tc.name, ",")[0]; !seqs[form] {
+				t.Fatalf("%s is not a fused form", form)
+			}
+			for _, trace := range []bool{false, true} {
+				c := testCase{prog: p, cfg: vm.Config{Memory: memory, Stack: 64, Trace: trace}}
+				full, err := differential(img, c, 100000)
+				if err != nil {
+					t.Fatalf("trace %v: %v", trace, err)
+				}
+				if full.state != vm.Faulted || full.fault != vm.InvalidAddress {
+					t.Fatalf("trace %v: %v %v, want FAULTED INVALID_ADDRESS", trace, full.state, full.fault)
+				}
+				for b := full.ticks - min(full.ticks, 40); b <= full.ticks+1; b++ {
+					if _, err := differential(img, c, b); err != nil {
+						t.Fatalf("trace %v: %v", trace, err)
+					}
+				}
+			}
+			m := vm.New(img, vm.Config{Ticks: 100000, Memory: memory, Stack: 64}, nil)
+			m.Run()
+			insts, offs, err := bc.Insts(p.Code)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := "no instruction"
+			for i, off := range offs {
+				if uint64(off) == m.PC() {
+					got = fmt.Sprintf("%s r%d", insts[i].Op, insts[i].A)
+				}
+			}
+			if got != tc.faulting {
+				t.Errorf("faulted at %s (pc %#x), want %s", got, m.PC(), tc.faulting)
 			}
 		})
 	}

@@ -466,14 +466,32 @@ func (g *gen) superinstruction() {
 	b := &g.b
 	seqs := vm.Superinstructions()
 	seq := seqs[g.n(len(seqs))]
-	for _, op := range seq {
+	// The base (and index) registers of the memory accesses are set up
+	// before the sequence, so that its instructions stay adjacent; an
+	// instruction of the sequence may still overwrite one.
+	type base struct{ rb, ri uint8 }
+	bases := make([]base, len(seq))
+	for k, op := range seq {
+		switch op {
+		case bc.LOAD, bc.STORE, bc.LOADW, bc.STOREW:
+			bases[k].rb = g.reg()
+			g.addr(bases[k].rb)
+		case bc.LOADWX, bc.STOREWX:
+			bases[k] = base{g.reg(), g.reg()}
+			g.addr(bases[k].rb)
+			if bases[k].ri != bases[k].rb {
+				b.li(bases[k].ri, uint64(g.n(7))-3) // element -3..3 of the array at rb
+			}
+		}
+	}
+	for k, op := range seq {
 		switch op {
 		case bc.LI:
 			b.li(g.reg(), g.value())
-		case bc.LOAD, bc.STORE:
-			rb := g.reg()
-			g.addr(rb)
-			b.mem(op, g.reg(), rb, g.offset())
+		case bc.LOAD, bc.STORE, bc.LOADW, bc.STOREW:
+			b.mem(op, g.reg(), bases[k].rb, g.offset())
+		case bc.LOADWX, bc.STOREWX:
+			b.rrr(op, g.reg(), bases[k].rb, bases[k].ri)
 		case bc.JZ, bc.JNZ:
 			b.jump(op, g.reg(), 0, b.here()+1+g.n(3))
 		case bc.JLT, bc.JLTS, bc.JEQ, bc.JNE:

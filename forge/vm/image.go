@@ -92,6 +92,15 @@ const (
 	opADDADD           // ADD; ADD: induction variables stepped together (issue 17's suite)
 	opOROR             // OR; OR: two moves (a loop's variables passed back)
 	opMODADD           // MOD; ADD: a hash or checksum step
+	opADDLOAD          // ADD; LOAD: a byte read through an address just computed (issue 17, fourth step)
+	opLOADWLOADW       // LOADW; LOADW: two words read before they are combined
+	opORJMP            // OR; JMP: a move on a loop's back edge or an if's join
+	opORJLT            // OR; JLT: a move before a loop's exit test
+	opSTOREWXADD       // STOREWX; ADD: an indexed store and the index stepped
+	opLOADJNZ          // LOAD; JNZ: a byte flag or a string's end tested
+	opADDADDADD        // ADD; ADD; ADD: three induction variables stepped together
+	opSTOREWXADDJLT    // STOREWX; ADD; JLT: an array filled or updated by index
+	opANDJNZ           // AND; JNZ: a bit tested
 
 	numOps
 
@@ -111,8 +120,8 @@ const (
 // The dispatch switch lists the unused values numOps..opMask by hand; these
 // fail to compile when an op is added or removed, to say it needs updating.
 var (
-	_ [freeOps - 55]struct{}
-	_ [55 - freeOps]struct{}
+	_ [freeOps - 46]struct{}
+	_ [46 - freeOps]struct{}
 	// The call block tests for either early-return op with one comparison.
 	_ [opLIJLTSRET - opLIJLTRET - 1]struct{}
 	_ [1 - (opLIJLTSRET - opLIJLTRET)]struct{}
@@ -280,9 +289,11 @@ var fusions = []struct {
 	{opLIJLTS, []op{opLI, opJLTS}},
 	{opADDADDJLT, []op{opADD, opADD, opJLT}},
 	{opADDADDJLTS, []op{opADD, opADD, opJLTS}},
+	{opADDADDADD, []op{opADD, opADD, opADD}},
 	{opADDADD, []op{opADD, opADD}},
 	{opADDJLT, []op{opADD, opJLT}},
 	{opADDJMP, []op{opADD, opJMP}},
+	{opADDLOAD, []op{opADD, opLOAD}},
 	{opMULADD, []op{opMUL, opADD}},
 	{opMULMOD, []op{opMUL, opMOD}},
 	{opMULMODS, []op{opMUL, opMODS}},
@@ -290,6 +301,13 @@ var fusions = []struct {
 	{opOROR, []op{opOR, opOR}},
 	{opSTOREADDJLT, []op{opSTORE, opADD, opJLT}},
 	{opLOADJZ, []op{opLOAD, opJZ}},
+	{opLOADJNZ, []op{opLOAD, opJNZ}},
+	{opLOADWLOADW, []op{opLOADW, opLOADW}},
+	{opORJMP, []op{opOR, opJMP}},
+	{opORJLT, []op{opOR, opJLT}},
+	{opANDJNZ, []op{opAND, opJNZ}},
+	{opSTOREWXADDJLT, []op{opSTOREWX, opADD, opJLT}},
+	{opSTOREWXADD, []op{opSTOREWX, opADD}},
 	{opPOPADDRET, []op{opPOP, opADD, opRET}},
 }
 

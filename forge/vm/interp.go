@@ -53,7 +53,6 @@ func (m *Machine) exec(code []inst, base, pc uint64) {
 	// constant offsets from it, and branch targets are byte offsets from
 	// code0 (see target).
 	ip := at(code0, pc)
-	tr := m.tracer
 	// The remaining budget lives in a local, so the run entry of every
 	// dispatch is register arithmetic, not a load that waits for the
 	// store of the dispatch before. It goes back to m.left before any
@@ -64,6 +63,10 @@ func (m *Machine) exec(code []inst, base, pc uint64) {
 	sp := m.sp
 	// back is the slot after the CALL that just ran (see guard).
 	var back *inst
+	// A fault sets fc and fip (the faulting slot) and jumps to fault, so
+	// that one block, outside the cases, computes the pc and the ticks.
+	var fc Fault
+	var fip *inst
 
 run:
 	for {
@@ -92,16 +95,16 @@ run:
 			case opDIV: // rd = rs1 / rs2, unsigned
 				d := regs[in.c]
 				if d == 0 {
-					m.stop(Faulted, DivideByZero, base+slot(code0, ip), spent(in, m.budget-left))
-					goto exit
+					fc, fip = DivideByZero, ip
+					goto fault
 				}
 				regs[in.a] = regs[in.b] / d
 				ip = next(ip, 1)
 			case opMOD: // rd = rs1 % rs2, unsigned
 				d := regs[in.c]
 				if d == 0 {
-					m.stop(Faulted, DivideByZero, base+slot(code0, ip), spent(in, m.budget-left))
-					goto exit
+					fc, fip = DivideByZero, ip
+					goto fault
 				}
 				regs[in.a] = regs[in.b] % d
 				ip = next(ip, 1)
@@ -111,16 +114,16 @@ run:
 			case opDIVS: // rd = rs1 / rs2, signed, toward zero; MinInt64 / -1 wraps
 				d := int64(regs[in.c])
 				if d == 0 {
-					m.stop(Faulted, DivideByZero, base+slot(code0, ip), spent(in, m.budget-left))
-					goto exit
+					fc, fip = DivideByZero, ip
+					goto fault
 				}
 				regs[in.a] = uint64(int64(regs[in.b]) / d)
 				ip = next(ip, 1)
 			case opMODS: // rd = rs1 % rs2, signed, sign of the dividend
 				d := int64(regs[in.c])
 				if d == 0 {
-					m.stop(Faulted, DivideByZero, base+slot(code0, ip), spent(in, m.budget-left))
-					goto exit
+					fc, fip = DivideByZero, ip
+					goto fault
 				}
 				regs[in.a] = uint64(int64(regs[in.b]) % d)
 				ip = next(ip, 1)
@@ -149,8 +152,8 @@ run:
 				addr := regs[in.b] + in.imm
 				mem := m.mem
 				if addr >= uint64(len(mem)) {
-					m.stop(Faulted, InvalidAddress, base+slot(code0, ip), spent(in, m.budget-left))
-					goto exit
+					fc, fip = InvalidAddress, ip
+					goto fault
 				}
 				regs[in.a] = uint64(mem[addr])
 				ip = next(ip, 1)
@@ -158,8 +161,8 @@ run:
 				addr := regs[in.b] + in.imm
 				mem := m.mem
 				if addr < m.img.heapStart || addr >= uint64(len(mem)) {
-					m.stop(Faulted, InvalidAddress, base+slot(code0, ip), spent(in, m.budget-left))
-					goto exit
+					fc, fip = InvalidAddress, ip
+					goto fault
 				}
 				mem[addr] = byte(regs[in.a])
 				ip = next(ip, 1)
@@ -167,8 +170,8 @@ run:
 				addr := regs[in.b] + in.imm
 				mem := m.mem
 				if addr > uint64(len(mem))-8 {
-					m.stop(Faulted, InvalidAddress, base+slot(code0, ip), spent(in, m.budget-left))
-					goto exit
+					fc, fip = InvalidAddress, ip
+					goto fault
 				}
 				regs[in.a] = load64(mem, addr)
 				ip = next(ip, 1)
@@ -176,8 +179,8 @@ run:
 				addr := regs[in.b] + in.imm
 				mem := m.mem
 				if addr < m.img.heapStart || addr > uint64(len(mem))-8 {
-					m.stop(Faulted, InvalidAddress, base+slot(code0, ip), spent(in, m.budget-left))
-					goto exit
+					fc, fip = InvalidAddress, ip
+					goto fault
 				}
 				store64(mem, addr, regs[in.a])
 				ip = next(ip, 1)
@@ -185,8 +188,8 @@ run:
 				addr := regs[in.b] + in.imm
 				mem := m.mem
 				if addr > uint64(len(mem))-2 {
-					m.stop(Faulted, InvalidAddress, base+slot(code0, ip), spent(in, m.budget-left))
-					goto exit
+					fc, fip = InvalidAddress, ip
+					goto fault
 				}
 				regs[in.a] = uint64(int64(int16(load16(mem, addr))))
 				ip = next(ip, 1)
@@ -194,8 +197,8 @@ run:
 				addr := regs[in.b] + in.imm
 				mem := m.mem
 				if addr > uint64(len(mem))-4 {
-					m.stop(Faulted, InvalidAddress, base+slot(code0, ip), spent(in, m.budget-left))
-					goto exit
+					fc, fip = InvalidAddress, ip
+					goto fault
 				}
 				regs[in.a] = uint64(int64(int32(load32(mem, addr))))
 				ip = next(ip, 1)
@@ -203,8 +206,8 @@ run:
 				addr := regs[in.b] + in.imm
 				mem := m.mem
 				if addr < m.img.heapStart || addr > uint64(len(mem))-2 {
-					m.stop(Faulted, InvalidAddress, base+slot(code0, ip), spent(in, m.budget-left))
-					goto exit
+					fc, fip = InvalidAddress, ip
+					goto fault
 				}
 				store16(mem, addr, uint16(regs[in.a]))
 				ip = next(ip, 1)
@@ -212,8 +215,8 @@ run:
 				addr := regs[in.b] + in.imm
 				mem := m.mem
 				if addr < m.img.heapStart || addr > uint64(len(mem))-4 {
-					m.stop(Faulted, InvalidAddress, base+slot(code0, ip), spent(in, m.budget-left))
-					goto exit
+					fc, fip = InvalidAddress, ip
+					goto fault
 				}
 				store32(mem, addr, uint32(regs[in.a]))
 				ip = next(ip, 1)
@@ -221,8 +224,8 @@ run:
 				addr := regs[in.b] + regs[in.c]<<3
 				mem := m.mem
 				if addr > uint64(len(mem))-8 {
-					m.stop(Faulted, InvalidAddress, base+slot(code0, ip), spent(in, m.budget-left))
-					goto exit
+					fc, fip = InvalidAddress, ip
+					goto fault
 				}
 				regs[in.a] = load64(mem, addr)
 				ip = next(ip, 1)
@@ -230,8 +233,8 @@ run:
 				addr := regs[in.b] + regs[in.c]<<3
 				mem := m.mem
 				if addr < m.img.heapStart || addr > uint64(len(mem))-8 {
-					m.stop(Faulted, InvalidAddress, base+slot(code0, ip), spent(in, m.budget-left))
-					goto exit
+					fc, fip = InvalidAddress, ip
+					goto fault
 				}
 				store64(mem, addr, regs[in.a])
 				ip = next(ip, 1)
@@ -239,8 +242,8 @@ run:
 				addr := regs[in.b] + regs[in.c]<<2
 				mem := m.mem
 				if addr > uint64(len(mem))-4 {
-					m.stop(Faulted, InvalidAddress, base+slot(code0, ip), spent(in, m.budget-left))
-					goto exit
+					fc, fip = InvalidAddress, ip
+					goto fault
 				}
 				regs[in.a] = uint64(int64(int32(load32(mem, addr))))
 				ip = next(ip, 1)
@@ -248,23 +251,23 @@ run:
 				addr := regs[in.b] + regs[in.c]<<2
 				mem := m.mem
 				if addr < m.img.heapStart || addr > uint64(len(mem))-4 {
-					m.stop(Faulted, InvalidAddress, base+slot(code0, ip), spent(in, m.budget-left))
-					goto exit
+					fc, fip = InvalidAddress, ip
+					goto fault
 				}
 				store32(mem, addr, uint32(regs[in.a]))
 				ip = next(ip, 1)
 			case opPUSH: // sp -= 8; mem[sp] = rs
 				if sp < m.heapEnd+8 {
-					m.stop(Faulted, StackOverflow, base+slot(code0, ip), spent(in, m.budget-left))
-					goto exit
+					fc, fip = StackOverflow, ip
+					goto fault
 				}
 				sp -= 8
 				store64(m.mem, sp, regs[in.a])
 				ip = next(ip, 1)
 			case opPOP: // rd = mem[sp]; sp += 8
 				if sp > uint64(len(m.mem))-8 {
-					m.stop(Faulted, StackUnderflow, base+slot(code0, ip), spent(in, m.budget-left))
-					goto exit
+					fc, fip = StackUnderflow, ip
+					goto fault
 				}
 				regs[in.a] = load64(m.mem, sp)
 				sp += 8
@@ -275,49 +278,49 @@ run:
 			case opJZ: // if rs == 0: pc = target
 				taken := regs[in.a] == 0
 				ip = pick(taken, target(code0, in.imm), next(ip, 1))
-				if tr != nil {
+				if m.tracer != nil {
 					ip, left, sp = m.traceBranch(taken, ip, left, sp)
 				}
 				continue run
 			case opJNZ: // if rs != 0: pc = target
 				taken := regs[in.a] != 0
 				ip = pick(taken, target(code0, in.imm), next(ip, 1))
-				if tr != nil {
+				if m.tracer != nil {
 					ip, left, sp = m.traceBranch(taken, ip, left, sp)
 				}
 				continue run
 			case opJLT: // if rs1 < rs2 (unsigned): pc = target
 				taken := regs[in.a] < regs[in.b]
 				ip = pick(taken, target(code0, in.imm), next(ip, 1))
-				if tr != nil {
+				if m.tracer != nil {
 					ip, left, sp = m.traceBranch(taken, ip, left, sp)
 				}
 				continue run
 			case opJLTS: // if rs1 < rs2 (signed): pc = target
 				taken := int64(regs[in.a]) < int64(regs[in.b])
 				ip = pick(taken, target(code0, in.imm), next(ip, 1))
-				if tr != nil {
+				if m.tracer != nil {
 					ip, left, sp = m.traceBranch(taken, ip, left, sp)
 				}
 				continue run
 			case opJEQ: // if rs1 == rs2: pc = target
 				taken := regs[in.a] == regs[in.b]
 				ip = pick(taken, target(code0, in.imm), next(ip, 1))
-				if tr != nil {
+				if m.tracer != nil {
 					ip, left, sp = m.traceBranch(taken, ip, left, sp)
 				}
 				continue run
 			case opJNE: // if rs1 != rs2: pc = target
 				taken := regs[in.a] != regs[in.b]
 				ip = pick(taken, target(code0, in.imm), next(ip, 1))
-				if tr != nil {
+				if m.tracer != nil {
 					ip, left, sp = m.traceBranch(taken, ip, left, sp)
 				}
 				continue run
 			case opCALL: // sp -= 8; mem[sp] = address of the next instruction; pc = target
 				if sp < m.heapEnd+8 {
-					m.stop(Faulted, StackOverflow, base+slot(code0, ip), spent(in, m.budget-left))
-					goto exit
+					fc, fip = StackOverflow, ip
+					goto fault
 				}
 				sp -= 8
 				store64(m.mem, sp, returnAddress(code0, ip, 1))
@@ -329,17 +332,17 @@ run:
 				goto guard
 			case opRET: // pc = mem[sp]; sp += 8
 				if sp > uint64(len(m.mem))-8 {
-					m.stop(Faulted, StackUnderflow, base+slot(code0, ip), spent(in, m.budget-left))
-					goto exit
+					fc, fip = StackUnderflow, ip
+					goto fault
 				}
 				to := load64(m.mem, sp)
 				if !returnable(code0, code, to) {
-					m.stop(Faulted, InvalidAddress, base+slot(code0, ip), spent(in, m.budget-left))
-					goto exit
+					fc, fip = InvalidAddress, ip
+					goto fault
 				}
 				sp += 8
 				ip = (*inst)(unsafe.Add(code0, to*2))
-				if tr != nil {
+				if m.tracer != nil {
 					ip, left, sp = m.traceRet(to, ip, left, sp)
 				}
 				continue run
@@ -406,7 +409,7 @@ run:
 				n := next(ip, 2)
 				taken := regs[n.a] < regs[n.b]
 				ip = pick(taken, target(code0, n.imm), next(ip, 3))
-				if tr != nil {
+				if m.tracer != nil {
 					ip, left, sp = m.traceBranch(taken, ip, left, sp)
 				}
 				continue run
@@ -422,7 +425,7 @@ run:
 				n := next(ip, 2)
 				taken := int64(regs[n.a]) < int64(regs[n.b])
 				ip = pick(taken, target(code0, n.imm), next(ip, 3))
-				if tr != nil {
+				if m.tracer != nil {
 					ip, left, sp = m.traceBranch(taken, ip, left, sp)
 				}
 				continue run
@@ -431,8 +434,8 @@ run:
 					// The PUSH or the CALL overflows: run the canonical
 					// sequence up to the faulting instruction.
 					if sp < m.heapEnd+8 {
-						m.stop(Faulted, StackOverflow, base+slot(code0, ip), spent(in, m.budget-left))
-						goto exit
+						fc, fip = StackOverflow, ip
+						goto fault
 					}
 					sp -= 8
 					store64(m.mem, sp, regs[in.a])
@@ -440,8 +443,8 @@ run:
 					regs[li.a] = li.imm
 					n := next(ip, 3)
 					regs[n.a] = regs[n.b] - regs[n.c]
-					m.stop(Faulted, StackOverflow, base+slot(code0, ip)+4, spent(next(ip, 4), m.budget-left))
-					goto exit
+					fc, fip = StackOverflow, next(ip, 4)
+					goto fault
 				}
 				mem := m.mem
 				store64(mem, sp-8, regs[in.a])
@@ -457,8 +460,8 @@ run:
 			case opPOPPUSHLISUBCALL: // POP; PUSH; LI ra, imm; SUB; CALL: the second call of a recursion
 				mem := m.mem
 				if sp > uint64(len(mem))-8 {
-					m.stop(Faulted, StackUnderflow, base+slot(code0, ip), spent(in, m.budget-left))
-					goto exit
+					fc, fip = StackUnderflow, ip
+					goto fault
 				}
 				// The POP frees the slot the PUSH refills, so the PUSH
 				// cannot overflow; the CALL can.
@@ -469,8 +472,8 @@ run:
 				n := next(ip, 4)
 				regs[n.a] = regs[n.b] - regs[n.c]
 				if sp < m.heapEnd+8 {
-					m.stop(Faulted, StackOverflow, base+slot(code0, ip)+5, spent(next(ip, 5), m.budget-left))
-					goto exit
+					fc, fip = StackOverflow, next(ip, 5)
+					goto fault
 				}
 				sp -= 8
 				store64(mem, sp, returnAddress(code0, ip, 6))
@@ -482,7 +485,7 @@ run:
 				n := next(ip, 1)
 				taken := regs[n.a] < regs[n.b]
 				ip = pick(taken, target(code0, n.imm), next(ip, 2))
-				if tr != nil {
+				if m.tracer != nil {
 					ip, left, sp = m.traceBranch(taken, ip, left, sp)
 				}
 				continue run
@@ -497,7 +500,7 @@ run:
 				n = next(ip, 2)
 				taken := regs[n.a] < regs[n.b]
 				ip = pick(taken, target(code0, n.imm), next(ip, 3))
-				if tr != nil {
+				if m.tracer != nil {
 					ip, left, sp = m.traceBranch(taken, ip, left, sp)
 				}
 				continue run
@@ -508,7 +511,7 @@ run:
 				n = next(ip, 2)
 				taken := int64(regs[n.a]) < int64(regs[n.b])
 				ip = pick(taken, target(code0, n.imm), next(ip, 3))
-				if tr != nil {
+				if m.tracer != nil {
 					ip, left, sp = m.traceBranch(taken, ip, left, sp)
 				}
 				continue run
@@ -522,8 +525,8 @@ run:
 				n := next(ip, 1)
 				d := int64(regs[n.c])
 				if d == 0 {
-					m.stop(Faulted, DivideByZero, base+slot(code0, ip)+1, spent(n, m.budget-left))
-					goto exit
+					fc, fip = DivideByZero, next(ip, 1)
+					goto fault
 				}
 				regs[n.a] = uint64(int64(regs[n.b]) % d)
 				ip = next(ip, 2)
@@ -532,8 +535,8 @@ run:
 				n := next(ip, 1)
 				d := regs[n.c]
 				if d == 0 {
-					m.stop(Faulted, DivideByZero, base+slot(code0, ip)+1, spent(n, m.budget-left))
-					goto exit
+					fc, fip = DivideByZero, next(ip, 1)
+					goto fault
 				}
 				regs[n.a] = regs[n.b] % d
 				ip = next(ip, 2)
@@ -541,8 +544,8 @@ run:
 				addr := regs[in.b] + in.imm
 				mem := m.mem
 				if addr < m.img.heapStart || addr >= uint64(len(mem)) {
-					m.stop(Faulted, InvalidAddress, base+slot(code0, ip), spent(in, m.budget-left))
-					goto exit
+					fc, fip = InvalidAddress, ip
+					goto fault
 				}
 				mem[addr] = byte(regs[in.a])
 				n := next(ip, 1)
@@ -550,7 +553,7 @@ run:
 				n = next(ip, 2)
 				taken := regs[n.a] < regs[n.b]
 				ip = pick(taken, target(code0, n.imm), next(ip, 3))
-				if tr != nil {
+				if m.tracer != nil {
 					ip, left, sp = m.traceBranch(taken, ip, left, sp)
 				} else if taken && in.c == fillMark {
 					// A strided fill (see isFill): the next iterations run
@@ -565,8 +568,8 @@ run:
 						addr := p + off
 						if addr < hs || addr >= uint64(len(mem)) {
 							regs[in.b] = p
-							m.stop(Faulted, InvalidAddress, base+slot(code0, ip), spent(in, m.budget-left))
-							goto exit
+							fc, fip = InvalidAddress, ip
+							goto fault
 						}
 						mem[addr] = v
 						p += step
@@ -582,14 +585,14 @@ run:
 				addr := regs[in.b] + in.imm
 				mem := m.mem
 				if addr >= uint64(len(mem)) {
-					m.stop(Faulted, InvalidAddress, base+slot(code0, ip), spent(in, m.budget-left))
-					goto exit
+					fc, fip = InvalidAddress, ip
+					goto fault
 				}
 				regs[in.a] = uint64(mem[addr])
 				n := next(ip, 1)
 				taken := regs[n.a] == 0
 				ip = pick(taken, target(code0, n.imm), next(ip, 2))
-				if tr != nil {
+				if m.tracer != nil {
 					ip, left, sp = m.traceBranch(taken, ip, left, sp)
 				}
 				continue run
@@ -598,15 +601,15 @@ run:
 				if sp > uint64(len(mem))-16 {
 					// POP or RET underflows: run the canonical sequence.
 					if sp > uint64(len(mem))-8 {
-						m.stop(Faulted, StackUnderflow, base+slot(code0, ip), spent(in, m.budget-left))
-						goto exit
+						fc, fip = StackUnderflow, ip
+						goto fault
 					}
 					regs[in.a] = load64(mem, sp)
 					n := next(ip, 1)
 					regs[n.a] = regs[n.b] + regs[n.c]
 					sp += 8
-					m.stop(Faulted, StackUnderflow, base+slot(code0, ip)+2, spent(next(ip, 2), m.budget-left))
-					goto exit
+					fc, fip = StackUnderflow, next(ip, 2)
+					goto fault
 				}
 				to := load64(mem, sp+8)
 				if !returnable(code0, code, to) {
@@ -614,15 +617,15 @@ run:
 					n := next(ip, 1)
 					regs[n.a] = regs[n.b] + regs[n.c]
 					sp += 8
-					m.stop(Faulted, InvalidAddress, base+slot(code0, ip)+2, spent(next(ip, 2), m.budget-left))
-					goto exit
+					fc, fip = InvalidAddress, next(ip, 2)
+					goto fault
 				}
 				regs[in.a] = load64(mem, sp)
 				n := next(ip, 1)
 				regs[n.a] = regs[n.b] + regs[n.c]
 				sp += 16
 				ip = (*inst)(unsafe.Add(code0, to*2))
-				if tr != nil {
+				if m.tracer != nil {
 					ip, left, sp = m.traceRet(to, ip, left, sp)
 				}
 				continue run
@@ -640,33 +643,140 @@ run:
 			case opMODADD: // MOD; ADD
 				d := regs[in.c]
 				if d == 0 {
-					m.stop(Faulted, DivideByZero, base+slot(code0, ip), spent(in, m.budget-left))
-					goto exit
+					fc, fip = DivideByZero, ip
+					goto fault
 				}
 				regs[in.a] = regs[in.b] % d
 				n := next(ip, 1)
 				regs[n.a] = regs[n.b] + regs[n.c]
 				ip = next(ip, 2)
 
+			case opADDLOAD: // ADD; LOAD
+				regs[in.a] = regs[in.b] + regs[in.c]
+				n := next(ip, 1)
+				addr := regs[n.b] + n.imm
+				mem := m.mem
+				if addr >= uint64(len(mem)) {
+					fc, fip = InvalidAddress, n
+					goto fault
+				}
+				regs[n.a] = uint64(mem[addr])
+				ip = next(ip, 2)
+			case opLOADWLOADW: // LOADW; LOADW
+				addr := regs[in.b] + in.imm
+				mem := m.mem
+				if addr > uint64(len(mem))-8 {
+					fc, fip = InvalidAddress, ip
+					goto fault
+				}
+				regs[in.a] = load64(mem, addr)
+				n := next(ip, 1)
+				addr = regs[n.b] + n.imm
+				if addr > uint64(len(mem))-8 {
+					fc, fip = InvalidAddress, n
+					goto fault
+				}
+				regs[n.a] = load64(mem, addr)
+				ip = next(ip, 2)
+			case opORJMP: // OR; JMP
+				regs[in.a] = regs[in.b] | regs[in.c]
+				ip = target(code0, next(ip, 1).imm)
+				continue run
+			case opORJLT: // OR; JLT
+				regs[in.a] = regs[in.b] | regs[in.c]
+				n := next(ip, 1)
+				taken := regs[n.a] < regs[n.b]
+				ip = pick(taken, target(code0, n.imm), next(ip, 2))
+				if m.tracer != nil {
+					ip, left, sp = m.traceBranch(taken, ip, left, sp)
+				}
+				continue run
+			case opSTOREWXADD: // STOREWX; ADD
+				addr := regs[in.b] + regs[in.c]<<3
+				mem := m.mem
+				if addr < m.img.heapStart || addr > uint64(len(mem))-8 {
+					fc, fip = InvalidAddress, ip
+					goto fault
+				}
+				store64(mem, addr, regs[in.a])
+				n := next(ip, 1)
+				regs[n.a] = regs[n.b] + regs[n.c]
+				ip = next(ip, 2)
+			case opLOADJNZ: // LOAD; JNZ
+				addr := regs[in.b] + in.imm
+				mem := m.mem
+				if addr >= uint64(len(mem)) {
+					fc, fip = InvalidAddress, ip
+					goto fault
+				}
+				regs[in.a] = uint64(mem[addr])
+				n := next(ip, 1)
+				taken := regs[n.a] != 0
+				ip = pick(taken, target(code0, n.imm), next(ip, 2))
+				if m.tracer != nil {
+					ip, left, sp = m.traceBranch(taken, ip, left, sp)
+				}
+				continue run
+
+			case opADDADDADD: // ADD; ADD; ADD
+				regs[in.a] = regs[in.b] + regs[in.c]
+				n := next(ip, 1)
+				regs[n.a] = regs[n.b] + regs[n.c]
+				n = next(ip, 2)
+				regs[n.a] = regs[n.b] + regs[n.c]
+				ip = next(ip, 3)
+			case opSTOREWXADDJLT: // STOREWX; ADD; JLT
+				addr := regs[in.b] + regs[in.c]<<3
+				mem := m.mem
+				if addr < m.img.heapStart || addr > uint64(len(mem))-8 {
+					fc, fip = InvalidAddress, ip
+					goto fault
+				}
+				store64(mem, addr, regs[in.a])
+				n := next(ip, 1)
+				regs[n.a] = regs[n.b] + regs[n.c]
+				n = next(ip, 2)
+				taken := regs[n.a] < regs[n.b]
+				ip = pick(taken, target(code0, n.imm), next(ip, 3))
+				if m.tracer != nil {
+					ip, left, sp = m.traceBranch(taken, ip, left, sp)
+				}
+				continue run
+			case opANDJNZ: // AND; JNZ
+				regs[in.a] = regs[in.b] & regs[in.c]
+				n := next(ip, 1)
+				taken := regs[n.a] != 0
+				ip = pick(taken, target(code0, n.imm), next(ip, 2))
+				if m.tracer != nil {
+					ip, left, sp = m.traceBranch(taken, ip, left, sp)
+				}
+				continue run
 			case opEnd: // execution ran past the last instruction
 				m.stop(Faulted, InvalidAddress, base+slot(code0, ip), m.budget-left)
 				goto exit
 			case opOutOfTicks: // the first instruction of a tail that does not fit
 				m.stop(Faulted, OutOfTicks, base+slot(code0, ip), m.budget-left)
 				goto exit
-			case opInvalid, numOps, numOps + 1, numOps + 2, numOps + 3, numOps + 4, numOps + 5, numOps + 6, numOps + 7, numOps + 8, numOps + 9, numOps + 10, numOps + 11, numOps + 12, numOps + 13, numOps + 14, numOps + 15, numOps + 16, numOps + 17, numOps + 18, numOps + 19, numOps + 20, numOps + 21, numOps + 22, numOps + 23, numOps + 24, numOps + 25, numOps + 26, numOps + 27, numOps + 28, numOps + 29, numOps + 30, numOps + 31, numOps + 32, numOps + 33, numOps + 34, numOps + 35, numOps + 36, numOps + 37, numOps + 38, numOps + 39, numOps + 40, numOps + 41, numOps + 42, numOps + 43, numOps + 44, numOps + 45, numOps + 46, numOps + 47, numOps + 48, numOps + 49, numOps + 50, numOps + 51, numOps + 52, numOps + 53, numOps + 54:
+			case opInvalid, numOps, numOps + 1, numOps + 2, numOps + 3, numOps + 4, numOps + 5, numOps + 6, numOps + 7, numOps + 8, numOps + 9, numOps + 10, numOps + 11, numOps + 12, numOps + 13, numOps + 14, numOps + 15, numOps + 16, numOps + 17, numOps + 18, numOps + 19, numOps + 20, numOps + 21, numOps + 22, numOps + 23, numOps + 24, numOps + 25, numOps + 26, numOps + 27, numOps + 28, numOps + 29, numOps + 30, numOps + 31, numOps + 32, numOps + 33, numOps + 34, numOps + 35, numOps + 36, numOps + 37, numOps + 38, numOps + 39, numOps + 40, numOps + 41, numOps + 42, numOps + 43, numOps + 44, numOps + 45:
 				// Unreachable in a verified image. The unused values up to
 				// opMask (freeOps of them; image.go checks the count) are
 				// listed so that the switch covers them all and compiles
 				// to a jump table without a range check; adding an op
 				// makes one of them a duplicate case.
-				m.stop(Faulted, InvalidInstruction, base+slot(code0, ip), spent(in, m.budget-left))
-				goto exit
+				fc, fip = InvalidInstruction, ip
+				goto fault
 			}
 		}
 	}
 exit:
 	m.left, m.sp = left, sp
+	return
+
+fault:
+	// The instruction at fip faulted: it is charged, the rest of its run
+	// is given back (see spent).
+	m.left, m.sp = left, sp
+	m.stop(Faulted, fc, base+slot(code0, fip), spent(fip, m.budget-left))
 	return
 
 call:
@@ -702,7 +812,7 @@ guard:
 			taken = int64(regs[n.a]) < int64(regs[n.b])
 		}
 		ip = pick(taken, target(code0, n.imm), next(g, 3))
-		if tr != nil {
+		if m.tracer != nil {
 			ip, left, sp = m.traceBranch(taken, ip, left, sp)
 		}
 		if taken && back.op != opEnd {
@@ -710,7 +820,7 @@ guard:
 				left -= r
 				sp += 8
 				ip = back
-				if tr != nil {
+				if m.tracer != nil {
 					ip, left, sp = m.traceRet(offset(code0, ip)>>1, ip, left, sp)
 				}
 			}
