@@ -43,6 +43,7 @@ const (
 	opSTOREWX
 	opLOAD32SX
 	opSTORE32X
+	opLOADX
 	opJMP
 	opJZ
 	opJNZ
@@ -120,8 +121,8 @@ const (
 // The dispatch switch lists the unused values numOps..opMask by hand; these
 // fail to compile when an op is added or removed, to say it needs updating.
 var (
-	_ [freeOps - 46]struct{}
-	_ [46 - freeOps]struct{}
+	_ [freeOps - 45]struct{}
+	_ [45 - freeOps]struct{}
 	// The call block tests for either early-return op with one comparison.
 	_ [opLIJLTSRET - opLIJLTRET - 1]struct{}
 	_ [1 - (opLIJLTSRET - opLIJLTRET)]struct{}
@@ -157,6 +158,7 @@ var fromCanonical = map[bytecode.Opcode]op{
 	bytecode.LOAD16S: opLOAD16S, bytecode.LOAD32S: opLOAD32S, bytecode.STORE16: opSTORE16, bytecode.STORE32: opSTORE32,
 	bytecode.LOADWX: opLOADWX, bytecode.STOREWX: opSTOREWX,
 	bytecode.LOAD32SX: opLOAD32SX, bytecode.STORE32X: opSTORE32X,
+	bytecode.LOADX: opLOADX,
 	bytecode.JMP: opJMP, bytecode.JZ: opJZ, bytecode.JNZ: opJNZ, bytecode.JLT: opJLT, bytecode.JLTS: opJLTS,
 	bytecode.JEQ: opJEQ, bytecode.JNE: opJNE,
 	bytecode.CALL: opCALL, bytecode.RET: opRET, bytecode.LI: opLI,
