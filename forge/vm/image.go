@@ -159,7 +159,7 @@ var fromCanonical = map[bytecode.Opcode]op{
 	bytecode.LOADWX: opLOADWX, bytecode.STOREWX: opSTOREWX,
 	bytecode.LOAD32SX: opLOAD32SX, bytecode.STORE32X: opSTORE32X,
 	bytecode.LOADX: opLOADX,
-	bytecode.JMP: opJMP, bytecode.JZ: opJZ, bytecode.JNZ: opJNZ, bytecode.JLT: opJLT, bytecode.JLTS: opJLTS,
+	bytecode.JMP:   opJMP, bytecode.JZ: opJZ, bytecode.JNZ: opJNZ, bytecode.JLT: opJLT, bytecode.JLTS: opJLTS,
 	bytecode.JEQ: opJEQ, bytecode.JNE: opJNE,
 	bytecode.CALL: opCALL, bytecode.RET: opRET, bytecode.LI: opLI,
 	bytecode.HALT: opHALT, bytecode.FAULT: opFAULT, bytecode.NOP: opNOP,
