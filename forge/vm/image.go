@@ -102,9 +102,6 @@ const (
 	opADDADDADD        // ADD; ADD; ADD: three induction variables stepped together
 	opSTOREWXADDJLT    // STOREWX; ADD; JLT: an array filled or updated by index
 	opANDJNZ           // AND; JNZ: a bit tested
-	opLOADWXLOADWX     // LOADWX; LOADWX: two elements read before they are compared or combined (issue 17, fifth step)
-	opLOADWXSTOREWX    // LOADWX; STOREWX: an element moved or swapped
-	opSHLSAR           // SHL; SAR: a sign extension whose shift count is in a register
 
 	numOps
 
@@ -124,8 +121,8 @@ const (
 // The dispatch switch lists the unused values numOps..opMask by hand; these
 // fail to compile when an op is added or removed, to say it needs updating.
 var (
-	_ [freeOps - 42]struct{}
-	_ [42 - freeOps]struct{}
+	_ [freeOps - 45]struct{}
+	_ [45 - freeOps]struct{}
 	// The call block tests for either early-return op with one comparison.
 	_ [opLIJLTSRET - opLIJLTRET - 1]struct{}
 	_ [1 - (opLIJLTSRET - opLIJLTRET)]struct{}
@@ -311,9 +308,6 @@ var fusions = []struct {
 	{opORJMP, []op{opOR, opJMP}},
 	{opORJLT, []op{opOR, opJLT}},
 	{opANDJNZ, []op{opAND, opJNZ}},
-	{opLOADWXLOADWX, []op{opLOADWX, opLOADWX}},
-	{opLOADWXSTOREWX, []op{opLOADWX, opSTOREWX}},
-	{opSHLSAR, []op{opSHL, opSAR}},
 	{opSTOREWXADDJLT, []op{opSTOREWX, opADD, opJLT}},
 	{opSTOREWXADD, []op{opSTOREWX, opADD}},
 	{opPOPADDRET, []op{opPOP, opADD, opRET}},
