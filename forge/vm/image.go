@@ -102,6 +102,7 @@ const (
 	opADDADDADD        // ADD; ADD; ADD: three induction variables stepped together
 	opSTOREWXADDJLT    // STOREWX; ADD; JLT: an array filled or updated by index
 	opANDJNZ           // AND; JNZ: a bit tested
+	opLOADWXLOADWX     // LOADWX; LOADWX: two elements read before they are compared or combined (issue 17, fifth step)
 
 	numOps
 
@@ -121,8 +122,8 @@ const (
 // The dispatch switch lists the unused values numOps..opMask by hand; these
 // fail to compile when an op is added or removed, to say it needs updating.
 var (
-	_ [freeOps - 45]struct{}
-	_ [45 - freeOps]struct{}
+	_ [freeOps - 44]struct{}
+	_ [44 - freeOps]struct{}
 	// The call block tests for either early-return op with one comparison.
 	_ [opLIJLTSRET - opLIJLTRET - 1]struct{}
 	_ [1 - (opLIJLTSRET - opLIJLTRET)]struct{}
@@ -308,6 +309,7 @@ var fusions = []struct {
 	{opORJMP, []op{opOR, opJMP}},
 	{opORJLT, []op{opOR, opJLT}},
 	{opANDJNZ, []op{opAND, opJNZ}},
+	{opLOADWXLOADWX, []op{opLOADWX, opLOADWX}},
 	{opSTOREWXADDJLT, []op{opSTOREWX, opADD, opJLT}},
 	{opSTOREWXADD, []op{opSTOREWX, opADD}},
 	{opPOPADDRET, []op{opPOP, opADD, opRET}},
