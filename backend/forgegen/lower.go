@@ -448,7 +448,7 @@ func zeroExtendedUses(v *ir.Value, uses []*ir.Instr, set map[*ir.Value]bool) boo
 // store computes itself.
 type indexedAddr struct {
 	base, index *ir.Value
-	scale       int64 // 4 or 8: the size of the element
+	scale       int64 // 1, 4 or 8: the size of the element
 }
 
 // indexedAddresses finds the addresses of 8- and 4-byte array elements
@@ -462,6 +462,11 @@ type indexedAddr struct {
 // LOADW or LOAD32S would have; it saves the SHL and the ADD of every
 // `a[i]` that is not stepped by a pointer (docs/decisions.md, "Forge
 // speed, third step (issue 17)").
+//
+// p = ptradd(base, i) with i not a constant, whose every use is a 1-byte
+// load at offset 0, is read by LOADX base, i (scale 1): the ADD is saved
+// and the byte is read at the same wrapping address, so LOADX faults
+// where the LOAD would have ("Forge speed, fifth step (issue 17)").
 func indexedAddresses(f *ir.Func, uses map[*ir.Value][]*ir.Instr) (map[*ir.Value]indexedAddr, map[*ir.Value]bool) {
 	indexed := map[*ir.Value]indexedAddr{}
 	folded := map[*ir.Value]bool{}
@@ -471,8 +476,15 @@ func indexedAddresses(f *ir.Func, uses map[*ir.Value][]*ir.Instr) (map[*ir.Value
 			return
 		}
 		p := in.Results[0]
+		if len(uses[p]) == 0 {
+			return
+		}
 		i, scale := scaledIndex(in.Args[1])
-		if scale == 0 || len(uses[p]) == 0 {
+		if scale == 0 {
+			if byteIndexed(in, uses[p]) {
+				indexed[p] = indexedAddr{in.Args[0], in.Args[1], 1}
+				folded[p] = true
+			}
 			return
 		}
 		// fits: an element of the scale's size; a 4-byte one an integer
@@ -504,6 +516,30 @@ func indexedAddresses(f *ir.Func, uses map[*ir.Value][]*ir.Instr) (map[*ir.Value
 		}
 	}
 	return indexed, folded
+}
+
+// byteIndexed reports whether the address p = ptradd(base, i) that in
+// defines is read by LOADX: i is a 64-bit integer, neither i nor base is
+// a constant (a constant, such as a global's address, folds into LOAD's
+// immediate instead, which needs no register), and every use of p is a
+// 1-byte load at offset 0.
+func byteIndexed(in *ir.Instr, uses []*ir.Instr) bool {
+	i := in.Args[1]
+	if i.Type.Size() != 8 || !i.Type.IsInt() {
+		return false
+	}
+	for _, a := range in.Args {
+		if _, ok := constOf(a); ok {
+			return false
+		}
+	}
+	p := in.Results[0]
+	for _, u := range uses {
+		if u.Op != ir.OpLoad || u.Args[0] != p || u.Int != 0 || u.Type.Size() != 1 {
+			return false
+		}
+	}
+	return true
 }
 
 // lowBitsOnly returns the narrow integer results of add, sub, mul, shl,
@@ -828,6 +864,10 @@ func (l *fnLower) lowerInstr(in *ir.Instr, yt *yieldTarget) {
 		if x, ok := l.ivAcc[in]; ok {
 			name := map[int64]string{4: "LOAD32SX", 8: "LOADWX"}[x.scale]
 			l.emit(&minst{op: mLoad, name: name, defs: []reg{l.def(in.Results[0])}, uses: []reg{x.base, l.val(x.leader)}})
+			return
+		}
+		if x, ok := l.indexed[in.Args[0]]; ok && x.scale == 1 {
+			l.loadByteIndexed(l.def(in.Results[0]), in.Type, l.val(x.base), l.val(x.index), l.zext[in.Results[0]])
 			return
 		}
 		if x, ok := l.indexed[in.Args[0]]; ok {
@@ -1337,6 +1377,19 @@ func (l *fnLower) load(d reg, t ir.Type, p reg, off int64, zext bool) {
 		if !zext {
 			l.normalize(d, d, t)
 		}
+	}
+}
+
+// loadByteIndexed reads the 1-byte value of type t at base + i into d
+// with LOADX, then gives it its canonical form as load does after LOAD.
+func (l *fnLower) loadByteIndexed(d reg, t ir.Type, base, i reg, zext bool) {
+	l.emit(&minst{op: mLoad, name: "LOADX", defs: []reg{d}, uses: []reg{base, i}})
+	switch {
+	case t == ir.Bool:
+		l.emit(&minst{op: mUnary, name: "NEG", defs: []reg{d}, uses: []reg{d}})
+		l.alu("SHR", d, d, l.imm(63))
+	case !zext:
+		l.normalize(d, d, t)
 	}
 }
 

@@ -145,6 +145,8 @@ func (fg *funcGen) asmInst(in *ir.Instr, x memlayout.AsmInst) {
 		fg.printf("r%d = uint64(int64(int32(load32(mem, r%d + r%d<<2))))", x.A, x.B, x.C)
 	case bytecode.STORE32X:
 		fg.printf("store32(mem, r%d + r%d<<2, uint32(r%d))", x.B, x.C, x.A)
+	case bytecode.LOADX:
+		fg.printf("r%d = uint64(load8(mem, r%d + r%d))", x.A, x.B, x.C)
 	case bytecode.LOADWX:
 		fg.printf("r%d = load64(mem, r%d + r%d<<3)", x.A, x.B, x.C)
 	case bytecode.STOREWX:

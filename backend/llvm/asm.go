@@ -113,6 +113,9 @@ func (fg *fnGen) asm(in *gir.Instr) {
 		case bytecode.STORE32X:
 			a := b.NewAdd(reg(x.B), b.NewShl(reg(x.C), i64(2)))
 			fg.store(gir.I32, fg.address(a, 0, 4, true), b.NewTrunc(reg(x.A), types.I32))
+		case bytecode.LOADX:
+			v := fg.load(gir.I8, fg.address(b.NewAdd(reg(x.B), reg(x.C)), 0, 1, false))
+			regs[x.A] = fg.cur.NewZExt(v, types.I64)
 		case bytecode.LOADWX:
 			a := b.NewAdd(reg(x.B), b.NewShl(reg(x.C), i64(3)))
 			regs[x.A] = fg.load(gir.I64, fg.address(a, 0, 8, false))

@@ -60,6 +60,9 @@ const (
 	// rb + 4·ri.
 	LOAD32SX Opcode = 0x2C
 	STORE32X Opcode = 0x2D
+	// LOADX: the byte at rb + ri, zero-extended, as LOAD's: element ri of
+	// a byte array (docs/forge.md, "Indexed loads and stores").
+	LOADX Opcode = 0x2E
 
 	JMP  Opcode = 0x30
 	JZ   Opcode = 0x31
@@ -239,6 +242,7 @@ var table = []Info{
 	{"STOREWX", STOREWX, FmtRRR, 1, false},
 	{"LOAD32SX", LOAD32SX, FmtRRR, 1, false},
 	{"STORE32X", STORE32X, FmtRRR, 1, false},
+	{"LOADX", LOADX, FmtRRR, 1, false},
 	{"JMP", JMP, FmtTarget, 1, true},
 	{"JZ", JZ, FmtRTarget, 1, true},
 	{"JNZ", JNZ, FmtRTarget, 1, true},

@@ -29,6 +29,7 @@ var spec = []struct {
 	{"STORE16", 0x28, bc.FmtMem, 1}, {"STORE32", 0x29, bc.FmtMem, 1},
 	{"LOADWX", 0x2A, bc.FmtRRR, 1}, {"STOREWX", 0x2B, bc.FmtRRR, 1},
 	{"LOAD32SX", 0x2C, bc.FmtRRR, 1}, {"STORE32X", 0x2D, bc.FmtRRR, 1},
+	{"LOADX", 0x2E, bc.FmtRRR, 1},
 	{"JMP", 0x30, bc.FmtTarget, 1}, {"JZ", 0x31, bc.FmtRTarget, 1}, {"JNZ", 0x32, bc.FmtRTarget, 1},
 	{"JLT", 0x33, bc.FmtRRTarget, 1}, {"CALL", 0x34, bc.FmtTarget, 2}, {"RET", 0x35, bc.FmtNone, 2},
 	{"JLTS", 0x36, bc.FmtRRTarget, 1},

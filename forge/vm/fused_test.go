@@ -213,6 +213,34 @@ top:
     JLT r5, r9, top
     HALT
 `, "STOREWX r5"},
+		{"LOADWX;LOADWX, the first faults", `
+    LI r1, 3000
+    LI r2, 1
+    LI r6, 0
+    LI r9, 1
+    LI r8, -1
+top:
+    LOADWX r3, r1, r2
+    LOADWX r4, r1, r6
+    ADD r5, r3, r4
+    ADD r2, r2, r9
+    JLT r6, r8, top
+    HALT
+`, "LOADWX r3"},
+		{"LOADWX;LOADWX, the second faults", `
+    LI r1, 3000
+    LI r2, 1
+    LI r6, 1
+    LI r9, 1
+    LI r8, -1
+top:
+    LOADWX r3, r1, r2
+    LOADWX r4, r1, r6
+    ADD r5, r3, r4
+    ADD r6, r6, r9
+    JLT r6, r8, top
+    HALT
+`, "LOADWX r4"},
 		{"LOAD;JNZ", `
     LI r1, 4000
     LI r2, 3

@@ -255,7 +255,7 @@ func (g *gen) simple() {
 		if ri := g.reg(); ri != rb && g.n(4) == 0 {
 			// An indexed access: element -3..3 of the array at rb.
 			b.li(ri, uint64(g.n(7))-3)
-			b.rrr([]bc.Opcode{bc.LOADWX, bc.STOREWX, bc.LOAD32SX, bc.STORE32X}[g.n(4)], g.reg(), rb, ri)
+			b.rrr([]bc.Opcode{bc.LOADWX, bc.STOREWX, bc.LOAD32SX, bc.STORE32X, bc.LOADX}[g.n(5)], g.reg(), rb, ri)
 			break
 		}
 		b.mem(memOps[g.n(len(memOps))], g.reg(), rb, g.offset())
@@ -476,7 +476,7 @@ func (g *gen) superinstruction() {
 		case bc.LOAD, bc.STORE, bc.LOADW, bc.STOREW:
 			bases[k].rb = g.reg()
 			g.addr(bases[k].rb)
-		case bc.LOADWX, bc.STOREWX:
+		case bc.LOADWX, bc.STOREWX, bc.LOADX:
 			bases[k] = base{g.reg(), g.reg()}
 			g.addr(bases[k].rb)
 			if bases[k].ri != bases[k].rb {
@@ -490,7 +490,7 @@ func (g *gen) superinstruction() {
 			b.li(g.reg(), g.value())
 		case bc.LOAD, bc.STORE, bc.LOADW, bc.STOREW:
 			b.mem(op, g.reg(), bases[k].rb, g.offset())
-		case bc.LOADWX, bc.STOREWX:
+		case bc.LOADWX, bc.STOREWX, bc.LOADX:
 			b.rrr(op, g.reg(), bases[k].rb, bases[k].ri)
 		case bc.JZ, bc.JNZ:
 			b.jump(op, g.reg(), 0, b.here()+1+g.n(3))

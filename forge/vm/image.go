@@ -43,6 +43,7 @@ const (
 	opSTOREWX
 	opLOAD32SX
 	opSTORE32X
+	opLOADX
 	opJMP
 	opJZ
 	opJNZ
@@ -101,6 +102,7 @@ const (
 	opADDADDADD        // ADD; ADD; ADD: three induction variables stepped together
 	opSTOREWXADDJLT    // STOREWX; ADD; JLT: an array filled or updated by index
 	opANDJNZ           // AND; JNZ: a bit tested
+	opLOADWXLOADWX     // LOADWX; LOADWX: two elements read before they are compared or combined (issue 17, fifth step)
 
 	numOps
 
@@ -120,8 +122,8 @@ const (
 // The dispatch switch lists the unused values numOps..opMask by hand; these
 // fail to compile when an op is added or removed, to say it needs updating.
 var (
-	_ [freeOps - 46]struct{}
-	_ [46 - freeOps]struct{}
+	_ [freeOps - 44]struct{}
+	_ [44 - freeOps]struct{}
 	// The call block tests for either early-return op with one comparison.
 	_ [opLIJLTSRET - opLIJLTRET - 1]struct{}
 	_ [1 - (opLIJLTSRET - opLIJLTRET)]struct{}
@@ -157,7 +159,8 @@ var fromCanonical = map[bytecode.Opcode]op{
 	bytecode.LOAD16S: opLOAD16S, bytecode.LOAD32S: opLOAD32S, bytecode.STORE16: opSTORE16, bytecode.STORE32: opSTORE32,
 	bytecode.LOADWX: opLOADWX, bytecode.STOREWX: opSTOREWX,
 	bytecode.LOAD32SX: opLOAD32SX, bytecode.STORE32X: opSTORE32X,
-	bytecode.JMP: opJMP, bytecode.JZ: opJZ, bytecode.JNZ: opJNZ, bytecode.JLT: opJLT, bytecode.JLTS: opJLTS,
+	bytecode.LOADX: opLOADX,
+	bytecode.JMP:   opJMP, bytecode.JZ: opJZ, bytecode.JNZ: opJNZ, bytecode.JLT: opJLT, bytecode.JLTS: opJLTS,
 	bytecode.JEQ: opJEQ, bytecode.JNE: opJNE,
 	bytecode.CALL: opCALL, bytecode.RET: opRET, bytecode.LI: opLI,
 	bytecode.HALT: opHALT, bytecode.FAULT: opFAULT, bytecode.NOP: opNOP,
@@ -306,6 +309,7 @@ var fusions = []struct {
 	{opORJMP, []op{opOR, opJMP}},
 	{opORJLT, []op{opOR, opJLT}},
 	{opANDJNZ, []op{opAND, opJNZ}},
+	{opLOADWXLOADWX, []op{opLOADWX, opLOADWX}},
 	{opSTOREWXADDJLT, []op{opSTOREWX, opADD, opJLT}},
 	{opSTOREWXADD, []op{opSTOREWX, opADD}},
 	{opPOPADDRET, []op{opPOP, opADD, opRET}},

@@ -247,6 +247,15 @@ run:
 				}
 				regs[in.a] = uint64(int64(int32(load32(mem, addr))))
 				ip = next(ip, 1)
+			case opLOADX: // rd = mem[rs1 + rs2], one byte, zero-extended
+				addr := regs[in.b] + regs[in.c]
+				mem := m.mem
+				if addr >= uint64(len(mem)) {
+					fc, fip = InvalidAddress, ip
+					goto fault
+				}
+				regs[in.a] = uint64(mem[addr])
+				ip = next(ip, 1)
 			case opSTORE32X: // mem[rs2 + 4·rs3] = low 4 bytes of rs1, little-endian
 				addr := regs[in.b] + regs[in.c]<<2
 				mem := m.mem
@@ -742,6 +751,22 @@ run:
 					ip, left, sp = m.traceBranch(taken, ip, left, sp)
 				}
 				continue run
+			case opLOADWXLOADWX: // LOADWX; LOADWX
+				addr := regs[in.b] + regs[in.c]<<3
+				mem := m.mem
+				if addr > uint64(len(mem))-8 {
+					fc, fip = InvalidAddress, ip
+					goto fault
+				}
+				regs[in.a] = load64(mem, addr)
+				n := next(ip, 1)
+				addr = regs[n.b] + regs[n.c]<<3
+				if addr > uint64(len(mem))-8 {
+					fc, fip = InvalidAddress, n
+					goto fault
+				}
+				regs[n.a] = load64(mem, addr)
+				ip = next(ip, 2)
 			case opANDJNZ: // AND; JNZ
 				regs[in.a] = regs[in.b] & regs[in.c]
 				n := next(ip, 1)
@@ -757,7 +782,7 @@ run:
 			case opOutOfTicks: // the first instruction of a tail that does not fit
 				m.stop(Faulted, OutOfTicks, base+slot(code0, ip), m.budget-left)
 				goto exit
-			case opInvalid, numOps, numOps + 1, numOps + 2, numOps + 3, numOps + 4, numOps + 5, numOps + 6, numOps + 7, numOps + 8, numOps + 9, numOps + 10, numOps + 11, numOps + 12, numOps + 13, numOps + 14, numOps + 15, numOps + 16, numOps + 17, numOps + 18, numOps + 19, numOps + 20, numOps + 21, numOps + 22, numOps + 23, numOps + 24, numOps + 25, numOps + 26, numOps + 27, numOps + 28, numOps + 29, numOps + 30, numOps + 31, numOps + 32, numOps + 33, numOps + 34, numOps + 35, numOps + 36, numOps + 37, numOps + 38, numOps + 39, numOps + 40, numOps + 41, numOps + 42, numOps + 43, numOps + 44, numOps + 45:
+			case opInvalid, numOps, numOps + 1, numOps + 2, numOps + 3, numOps + 4, numOps + 5, numOps + 6, numOps + 7, numOps + 8, numOps + 9, numOps + 10, numOps + 11, numOps + 12, numOps + 13, numOps + 14, numOps + 15, numOps + 16, numOps + 17, numOps + 18, numOps + 19, numOps + 20, numOps + 21, numOps + 22, numOps + 23, numOps + 24, numOps + 25, numOps + 26, numOps + 27, numOps + 28, numOps + 29, numOps + 30, numOps + 31, numOps + 32, numOps + 33, numOps + 34, numOps + 35, numOps + 36, numOps + 37, numOps + 38, numOps + 39, numOps + 40, numOps + 41, numOps + 42, numOps + 43:
 				// Unreachable in a verified image. The unused values up to
 				// opMask (freeOps of them; image.go checks the count) are
 				// listed so that the switch covers them all and compiles

@@ -291,6 +291,13 @@ func (r *refMachine) step() {
 			return
 		}
 		binary.LittleEndian.PutUint32(r.mem[addr:], uint32(r.regs[in.A]))
+	case bc.LOADX:
+		a := r.regs[in.B] + r.regs[in.C]
+		if !r.inMemory(a, 1) {
+			r.faultWith(vm.InvalidAddress)
+			return
+		}
+		set(uint64(r.mem[a]))
 	case bc.LOAD32SX, bc.STORE32X:
 		a := r.regs[in.B] + 4*r.regs[in.C]
 		if in.Op == bc.LOAD32SX {
