@@ -413,7 +413,7 @@ func TestDistributedCommands(t *testing.T) {
 	if code != 3 || !strings.Contains(out, "suspended at pay @ pay.json") {
 		t.Fatalf("submit --wait: exit %d\n%s%s, want 3 and the run suspended at pay", code, out, errOut)
 	}
-	id := strings.TrimSpace(strings.Split(errOut, "\n")[0])
+	id := submittedRunID(t, errOut)
 	if code, out, _ := cli("runs", "--db", db); code != 0 || !strings.Contains(out, id+"  suspended  pay.json") {
 		t.Errorf("runs: exit %d\n%s", code, out)
 	}
@@ -492,7 +492,7 @@ func TestDistributedGrimoireCast(t *testing.T) {
 	if code := run([]string{"genesisc", "submit", "--db", db, "--mode", "cast", "--wait", "swap.spell"}, &out, &errOut); code != 3 {
 		t.Fatalf("submit --mode cast --wait: exit %d\n%s%s, want 3 (suspended)", code, out.String(), errOut.String())
 	}
-	id := strings.TrimSpace(strings.Split(errOut.String(), "\n")[0])
+	id := submittedRunID(t, errOut.String())
 	out.Reset()
 	errOut.Reset()
 	if code := run([]string{"genesisc", "resume", "--db", db, "--payload", `{"confirm": true}`, "--source", "OPERATOR", id}, &out, &errOut); code != 0 {
@@ -511,4 +511,19 @@ func TestDistributedGrimoireCast(t *testing.T) {
 	if r.State != "success" || !strings.Contains(r.ResultJSON, `"dex.swap"`) || !strings.Contains(r.ResultJSON, `"swapped"`) {
 		t.Errorf("the confirmed cast: %s\n%s", r.State, r.ResultJSON)
 	}
+}
+
+// submittedRunID returns the run id genesisc submit --wait wrote on
+// standard error: its line of 32 hex digits (a warning that no worker
+// serves the program yet may come before it, when the worker started
+// with the submission has not registered).
+func submittedRunID(t *testing.T, stderr string) string {
+	t.Helper()
+	for _, line := range strings.Split(stderr, "\n") {
+		if line = strings.TrimSpace(line); len(line) == 32 && strings.Trim(line, "0123456789abcdef") == "" {
+			return line
+		}
+	}
+	t.Fatalf("genesisc submit wrote no run id on standard error:\n%s", stderr)
+	return ""
 }
