@@ -113,11 +113,7 @@ func TestSuspendAndResume(t *testing.T) {
 	p := compileProg(t, "pay.json", payProg)
 	var c counters
 	startWorker(t, db, testHost(&c), p)
-	cl, err := Open(context.Background(), db, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
+	cl := openClient(t, db)
 	input := runtime.Object(runtime.Field{Key: "order", Value: runtime.String("A-17")})
 	id, err := cl.Submit(p.Name, p.Hash, input)
 	if err != nil {
@@ -178,11 +174,7 @@ func TestWorkerServesItsProgramsOnly(t *testing.T) {
 	}
 	var c counters
 	startWorker(t, db, testHost(&c), a)
-	cl, err := Open(context.Background(), db, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
+	cl := openClient(t, db)
 	if n, err := LiveWorkers(context.Background(), db, a.Hash); err != nil || n != 1 {
 		t.Errorf("LiveWorkers(a) = %d, %v; want 1", n, err)
 	}
@@ -279,17 +271,13 @@ func TestRecoveredRunKeepsItsBudget(t *testing.T) {
 		})
 		return h
 	}
-	cfg := WorkerConfig{DB: db, Programs: []*Program{p}, Poll: 20 * time.Millisecond, Heartbeat: 50 * time.Millisecond, DeadAfter: 300 * time.Millisecond, Log: io.Discard}
+	cfg := quickRecoveryConfig(db, p)
 	cfg.Host = host(true)
 	a, err := StartWorker(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cl, err := Open(context.Background(), db, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
+	cl := openClient(t, db)
 	id, err := cl.Submit(p.Name, p.Hash, runtime.Object())
 	if err != nil {
 		t.Fatal(err)
@@ -352,4 +340,22 @@ type countingLLM struct {
 func (c *countingLLM) Complete(ctx context.Context, call *runtime.Call, req *runtime.LLMRequest) (runtime.LLMResponse, error) {
 	c.n.Add(1)
 	return c.llm.Complete(ctx, call, req)
+}
+
+// openClient connects a client to db, closed when the test ends.
+func openClient(t *testing.T, db string) *Client {
+	t.Helper()
+	cl, err := Open(context.Background(), db, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cl.Close)
+	return cl
+}
+
+// quickRecoveryConfig is the configuration of a worker serving p whose
+// runs the others recover 300 ms after it stops beating (its host is
+// the test's to set; the test stops it).
+func quickRecoveryConfig(db string, p *Program) WorkerConfig {
+	return WorkerConfig{DB: db, Programs: []*Program{p}, Poll: 20 * time.Millisecond, Heartbeat: 50 * time.Millisecond, DeadAfter: 300 * time.Millisecond, Log: io.Discard}
 }

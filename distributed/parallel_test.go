@@ -3,7 +3,6 @@ package distributed
 import (
 	"bytes"
 	"context"
-	"io"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -77,17 +76,13 @@ func TestWorkerParallelBranches(t *testing.T) {
 	tools := &fanTools{calls: map[string]int{}}
 	entered, release := make(chan struct{}, 1), make(chan struct{})
 	defer close(release)
-	cfg := WorkerConfig{DB: db, Programs: []*Program{p}, Poll: 20 * time.Millisecond, Heartbeat: 50 * time.Millisecond, DeadAfter: 300 * time.Millisecond, Log: io.Discard}
+	cfg := quickRecoveryConfig(db, p)
 	cfg.Host = tools.host(true, 20*time.Millisecond, entered, release)
 	a, err := StartWorker(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cl, err := Open(context.Background(), db, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
+	cl := openClient(t, db)
 	input := runtime.Object(runtime.Field{Key: "n", Value: runtime.Number(7)})
 	id, err := cl.Submit(p.Name, p.Hash, input)
 	if err != nil {
