@@ -241,10 +241,7 @@ func cachedBinaryFor(name string, files []golang.File, maxFlag string, stderr io
 	if err != nil {
 		return "", err
 	}
-	goTool := os.Getenv("GENESIS_GO")
-	if goTool == "" {
-		goTool = "go"
-	}
+	gocmd := goTool()
 	rtSource := runtime.Source()
 	h := sha256.New()
 	fmt.Fprintf(h, "genesis run cache v2\n%s/%s\n", goruntime.GOOS, goruntime.GOARCH)
@@ -280,7 +277,7 @@ func cachedBinaryFor(name string, files []golang.File, maxFlag string, stderr io
 		touchEntry(dir)
 		return bin, nil
 	}
-	fmt.Fprintf(stderr, "genesisc: building %s with %s (the first run of this program; cached afterwards in %s)\n", name, goTool, root)
+	fmt.Fprintf(stderr, "genesisc: building %s with %s (the first run of this program; cached afterwards in %s)\n", name, gocmd, root)
 	started := time.Now()
 
 	// A module holding the program, with the runtime as a local module
@@ -337,7 +334,7 @@ func cachedBinaryFor(name string, files []golang.File, maxFlag string, stderr io
 		}
 	}
 	tmp := filepath.Join(work, "program.bin")
-	cmd := exec.Command(goTool, "build", "-trimpath", "-o", tmp, "./program")
+	cmd := exec.Command(gocmd, "build", "-trimpath", "-o", tmp, "./program")
 	cmd.Dir = work
 	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod", "GOTOOLCHAIN=local")
 	// The build information has each module's sum but not its go.mod
@@ -350,7 +347,7 @@ func cachedBinaryFor(name string, files []golang.File, maxFlag string, stderr io
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := runAnnounced(cmd, name, stderr); err != nil {
-		return "", fmt.Errorf("building the program with %s: %v\n%s", goTool, err, out.String())
+		return "", fmt.Errorf("building the program with %s: %v\n%s", gocmd, err, out.String())
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
